@@ -1,0 +1,32 @@
+/*
+ * annotations.h: direction annotations for kernel parameters, read by cubind-gen.
+ *
+ *   extern "C" __global__ void doublify(CUBIND_INOUT_N(n) float *a, int n);
+ *
+ * Under nvcc (or any compiler) they expand to nothing, so the .cu compiles unchanged. When
+ * cubind-gen parses the file it defines CUBIND_GENERATOR, and each macro becomes a clang
+ * `annotate` attribute on the parameter: "cubind.in", "cubind.out", "cubind.inout", or with
+ * an element count "cubind.in_n:<expr>" (and out_n, inout_n), <expr> being a C expression over
+ * the kernel's scalar parameters.
+ */
+#ifndef CUBIND_ANNOTATIONS_H
+#define CUBIND_ANNOTATIONS_H
+
+#ifdef CUBIND_GENERATOR
+#define CUBIND_ANNOTATE_(text) __attribute__((annotate(text)))
+#define CUBIND_IN CUBIND_ANNOTATE_("cubind.in")
+#define CUBIND_OUT CUBIND_ANNOTATE_("cubind.out")
+#define CUBIND_INOUT CUBIND_ANNOTATE_("cubind.inout")
+#define CUBIND_IN_N(count) CUBIND_ANNOTATE_("cubind.in_n:" #count)
+#define CUBIND_OUT_N(count) CUBIND_ANNOTATE_("cubind.out_n:" #count)
+#define CUBIND_INOUT_N(count) CUBIND_ANNOTATE_("cubind.inout_n:" #count)
+#else
+#define CUBIND_IN
+#define CUBIND_OUT
+#define CUBIND_INOUT
+#define CUBIND_IN_N(count)
+#define CUBIND_OUT_N(count)
+#define CUBIND_INOUT_N(count)
+#endif
+
+#endif /* CUBIND_ANNOTATIONS_H */

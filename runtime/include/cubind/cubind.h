@@ -1,0 +1,224 @@
+/*
+ * cubind.h: the public runtime API of libcubind.
+ *
+ * libcubind loads the CUDA driver at run time (no link-time dependency on libcuda), loads the
+ * fatbins that cubind-gen's generated code embeds, launches kernels, moves memory and turns
+ * every CUDA failure into a status plus a message. No function here aborts or exits.
+ *
+ * Errors: every function returns a cubind_status. On failure, cubind_last_error() returns the
+ * calling thread's full message (what failed, which kernel, which launch dims, the CUDA error's
+ * name and text) until the next failing call on that thread.
+ */
+#ifndef CUBIND_CUBIND_H
+#define CUBIND_CUBIND_H
+
+#include <stddef.h>
+#include <cuda.h> /* CUstream, CUresult: types only; the driver itself is loaded at run time */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Version of the runtime; the generated code checks CUBIND_ABI_VERSION (cubind/generated.h). */
+#define CUBIND_VERSION_MAJOR 0
+#define CUBIND_VERSION_MINOR 1
+#define CUBIND_VERSION_PATCH 0
+#define CUBIND_VERSION_STRING "0.1.0"
+
+/*
+ * The one table of status codes: X(NAME, value, message). cubind_status_string() and the
+ * enum below are both generated from it, so a code cannot lack its message.
+ */
+#define CUBIND_STATUS_TABLE(X)                                                                     \
+  X(CUBIND_SUCCESS, 0, "success")                                                                  \
+  X(CUBIND_ERROR_INVALID_VALUE, 1, "invalid argument")                                             \
+  X(CUBIND_ERROR_NO_DRIVER, 2, "the CUDA driver library could not be loaded")                      \
+  X(CUBIND_ERROR_DRIVER_TOO_OLD, 3, "the CUDA driver lacks an entry point cubind needs")           \
+  X(CUBIND_ERROR_NO_DEVICE, 4, "no CUDA device is available")                                      \
+  X(CUBIND_ERROR_INVALID_DEVICE, 5, "invalid device ordinal")                                      \
+  X(CUBIND_ERROR_CONTEXT, 6, "no usable CUDA context")                                             \
+  X(CUBIND_ERROR_NO_KERNEL_IMAGE, 7, "the fatbin holds no code for this device's architecture")    \
+  X(CUBIND_ERROR_MODULE_LOAD, 8, "loading the embedded fatbin failed")                             \
+  X(CUBIND_ERROR_KERNEL_NOT_FOUND, 9, "a kernel symbol is missing from the loaded fatbin")         \
+  X(CUBIND_ERROR_ABI_MISMATCH, 10, "kernel parameter layout differs from the generated stub")     \
+  X(CUBIND_ERROR_INVALID_CONFIG, 11, "launch configuration the device cannot run")                 \
+  X(CUBIND_ERROR_LAUNCH, 12, "kernel launch failed")                                               \
+  X(CUBIND_ERROR_OUT_OF_MEMORY, 13, "out of memory")                                               \
+  X(CUBIND_ERROR_MEMCPY, 14, "memory copy failed")                                                 \
+  X(CUBIND_ERROR_SIZE_OVERFLOW, 15, "element count times element size overflows size_t")          \
+  X(CUBIND_ERROR_KERNEL_FAULT, 16, "a kernel faulted on the device (the context is unusable)")     \
+  X(CUBIND_ERROR_STREAM, 17, "stream or event operation failed")                                   \
+  X(CUBIND_ERROR_VERSION_MISMATCH, 18, "generated code and runtime versions differ")              \
+  X(CUBIND_ERROR_CUDA, 19, "other CUDA driver error")
+
+/* One code per failure class; cubind_last_error() carries the detail. */
+typedef enum cubind_status {
+#define CUBIND_STATUS_ENUM_(name, value, message) name = value,
+  CUBIND_STATUS_TABLE(CUBIND_STATUS_ENUM_)
+#undef CUBIND_STATUS_ENUM_
+} cubind_status;
+
+/*
+ * cubind_status_string: the fixed one-line message for a status.
+ * Input: any value (unknown values are reported as such). Returns a static string, never NULL.
+ */
+const char *cubind_status_string(cubind_status status);
+
+/*
+ * cubind_status_name: the enumerator's name ("CUBIND_ERROR_LAUNCH"), or "CUBIND_UNKNOWN_STATUS".
+ */
+const char *cubind_status_name(cubind_status status);
+
+/*
+ * cubind_last_error: the calling thread's last failure message, in full.
+ * Returns a thread-local string, valid until the thread's next cubind call that fails;
+ * "" when the thread has had no failure.
+ */
+const char *cubind_last_error(void);
+
+/*
+ * cubind_error_hook: called on the failing thread for every failure, with the status and the
+ * full message, before the failing call returns. Lets embedded users route errors to their logs.
+ */
+typedef void (*cubind_error_hook)(cubind_status status, const char *message, void *user_data);
+
+/*
+ * cubind_set_error_hook: installs hook (NULL removes it). Process-wide; set it before starting
+ * threads that use cubind.
+ */
+void cubind_set_error_hook(cubind_error_hook hook, void *user_data);
+
+/*
+ * Half-precision scalars as C sees them: the bits of an IEEE binary16 / bfloat16 value. The
+ * generated stubs use these where a kernel takes __half / __nv_bfloat16 (same size and
+ * alignment, so the launch passes the bits unchanged).
+ */
+typedef struct cubind_half {
+  unsigned short bits;
+} cubind_half;
+typedef struct cubind_bfloat16 {
+  unsigned short bits;
+} cubind_bfloat16;
+
+/* ---- Launch configuration ------------------------------------------------------------------ */
+
+typedef struct cubind_dim3 {
+  unsigned x, y, z;
+} cubind_dim3;
+
+typedef struct cubind_config {
+  cubind_dim3 grid, block;
+  unsigned shared_bytes; /* dynamic shared memory, in bytes */
+  CUstream stream;       /* 0: the legacy default stream; a cudaStream_t works too */
+} cubind_config;
+
+/*
+ * cubind_config_1d: a 1-D configuration covering n threads with blocks of `block` threads.
+ * grid.x = ceil(n / block) (at least 1), no shared memory, default stream.
+ * A block of 0 gives a config that the launch rejects with CUBIND_ERROR_INVALID_CONFIG.
+ */
+cubind_config cubind_config_1d(size_t n, unsigned block);
+
+/* ---- Driver, devices and contexts ---------------------------------------------------------- */
+
+/*
+ * cubind_init: loads the driver library and initialises it. Every other call does this on
+ * first use; call it yourself to find out early whether a GPU is usable.
+ * The driver library is `libcuda.so.1`, or the path in the environment variable
+ * CUBIND_DRIVER_LIBRARY, or the path given to cubind_set_driver_library() before the first call.
+ * Returns CUBIND_SUCCESS, CUBIND_ERROR_NO_DRIVER, CUBIND_ERROR_DRIVER_TOO_OLD or
+ * CUBIND_ERROR_NO_DEVICE. The outcome is remembered: a failed init fails every later call alike.
+ */
+cubind_status cubind_init(void);
+
+/*
+ * cubind_set_driver_library: use `path` instead of libcuda.so.1. Only effective before the
+ * driver is first loaded; returns CUBIND_ERROR_INVALID_VALUE afterwards. The string is copied.
+ */
+cubind_status cubind_set_driver_library(const char *path);
+
+/* cubind_device_count: number of CUDA devices into *count. */
+cubind_status cubind_device_count(int *count);
+
+/*
+ * cubind_set_device: selects the device the calling thread uses when it has no current context:
+ * its primary context is retained and made current. Default: device 0.
+ */
+cubind_status cubind_set_device(int ordinal);
+
+/*
+ * cubind_get_device: the device of the calling thread's current context (or the selected one,
+ * made current) into *ordinal.
+ */
+cubind_status cubind_get_device(int *ordinal);
+
+/*
+ * cubind_preload: loads every module the program links (every registered fatbin) on the calling
+ * thread's device now, so that no later launch pays for loading. Optional.
+ */
+cubind_status cubind_preload(void);
+
+/* ---- Memory -------------------------------------------------------------------------------- */
+
+/* cubind_malloc: allocates `bytes` of device memory into *dev_ptr (NULL for 0 bytes). */
+cubind_status cubind_malloc(void **dev_ptr, size_t bytes);
+
+/* cubind_free: frees device memory from cubind_malloc; NULL is a no-op. */
+cubind_status cubind_free(void *dev_ptr);
+
+/* cubind_malloc_host / cubind_free_host: page-locked host memory (fast, async-capable copies). */
+cubind_status cubind_malloc_host(void **host_ptr, size_t bytes);
+cubind_status cubind_free_host(void *host_ptr);
+
+/* cubind_to_device / cubind_from_device: synchronous copies; 0 bytes is a no-op. */
+cubind_status cubind_to_device(void *dev_dst, const void *host_src, size_t bytes);
+cubind_status cubind_from_device(void *host_dst, const void *dev_src, size_t bytes);
+
+/*
+ * cubind_to_device_async / cubind_from_device_async: copies ordered on `stream`. Truly
+ * asynchronous only for page-locked host memory; the host buffer must stay valid until the
+ * stream reaches the copy.
+ */
+cubind_status cubind_to_device_async(void *dev_dst, const void *host_src, size_t bytes,
+                                     CUstream stream);
+cubind_status cubind_from_device_async(void *host_dst, const void *dev_src, size_t bytes,
+                                       CUstream stream);
+
+/* cubind_memset_d8: sets `bytes` bytes of device memory to `value`. */
+cubind_status cubind_memset_d8(void *dev_dst, unsigned char value, size_t bytes);
+
+/* cubind_synchronize: waits for all work in the current context; reports kernel faults. */
+cubind_status cubind_synchronize(void);
+
+/* cubind_stream_create / destroy / synchronize: non-blocking streams. */
+cubind_status cubind_stream_create(CUstream *stream);
+cubind_status cubind_stream_destroy(CUstream stream);
+cubind_status cubind_stream_synchronize(CUstream stream);
+
+/*
+ * cubind_release_scratch: frees the calling thread's device scratch memory that `<kernel>_call`
+ * reuses between calls. It is also freed when the thread exits.
+ */
+cubind_status cubind_release_scratch(void);
+
+/* ---- Timing (the prepared_timed_call analog) ----------------------------------------------- */
+
+typedef struct cubind_timer {
+  CUevent start, stop;
+  CUstream stream;
+} cubind_timer;
+
+/* cubind_timer_create: creates the two events of *timer. */
+cubind_status cubind_timer_create(cubind_timer *timer);
+/* cubind_timer_start: records the start event on `stream`. */
+cubind_status cubind_timer_start(cubind_timer *timer, CUstream stream);
+/* cubind_timer_stop: records the stop event, waits for it, and writes the elapsed ms. */
+cubind_status cubind_timer_stop(cubind_timer *timer, float *elapsed_ms);
+/* cubind_timer_destroy: destroys the events; a zeroed timer is a no-op. */
+cubind_status cubind_timer_destroy(cubind_timer *timer);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CUBIND_CUBIND_H */
