@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs the whole test suite: builds with libclang 19 and runs every test (GPU tests and examples
+# report "skipped: no GPU" where there is none), then rebuilds cubind-gen against libclang 14 and
+# runs the CPU tests again. Installs what is missing from Debian's packages.
+#   scripts/test.sh          the whole suite
+#   scripts/test.sh --gpu    only the GPU tests and examples (label "gpu"), on a GPU machine
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/deps.sh
+cubind_base_deps
+cubind_need_packages libclang-14-dev valgrind
+cubind_find_cuda
+jobs=$(nproc)
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUBIND_LLVM_VERSION=19 >/dev/null
+cmake --build build -j "$jobs"
+
+if [ "${1:-}" = "--gpu" ]; then
+  ctest --test-dir build -L gpu --output-on-failure -j 1
+  exit
+fi
+
+ctest --test-dir build --output-on-failure -j "$jobs"
+
+echo "== cubind-gen against libclang 14"
+cmake -S . -B build-llvm14 -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUBIND_LLVM_VERSION=14 \
+  -DCUBIND_BUILD_EXAMPLES=OFF -DCUBIND_BUILD_BENCHMARKS=OFF >/dev/null
+cmake --build build-llvm14 -j "$jobs"
+ctest --test-dir build-llvm14 -L generator --output-on-failure -j "$jobs"
