@@ -1,0 +1,62 @@
+/*
+ * driver_api.h: the one list of CUDA driver entry points libcubind uses.
+ *
+ * X(name, version): required; the driver must hand it out or cubind_init() fails with
+ *                   CUBIND_ERROR_DRIVER_TOO_OLD.
+ * O(name, version): optional; NULL in the table when the driver is older.
+ *
+ * `version` is the CUDA version whose prototype we call, passed to cuGetProcAddress; it also
+ * picks the function-pointer type PFN_<name>_v<version> from <cudaTypedefs.h>, so the type we
+ * call through and the entry point the driver returns cannot drift apart.
+ */
+#ifndef CUBIND_DRIVER_API_H
+#define CUBIND_DRIVER_API_H
+
+#define CUBIND_DRIVER_API(X, O)                                                                    \
+  /* initialisation, errors, devices */                                                            \
+  X(cuInit, 2000)                                                                                  \
+  X(cuGetErrorName, 6000)                                                                          \
+  X(cuGetErrorString, 6000)                                                                        \
+  X(cuDeviceGetCount, 2000)                                                                        \
+  X(cuDeviceGet, 2000)                                                                             \
+  X(cuDeviceGetAttribute, 2000)                                                                    \
+  /* contexts */                                                                                   \
+  X(cuCtxGetCurrent, 4000)                                                                         \
+  X(cuCtxSetCurrent, 4000)                                                                         \
+  X(cuCtxGetDevice, 2000)                                                                          \
+  X(cuCtxSynchronize, 2000)                                                                        \
+  X(cuDevicePrimaryCtxRetain, 7000)                                                                \
+  /* modules: context-independent libraries (12.0) where present, else modules */                  \
+  O(cuLibraryLoadData, 12000)                                                                      \
+  O(cuLibraryUnload, 12000)                                                                        \
+  O(cuLibraryGetKernel, 12000)                                                                     \
+  O(cuKernelGetFunction, 12000)                                                                    \
+  X(cuModuleLoadData, 2000)                                                                        \
+  X(cuModuleUnload, 2000)                                                                          \
+  X(cuModuleGetFunction, 2000)                                                                     \
+  /* kernels */                                                                                    \
+  X(cuFuncGetAttribute, 2020)                                                                      \
+  X(cuFuncSetAttribute, 9000)                                                                      \
+  O(cuFuncGetParamInfo, 12040)                                                                     \
+  X(cuLaunchKernel, 4000)                                                                          \
+  /* memory */                                                                                     \
+  X(cuMemAlloc, 3020)                                                                              \
+  X(cuMemFree, 3020)                                                                               \
+  X(cuMemAllocHost, 3020)                                                                          \
+  X(cuMemFreeHost, 2000)                                                                           \
+  X(cuMemcpyHtoD, 3020)                                                                            \
+  X(cuMemcpyDtoH, 3020)                                                                            \
+  X(cuMemcpyHtoDAsync, 3020)                                                                       \
+  X(cuMemcpyDtoHAsync, 3020)                                                                       \
+  X(cuMemsetD8, 3020)                                                                              \
+  /* streams and events */                                                                         \
+  X(cuStreamCreate, 2000)                                                                          \
+  X(cuStreamDestroy, 4000)                                                                         \
+  X(cuStreamSynchronize, 2000)                                                                     \
+  X(cuEventCreate, 2000)                                                                           \
+  X(cuEventRecord, 2000)                                                                           \
+  X(cuEventSynchronize, 2000)                                                                      \
+  X(cuEventElapsedTime, 2000)                                                                      \
+  X(cuEventDestroy, 4000)
+
+#endif /* CUBIND_DRIVER_API_H */

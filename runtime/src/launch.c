@@ -1,0 +1,387 @@
+/*
+ * launch.c: cubind_module_launch (behind `<kernel>_launch`) and cubind_module_call (behind
+ * `<kernel>_call`), plus cubind_config_1d.
+ *
+ * The launch fast path, once the module is loaded on the thread's device: an atomic flag read,
+ * cuCtxGetCurrent compared with the per-thread cache, an acquire load of the device slot, the
+ * configuration checks against cached limits, cuLaunchKernel. No lock, no allocation.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+#define SCRATCH_ALIGNMENT 256 /* what cuMemAlloc guarantees; kernels may rely on it */
+
+/* "doublify_launch: kernel 'doublify' (module vec) grid=(4,1,1) block=(256,1,1) shared=0" */
+static void describe(char *buf, size_t size, const char *entry, const cubind_module *module,
+                     unsigned kernel_index, const cubind_config *cfg) {
+  snprintf(buf, size, "%s_%s: kernel '%s' (module %s) grid=(%u,%u,%u) block=(%u,%u,%u) shared=%u",
+           module->kernels[kernel_index].name, entry, module->kernels[kernel_index].name,
+           module->name, cfg->grid.x, cfg->grid.y, cfg->grid.z, cfg->block.x, cfg->block.y,
+           cfg->block.z, cfg->shared_bytes);
+}
+
+/* Rejects NULL module/config, a kernel index out of range, and missing arguments. */
+static cubind_status check_arguments(const char *entry, const cubind_module *module,
+                                     unsigned kernel_index, const cubind_config *cfg,
+                                     void **args) {
+  if (!module || !cfg || kernel_index >= module->num_kernels)
+    return cubind__fail(CUBIND_ERROR_INVALID_VALUE,
+                        "cubind_module_%s: %s (module %s, kernel index %u of %u)", entry,
+                        !module ? "module is NULL" : !cfg ? "cfg is NULL" : "no such kernel",
+                        module ? module->name : "?", kernel_index, module ? module->num_kernels : 0);
+  if (!args && module->kernels[kernel_index].num_params > 0)
+    return cubind__fail(CUBIND_ERROR_INVALID_VALUE,
+                        "cubind_module_%s: args is NULL for kernel '%s' (module %s), which has %u "
+                        "parameters",
+                        entry, module->kernels[kernel_index].name, module->name,
+                        module->kernels[kernel_index].num_params);
+  return CUBIND_SUCCESS;
+}
+
+/*
+ * Everything before the launch when the fast path does not apply: driver, context, loading.
+ * `r` is the result of the fast path's cuCtxGetCurrent (reported if it failed).
+ */
+static cubind_status resolve_slow(const char *entry, cubind_module *module, unsigned kernel_index,
+                                  const cubind_config *cfg, CUresult r, cubind__device_slot **slot,
+                                  int *device) {
+  char what[512];
+  CUcontext ctx;
+  cubind_status status;
+  describe(what, sizeof what, entry, module, kernel_index, cfg);
+  if (r != CUDA_SUCCESS)
+    return cubind__fail_cuda(r, CUBIND_ERROR_CONTEXT, "%s: cuCtxGetCurrent failed", what);
+  status = cubind__driver_ready(what);
+  if (status == CUBIND_SUCCESS) status = cubind__thread_context(what, &ctx, device);
+  if (status == CUBIND_SUCCESS) status = cubind__module_slot(what, module, ctx, *device, slot);
+  return status;
+}
+
+/* The thread's device and the module's loaded slot there; fast when already loaded. */
+static inline cubind_status resolve(const char *entry, cubind_module *module,
+                                    unsigned kernel_index, const cubind_config *cfg,
+                                    cubind__device_slot **slot, int *device) {
+  CUresult r = CUDA_SUCCESS;
+  if (CUBIND_LIKELY(cubind__driver_loaded())) {
+    CUcontext current = NULL;
+    r = cubind__drv.cuCtxGetCurrent(&current);
+    if (CUBIND_LIKELY(r == CUDA_SUCCESS && cubind__cached_device(current, device))) {
+      cubind__device_slot *s = cubind__fast_slot(module, *device);
+      if (CUBIND_LIKELY(s != NULL && s->context == current)) {
+        *slot = s;
+        return CUBIND_SUCCESS;
+      }
+    }
+  }
+  return resolve_slow(entry, module, kernel_index, cfg, r, slot, device);
+}
+
+/* The precise reason a configuration is refused (slow path of the checks). */
+static cubind_status config_failure(const char *entry, const cubind_module *module,
+                                    unsigned kernel_index, const cubind_config *cfg,
+                                    const cubind__device_slot *slot, int device) {
+  const cubind__kernel_slot *k = &slot->kernels[kernel_index];
+  const unsigned grid[3] = {cfg->grid.x, cfg->grid.y, cfg->grid.z};
+  const unsigned block[3] = {cfg->block.x, cfg->block.y, cfg->block.z};
+  unsigned long long threads = (unsigned long long)block[0] * block[1] * block[2];
+  char what[512];
+  int i;
+  describe(what, sizeof what, entry, module, kernel_index, cfg);
+  for (i = 0; i < 3; i++)
+    if (grid[i] == 0 || block[i] == 0)
+      return cubind__fail(CUBIND_ERROR_INVALID_CONFIG,
+                          "%s: %s.%c is 0; every grid and block dimension must be at least 1",
+                          what, grid[i] == 0 ? "grid" : "block", "xyz"[i]);
+  for (i = 0; i < 3; i++) {
+    if (block[i] > slot->max_block[i])
+      return cubind__fail(CUBIND_ERROR_INVALID_CONFIG,
+                          "%s: block.%c=%u exceeds device %d's maximum of %u", what, "xyz"[i],
+                          block[i], device, slot->max_block[i]);
+    if (grid[i] > slot->max_grid[i])
+      return cubind__fail(CUBIND_ERROR_INVALID_CONFIG,
+                          "%s: grid.%c=%u exceeds device %d's maximum of %u", what, "xyz"[i],
+                          grid[i], device, slot->max_grid[i]);
+  }
+  if (threads > k->max_threads)
+    return cubind__fail(CUBIND_ERROR_INVALID_CONFIG,
+                        "%s: a block of %llu threads exceeds the kernel's maximum of %u on device "
+                        "%d (its register use limits it)",
+                        what, threads, k->max_threads, device);
+  return cubind__fail(CUBIND_ERROR_INVALID_CONFIG,
+                      "%s: %u bytes of dynamic shared memory exceed the %u bytes this kernel can "
+                      "have on device %d",
+                      what, cfg->shared_bytes, k->max_dynamic_shared, device);
+}
+
+/* Checks the configuration against the cached limits and launches. */
+static inline cubind_status launch(const char *entry, cubind_module *module,
+                                   unsigned kernel_index, const cubind_config *cfg, void **args) {
+  cubind__device_slot *slot = NULL;
+  const cubind__kernel_slot *k;
+  int device = 0;
+  CUresult r;
+  cubind_status status = resolve(entry, module, kernel_index, cfg, &slot, &device);
+  if (CUBIND_UNLIKELY(status != CUBIND_SUCCESS)) return status;
+
+  k = &slot->kernels[kernel_index];
+  if (CUBIND_UNLIKELY(cfg->grid.x == 0 || cfg->grid.y == 0 || cfg->grid.z == 0 ||
+                      cfg->block.x == 0 || cfg->block.y == 0 || cfg->block.z == 0 ||
+                      cfg->block.x > slot->max_block[0] || cfg->block.y > slot->max_block[1] ||
+                      cfg->block.z > slot->max_block[2] || cfg->grid.x > slot->max_grid[0] ||
+                      cfg->grid.y > slot->max_grid[1] || cfg->grid.z > slot->max_grid[2] ||
+                      (unsigned long long)cfg->block.x * cfg->block.y * cfg->block.z >
+                          k->max_threads ||
+                      cfg->shared_bytes > k->max_dynamic_shared))
+    return config_failure(entry, module, kernel_index, cfg, slot, device);
+
+  r = cubind__drv.cuLaunchKernel(k->function, cfg->grid.x, cfg->grid.y, cfg->grid.z, cfg->block.x,
+                                 cfg->block.y, cfg->block.z, cfg->shared_bytes, cfg->stream, args,
+                                 NULL);
+  if (CUBIND_UNLIKELY(r != CUDA_SUCCESS)) {
+    const cubind_kernel_info *kernel = &module->kernels[kernel_index];
+    return cubind__fail_cuda(r, CUBIND_ERROR_LAUNCH,
+                             "%s_%s: cuLaunchKernel failed for kernel '%s' (module %s) "
+                             "grid=(%u,%u,%u) block=(%u,%u,%u) shared=%u stream=%p",
+                             kernel->name, entry, kernel->name, module->name, cfg->grid.x,
+                             cfg->grid.y, cfg->grid.z, cfg->block.x, cfg->block.y, cfg->block.z,
+                             cfg->shared_bytes, (void *)cfg->stream);
+  }
+  cubind__note_launch(module, kernel_index, cfg);
+  return CUBIND_SUCCESS;
+}
+
+cubind_status cubind_module_launch(cubind_module *module, unsigned kernel_index,
+                                   const cubind_config *cfg, void **args) {
+  cubind_status status = check_arguments("launch", module, kernel_index, cfg, args);
+  if (CUBIND_UNLIKELY(status != CUBIND_SUCCESS)) return status;
+  return launch("launch", module, kernel_index, cfg, args);
+}
+
+/* ---- the host-buffer path ------------------------------------------------------------------ */
+
+/* One thread's device scratch arena on one device. */
+typedef struct scratch_arena {
+  CUdeviceptr base;
+  size_t capacity;
+  CUcontext context; /* where it was allocated */
+} scratch_arena;
+
+typedef struct thread_scratch {
+  int num_devices;
+  scratch_arena arenas[]; /* one per device */
+} thread_scratch;
+
+static pthread_once_t scratch_key_once = PTHREAD_ONCE_INIT;
+static pthread_key_t scratch_key;
+static int scratch_key_ok;
+
+/*
+ * Frees every arena of `ts` (each in its own context) and `ts` itself. Returns the first failure;
+ * keeps freeing after one so that nothing else leaks. Leaves `restore` current afterwards.
+ */
+static cubind_status free_scratch(thread_scratch *ts, CUcontext restore) {
+  cubind_status status = CUBIND_SUCCESS;
+  CUcontext current = restore;
+  int i;
+  for (i = 0; i < ts->num_devices; i++) {
+    scratch_arena *a = &ts->arenas[i];
+    CUresult r = CUDA_SUCCESS;
+    if (!a->base) continue;
+    if (a->context != current) {
+      r = cubind__drv.cuCtxSetCurrent(a->context);
+      if (r == CUDA_SUCCESS) current = a->context;
+    }
+    if (r == CUDA_SUCCESS) r = cubind__drv.cuMemFree(a->base);
+    if (r != CUDA_SUCCESS && status == CUBIND_SUCCESS)
+      status = cubind__fail_cuda(r, CUBIND_ERROR_CUDA,
+                                 "cubind_release_scratch: freeing %zu bytes of scratch on device "
+                                 "%d failed",
+                                 a->capacity, i);
+  }
+  if (current != restore) (void)cubind__drv.cuCtxSetCurrent(restore); /* best effort */
+  free(ts);
+  return status;
+}
+
+/* pthread key destructor: a thread's scratch goes away with the thread. */
+static void scratch_destructor(void *value) { (void)free_scratch(value, NULL); }
+
+static void scratch_key_create(void) {
+  scratch_key_ok = pthread_key_create(&scratch_key, scratch_destructor) == 0;
+}
+
+/* The calling thread's arena on `device`, at least `bytes` large. */
+static cubind_status scratch(const char *what, int device, CUcontext ctx, size_t bytes,
+                             CUdeviceptr *base) {
+  thread_scratch *ts;
+  scratch_arena *a;
+  size_t capacity;
+  CUresult r;
+  pthread_once(&scratch_key_once, scratch_key_create);
+  if (!scratch_key_ok)
+    return cubind__fail(CUBIND_ERROR_OUT_OF_MEMORY, "%s: cannot create a thread key", what);
+  ts = pthread_getspecific(scratch_key);
+  if (!ts) {
+    int n = cubind__device_count();
+    ts = calloc(1, sizeof *ts + (size_t)n * sizeof ts->arenas[0]);
+    if (!ts) return cubind__fail(CUBIND_ERROR_OUT_OF_MEMORY, "%s: out of host memory", what);
+    ts->num_devices = n;
+    if (pthread_setspecific(scratch_key, ts) != 0) {
+      free(ts);
+      return cubind__fail(CUBIND_ERROR_OUT_OF_MEMORY, "%s: cannot set thread data", what);
+    }
+  }
+  a = &ts->arenas[device];
+  if (a->capacity >= bytes && a->context == ctx) {
+    *base = a->base;
+    return CUBIND_SUCCESS;
+  }
+  if (a->base) { /* too small: replace it (idle: every _call synchronises before returning) */
+    r = cubind__drv.cuMemFree(a->base);
+    a->base = 0;
+    a->capacity = 0;
+    if (r != CUDA_SUCCESS)
+      return cubind__fail_cuda(r, CUBIND_ERROR_CUDA, "%s: cuMemFree of the old scratch failed",
+                               what);
+  }
+  /* Grow geometrically so that slowly growing calls do not reallocate every time. */
+  capacity = a->capacity + a->capacity / 2 > bytes ? a->capacity + a->capacity / 2 : bytes;
+  r = cubind__drv.cuMemAlloc(&a->base, capacity);
+  if (r != CUDA_SUCCESS) {
+    a->base = 0;
+    return cubind__fail_cuda(r, CUBIND_ERROR_OUT_OF_MEMORY,
+                             "%s: cuMemAlloc of %zu bytes of device scratch failed", what,
+                             capacity);
+  }
+  a->capacity = capacity;
+  a->context = ctx;
+  *base = a->base;
+  return CUBIND_SUCCESS;
+}
+
+/* Names a host argument's parameter: "parameter 0 'a'". */
+static const char *param_name(const cubind_module *module, unsigned kernel_index, unsigned i) {
+  const cubind_kernel_info *kernel = &module->kernels[kernel_index];
+  return i < kernel->num_params && kernel->params ? kernel->params[i].name : "?";
+}
+
+cubind_status cubind_module_call(cubind_module *module, unsigned kernel_index,
+                                 const cubind_config *cfg, void **args,
+                                 const cubind_host_arg *host_args, unsigned num_host_args) {
+  cubind__device_slot *slot = NULL;
+  CUdeviceptr base = 0;
+  size_t total = 0, offsets_end;
+  unsigned i;
+  int device = 0;
+  CUresult r;
+  char what[512];
+  cubind_status status = check_arguments("call", module, kernel_index, cfg, args);
+  if (status != CUBIND_SUCCESS) return status;
+  if (!host_args && num_host_args > 0)
+    return cubind__fail(CUBIND_ERROR_INVALID_VALUE, "cubind_module_call: host_args is NULL");
+  describe(what, sizeof what, "call", module, kernel_index, cfg);
+
+  /* Validate every host argument and size the arena before anything runs. */
+  for (i = 0; i < num_host_args; i++) {
+    const cubind_host_arg *h = &host_args[i];
+    size_t bytes;
+    if (h->param_index >= module->kernels[kernel_index].num_params)
+      return cubind__fail(CUBIND_ERROR_INVALID_VALUE,
+                          "%s: host argument %u names parameter %u; the kernel has %u", what, i,
+                          h->param_index, module->kernels[kernel_index].num_params);
+    if (h->count != 0 && h->elem_size > SIZE_MAX / h->count)
+      return cubind__fail(CUBIND_ERROR_SIZE_OVERFLOW,
+                          "%s: parameter %u '%s': %zu elements of %zu bytes overflow size_t",
+                          what, h->param_index, param_name(module, kernel_index, h->param_index),
+                          h->count, h->elem_size);
+    bytes = h->count * h->elem_size;
+    if (bytes != 0 && !h->host)
+      return cubind__fail(CUBIND_ERROR_INVALID_VALUE,
+                          "%s: parameter %u '%s': the host buffer is NULL but holds %zu elements",
+                          what, h->param_index, param_name(module, kernel_index, h->param_index),
+                          h->count);
+    if (bytes > SIZE_MAX - total - (SCRATCH_ALIGNMENT - 1))
+      return cubind__fail(CUBIND_ERROR_SIZE_OVERFLOW,
+                          "%s: the host buffers together exceed size_t", what);
+    total += (bytes + SCRATCH_ALIGNMENT - 1) & ~(size_t)(SCRATCH_ALIGNMENT - 1);
+  }
+
+  status = resolve("call", module, kernel_index, cfg, &slot, &device);
+  if (status == CUBIND_SUCCESS && total > 0)
+    status = scratch(what, device, slot->context, total, &base);
+  if (status != CUBIND_SUCCESS) return status;
+
+  /* Copy in, and point each annotated parameter at its part of the arena. */
+  offsets_end = 0;
+  for (i = 0; i < num_host_args; i++) {
+    const cubind_host_arg *h = &host_args[i];
+    size_t bytes = h->count * h->elem_size;
+    CUdeviceptr dev = bytes ? base + offsets_end : 0;
+    if (bytes && (h->direction & CUBIND_DIRECTION_IN)) {
+      r = cubind__drv.cuMemcpyHtoDAsync(dev, h->host, bytes, cfg->stream);
+      if (r != CUDA_SUCCESS) {
+        (void)cubind__drv.cuStreamSynchronize(cfg->stream); /* let earlier copies finish */
+        return cubind__fail_cuda(r, CUBIND_ERROR_MEMCPY,
+                                 "%s: copying parameter %u '%s' (%zu bytes) to the device: "
+                                 "cuMemcpyHtoDAsync failed",
+                                 what, h->param_index,
+                                 param_name(module, kernel_index, h->param_index), bytes);
+      }
+    }
+    *(void **)args[h->param_index] = (void *)(uintptr_t)dev;
+    offsets_end += (bytes + SCRATCH_ALIGNMENT - 1) & ~(size_t)(SCRATCH_ALIGNMENT - 1);
+  }
+
+  status = launch("call", module, kernel_index, cfg, args);
+  if (status != CUBIND_SUCCESS) {
+    (void)cubind__drv.cuStreamSynchronize(cfg->stream); /* the copies in must not outlive us */
+    return status;
+  }
+
+  offsets_end = 0;
+  for (i = 0; i < num_host_args; i++) {
+    const cubind_host_arg *h = &host_args[i];
+    size_t bytes = h->count * h->elem_size;
+    if (bytes && (h->direction & CUBIND_DIRECTION_OUT)) {
+      r = cubind__drv.cuMemcpyDtoHAsync(h->host, base + offsets_end, bytes, cfg->stream);
+      if (r != CUDA_SUCCESS) {
+        (void)cubind__drv.cuStreamSynchronize(cfg->stream);
+        return cubind__fail_cuda(r, CUBIND_ERROR_MEMCPY,
+                                 "%s: copying parameter %u '%s' (%zu bytes) back to the host: "
+                                 "cuMemcpyDtoHAsync failed",
+                                 what, h->param_index,
+                                 param_name(module, kernel_index, h->param_index), bytes);
+      }
+    }
+    offsets_end += (bytes + SCRATCH_ALIGNMENT - 1) & ~(size_t)(SCRATCH_ALIGNMENT - 1);
+  }
+  r = cubind__drv.cuStreamSynchronize(cfg->stream);
+  if (r != CUDA_SUCCESS)
+    return cubind__fail_cuda(r, CUBIND_ERROR_STREAM, "%s: cuStreamSynchronize failed", what);
+  return CUBIND_SUCCESS;
+}
+
+cubind_status cubind_release_scratch(void) {
+  thread_scratch *ts;
+  CUcontext current = NULL;
+  CUresult r;
+  pthread_once(&scratch_key_once, scratch_key_create);
+  if (!scratch_key_ok || !(ts = pthread_getspecific(scratch_key))) return CUBIND_SUCCESS;
+  (void)pthread_setspecific(scratch_key, NULL);
+  r = cubind__drv.cuCtxGetCurrent(&current);
+  if (r != CUDA_SUCCESS) current = NULL; /* still free everything; restore nothing */
+  return free_scratch(ts, current);
+}
+
+cubind_config cubind_config_1d(size_t n, unsigned block) {
+  cubind_config cfg = {{1, 1, 1}, {1, 1, 1}, 0, NULL};
+  size_t blocks = block ? n / block + (n % block != 0) : 1;
+  cfg.block.x = block;
+  /* Larger than any device's grid: keep it out of range instead of wrapping to a small value. */
+  cfg.grid.x = blocks == 0 ? 1 : blocks > 0xFFFFFFFFu ? 0xFFFFFFFFu : (unsigned)blocks;
+  return cfg;
+}

@@ -1,0 +1,361 @@
+/*
+ * module.c: the registry of generated modules and their lazy, once-per-device loading.
+ *
+ * Each module's runtime state (module->state) is allocated on first use: a mutex plus one slot
+ * per device. A slot is filled under the module's mutex and then published with a release store
+ * of slot->loaded; launches read it with an acquire load, so after the first load on a device a
+ * launch takes no lock and allocates nothing. Loaded code stays loaded until the process exits.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define FATBIN_MAGIC 0xBA55ED50u
+
+typedef struct module_state {
+  pthread_mutex_t lock; /* serialises loading; never taken on the launch path */
+  int num_devices;
+  cubind__device_slot slots[]; /* num_devices, then num_devices * num_kernels kernel slots */
+} module_state;
+
+/* The registry: a lock-free push list, walked by cubind_preload. */
+static cubind_module *registry;
+
+void cubind_module_register(cubind_module *module) {
+  cubind_module *head;
+  if (!module) return;
+  head = __atomic_load_n(&registry, __ATOMIC_RELAXED);
+  do {
+    module->next = head;
+  } while (!__atomic_compare_exchange_n(&registry, &head, module, 1, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED));
+}
+
+/* ---- fatbin inspection (for the "no code for this GPU" message) ---------------------------- */
+
+static uint64_t read_le(const unsigned char *p, int bytes) {
+  uint64_t v = 0;
+  int i;
+  for (i = bytes - 1; i >= 0; i--) v = (v << 8) | p[i];
+  return v;
+}
+
+void cubind__fatbin_archs(const unsigned char *image, size_t size, char *buf, size_t buf_size) {
+  /*
+   * A fatbin is one or more containers: a 16-byte header {u32 magic 0xBA55ED50, u16 version,
+   * u16 header size, u64 payload size} followed by entries, each {u16 kind (1 PTX, 2 cubin),
+   * u16 version, u32 header size, u64 payload size, ..., u32 sm arch at offset 28, ...}.
+   * Every size is checked against `size` before it is used.
+   */
+  size_t pos = 0, used = 0;
+  int found = 0;
+  buf[0] = '\0';
+  while (image && size - pos >= 16 && read_le(image + pos, 4) == FATBIN_MAGIC) {
+    uint64_t header = read_le(image + pos + 6, 2), payload = read_le(image + pos + 8, 8);
+    size_t end, entry;
+    if (header < 16 || header > size - pos) break;
+    end = payload > size - pos - header ? size : pos + (size_t)header + (size_t)payload;
+    for (entry = pos + (size_t)header; end - entry >= 32;) {
+      unsigned kind = (unsigned)read_le(image + entry, 2);
+      uint64_t entry_header = read_le(image + entry + 4, 4);
+      uint64_t entry_size = read_le(image + entry + 8, 8);
+      unsigned arch = (unsigned)read_le(image + entry + 28, 4);
+      if (entry_header < 32 || entry_header > end - entry) break;
+      if (used < buf_size) {
+        int n = snprintf(buf + used, buf_size - used, "%ssm_%u (%s)", found ? ", " : "", arch,
+                         kind == 1 ? "PTX" : kind == 2 ? "cubin" : "unknown kind");
+        used += n > 0 ? (size_t)n : 0;
+      }
+      found = 1;
+      if (entry_size > end - entry - entry_header) break;
+      entry += (size_t)entry_header + (size_t)entry_size;
+    }
+    if (end <= pos) break;
+    pos = end;
+  }
+  if (!found) snprintf(buf, buf_size, "no recognisable architectures (not a fatbin?)");
+}
+
+/* ---- per-module state ---------------------------------------------------------------------- */
+
+/* The module's state, created (once, by whichever thread wins the race) if needed. */
+static cubind_status get_state(const char *what, cubind_module *module, module_state **out) {
+  module_state *state = __atomic_load_n((module_state **)&module->state, __ATOMIC_ACQUIRE);
+  module_state *expected = NULL;
+  cubind__kernel_slot *kernels;
+  int i, n = cubind__device_count();
+
+  if (state) {
+    *out = state;
+    return CUBIND_SUCCESS;
+  }
+  state = calloc(1, sizeof *state + (size_t)n * sizeof state->slots[0] +
+                        (size_t)n * module->num_kernels * sizeof(cubind__kernel_slot));
+  if (!state) return cubind__fail(CUBIND_ERROR_OUT_OF_MEMORY, "%s: out of host memory", what);
+  if (pthread_mutex_init(&state->lock, NULL) != 0) {
+    free(state);
+    return cubind__fail(CUBIND_ERROR_OUT_OF_MEMORY, "%s: cannot create a mutex", what);
+  }
+  state->num_devices = n;
+  kernels = (cubind__kernel_slot *)(state->slots + n);
+  for (i = 0; i < n; i++) state->slots[i].kernels = kernels + (size_t)i * module->num_kernels;
+  if (!__atomic_compare_exchange_n((module_state **)&module->state, &expected, state, 0,
+                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    pthread_mutex_destroy(&state->lock); /* another thread won: use its state */
+    free(state);
+    state = expected;
+  }
+  *out = state;
+  return CUBIND_SUCCESS;
+}
+
+cubind__device_slot *cubind__fast_slot(const cubind_module *module, int device) {
+  module_state *state = __atomic_load_n((module_state *const *)&module->state, __ATOMIC_ACQUIRE);
+  cubind__device_slot *slot;
+  if (CUBIND_UNLIKELY(!state)) return NULL;
+  slot = &state->slots[device];
+  return __atomic_load_n(&slot->loaded, __ATOMIC_ACQUIRE) ? slot : NULL;
+}
+
+/* ---- loading ------------------------------------------------------------------------------- */
+
+/* Reads one device attribute, reporting a failure against the module being loaded. */
+static cubind_status device_attribute(const char *what, const cubind_module *module, int device,
+                                      CUdevice_attribute attribute, const char *attribute_name,
+                                      int *value) {
+  CUdevice dev;
+  CUresult r = cubind__drv.cuDeviceGet(&dev, device);
+  if (r == CUDA_SUCCESS) r = cubind__drv.cuDeviceGetAttribute(value, attribute, dev);
+  if (r != CUDA_SUCCESS)
+    return cubind__fail_cuda(r, CUBIND_ERROR_MODULE_LOAD,
+                             "%s: loading module %s on device %d: cuDeviceGetAttribute(%s) failed",
+                             what, module->name, device, attribute_name);
+  return CUBIND_SUCCESS;
+}
+
+/* The failure of the call that loads the image; names architectures for NO_BINARY_FOR_GPU. */
+static cubind_status image_failure(const char *what, const cubind_module *module, int device,
+                                   const char *call, CUresult r) {
+  char archs[256];
+  int major = 0, minor = 0;
+  CUdevice dev;
+  if (r != CUDA_ERROR_NO_BINARY_FOR_GPU)
+    return cubind__fail_cuda(r, CUBIND_ERROR_MODULE_LOAD,
+                             "%s: %s failed loading module %s on device %d", what, call,
+                             module->name, device);
+  cubind__fatbin_archs(module->image, *module->image_size, archs, sizeof archs);
+  /* Best effort: the message is still useful if the capability cannot be read. */
+  if (cubind__drv.cuDeviceGet(&dev, device) != CUDA_SUCCESS ||
+      cubind__drv.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                       dev) != CUDA_SUCCESS ||
+      cubind__drv.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                       dev) != CUDA_SUCCESS)
+    major = minor = 0;
+  return cubind__fail_cuda(r, CUBIND_ERROR_MODULE_LOAD,
+                           "%s: %s failed: module %s has no code for device %d (sm_%d%d); its "
+                           "fatbin holds %s; rebuild it for this architecture (add_gpu_kernels "
+                           "ARCHS %d%d, or PTX)",
+                           what, call, module->name, device, major, minor, archs, major, minor);
+}
+
+/* Compares the generator's parameter layout with the compiled kernel's (CUDA >= 12.4). */
+static cubind_status check_abi(const char *what, const cubind_module *module,
+                               const cubind_kernel_info *kernel, CUfunction function) {
+  size_t offset, size;
+  unsigned i;
+  CUresult r;
+  for (i = 0; i < kernel->num_params; i++) {
+    const cubind_param_info *p = &kernel->params[i];
+    r = cubind__drv.cuFuncGetParamInfo(function, i, &offset, &size);
+    if (r == CUDA_ERROR_INVALID_VALUE)
+      return cubind__fail(CUBIND_ERROR_ABI_MISMATCH,
+                          "%s: kernel '%s' (module %s): the generated stub passes %u parameters "
+                          "but the compiled kernel has only %u; regenerate the bindings from the "
+                          "source the fatbin was built from",
+                          what, kernel->name, module->name, kernel->num_params, i);
+    if (r != CUDA_SUCCESS)
+      return cubind__fail_cuda(r, CUBIND_ERROR_MODULE_LOAD,
+                               "%s: cuFuncGetParamInfo failed for parameter %u of kernel '%s' "
+                               "(module %s)",
+                               what, i, kernel->name, module->name);
+    if (offset != p->offset || size != p->size)
+      return cubind__fail(CUBIND_ERROR_ABI_MISMATCH,
+                          "%s: kernel '%s' (module %s): parameter %u '%s' is laid out at offset "
+                          "%u, %u bytes by the generated stub but at offset %zu, %zu bytes in "
+                          "the compiled kernel; regenerate the bindings from the source the "
+                          "fatbin was built from",
+                          what, kernel->name, module->name, i, p->name, p->offset, p->size,
+                          offset, size);
+  }
+  r = cubind__drv.cuFuncGetParamInfo(function, kernel->num_params, &offset, &size);
+  if (r == CUDA_SUCCESS)
+    return cubind__fail(CUBIND_ERROR_ABI_MISMATCH,
+                        "%s: kernel '%s' (module %s): the compiled kernel has more than the %u "
+                        "parameters the generated stub passes; regenerate the bindings",
+                        what, kernel->name, module->name, kernel->num_params);
+  return CUBIND_SUCCESS;
+}
+
+/* Caches what the pre-launch checks need and lifts the dynamic shared memory limit. */
+static cubind_status prepare_kernel(const char *what, const cubind_module *module,
+                                    const cubind_kernel_info *kernel, cubind__kernel_slot *k,
+                                    int optin_shared) {
+  int max_threads = 0, static_shared = 0;
+  CUresult r = cubind__drv.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                                              k->function);
+  if (r == CUDA_SUCCESS)
+    r = cubind__drv.cuFuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                                       k->function);
+  if (r != CUDA_SUCCESS)
+    return cubind__fail_cuda(r, CUBIND_ERROR_MODULE_LOAD,
+                             "%s: cuFuncGetAttribute failed for kernel '%s' (module %s)", what,
+                             kernel->name, module->name);
+  k->max_threads = (unsigned)max_threads;
+  /* Allow what the device allows (beyond the default 48 KiB), as <<<>>> users do by hand. */
+  k->max_dynamic_shared = optin_shared > static_shared ? (unsigned)(optin_shared - static_shared) : 0;
+  r = cubind__drv.cuFuncSetAttribute(k->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                     (int)k->max_dynamic_shared);
+  if (r != CUDA_SUCCESS)
+    return cubind__fail_cuda(r, CUBIND_ERROR_MODULE_LOAD,
+                             "%s: cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES=%u) failed for "
+                             "kernel '%s' (module %s)",
+                             what, k->max_dynamic_shared, kernel->name, module->name);
+  return CUBIND_SUCCESS;
+}
+
+/* Loads the image and resolves every kernel on `device` (module mutex held; ctx current). */
+static cubind_status load_on_device(const char *what, cubind_module *module, int device,
+                                    CUcontext ctx, cubind__device_slot *slot) {
+  static const struct {
+    CUdevice_attribute attribute;
+    const char *name;
+  } limits[6] = {
+      {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, "MAX_BLOCK_DIM_X"},
+      {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, "MAX_BLOCK_DIM_Y"},
+      {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, "MAX_BLOCK_DIM_Z"},
+      {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, "MAX_GRID_DIM_X"},
+      {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, "MAX_GRID_DIM_Y"},
+      {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, "MAX_GRID_DIM_Z"},
+  };
+  cubind_status status = CUBIND_SUCCESS;
+  CUlibrary library = NULL;
+  CUmodule cumodule = NULL;
+  int values[6], optin_shared = 0;
+  unsigned i;
+  CUresult r;
+
+  if (cubind__drv.cuLibraryLoadData) {
+    r = cubind__drv.cuLibraryLoadData(&library, module->image, NULL, NULL, 0, NULL, NULL, 0);
+    if (r != CUDA_SUCCESS) return image_failure(what, module, device, "cuLibraryLoadData", r);
+  } else {
+    r = cubind__drv.cuModuleLoadData(&cumodule, module->image);
+    if (r != CUDA_SUCCESS) return image_failure(what, module, device, "cuModuleLoadData", r);
+  }
+
+  for (i = 0; i < 6 && status == CUBIND_SUCCESS; i++)
+    status = device_attribute(what, module, device, limits[i].attribute, limits[i].name, &values[i]);
+  if (status == CUBIND_SUCCESS)
+    status = device_attribute(what, module, device,
+                              CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                              "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN", &optin_shared);
+
+  for (i = 0; i < module->num_kernels && status == CUBIND_SUCCESS; i++) {
+    const cubind_kernel_info *kernel = &module->kernels[i];
+    cubind__kernel_slot *k = &slot->kernels[i];
+    const char *call;
+    if (library) {
+      CUkernel handle;
+      call = "cuLibraryGetKernel";
+      r = cubind__drv.cuLibraryGetKernel(&handle, library, kernel->symbol);
+      if (r == CUDA_SUCCESS) {
+        call = "cuKernelGetFunction";
+        r = cubind__drv.cuKernelGetFunction(&k->function, handle);
+      }
+    } else {
+      call = "cuModuleGetFunction";
+      r = cubind__drv.cuModuleGetFunction(&k->function, cumodule, kernel->symbol);
+    }
+    if (r == CUDA_ERROR_NO_BINARY_FOR_GPU) { /* lazy loading reports it here */
+      status = image_failure(what, module, device, call, r);
+    } else if (r != CUDA_SUCCESS) {
+      status = cubind__fail_cuda(r, r == CUDA_ERROR_NOT_FOUND ? CUBIND_ERROR_KERNEL_NOT_FOUND
+                                                              : CUBIND_ERROR_MODULE_LOAD,
+                                 "%s: %s failed for kernel '%s' (symbol '%s') in module %s on "
+                                 "device %d",
+                                 what, call, kernel->name, kernel->symbol, module->name, device);
+    }
+    if (status == CUBIND_SUCCESS && cubind__drv.cuFuncGetParamInfo)
+      status = check_abi(what, module, kernel, k->function);
+    if (status == CUBIND_SUCCESS) status = prepare_kernel(what, module, kernel, k, optin_shared);
+  }
+
+  if (status != CUBIND_SUCCESS) {
+    /* Undo the load; its own failure would hide the first one, so it only goes unreported. */
+    if (library) (void)cubind__drv.cuLibraryUnload(library);
+    if (cumodule) (void)cubind__drv.cuModuleUnload(cumodule);
+    return status;
+  }
+  for (i = 0; i < 3; i++) {
+    slot->max_block[i] = (unsigned)values[i];
+    slot->max_grid[i] = (unsigned)values[3 + i];
+  }
+  slot->library = library;
+  slot->cumodule = cumodule;
+  slot->context = ctx;
+  __atomic_store_n(&slot->loaded, 1, __ATOMIC_RELEASE);
+  return CUBIND_SUCCESS;
+}
+
+cubind_status cubind__module_slot(const char *what, cubind_module *module, CUcontext ctx,
+                                  int device, cubind__device_slot **out) {
+  cubind__device_slot *slot = cubind__fast_slot(module, device);
+  module_state *state;
+  cubind_status status = CUBIND_SUCCESS;
+
+  if (!slot) {
+    if (module->abi_version != CUBIND_ABI_VERSION)
+      return cubind__fail(CUBIND_ERROR_VERSION_MISMATCH,
+                          "%s: module %s was generated for cubind ABI %u but this runtime has ABI "
+                          "%d; regenerate it with this cubind's cubind-gen",
+                          what, module->name, module->abi_version, CUBIND_ABI_VERSION);
+    status = get_state(what, module, &state);
+    if (status != CUBIND_SUCCESS) return status;
+    slot = &state->slots[device];
+    pthread_mutex_lock(&state->lock);
+    if (!__atomic_load_n(&slot->loaded, __ATOMIC_ACQUIRE)) /* double-checked under the lock */
+      status = load_on_device(what, module, device, ctx, slot);
+    pthread_mutex_unlock(&state->lock);
+    if (status != CUBIND_SUCCESS) return status;
+  }
+  if (slot->context != ctx)
+    return cubind__fail(CUBIND_ERROR_CONTEXT,
+                        "%s: module %s was loaded on device %d in another context than the "
+                        "calling thread's current one; cubind uses one context per device (the "
+                        "primary one, or the first one it is used in)",
+                        what, module->name, device);
+  *out = slot;
+  return CUBIND_SUCCESS;
+}
+
+cubind_status cubind_preload(void) {
+  cubind__device_slot *slot;
+  cubind_module *module;
+  cubind_status status = cubind__driver_ready("cubind_preload");
+  CUcontext ctx;
+  int device;
+  char what[256];
+
+  if (status != CUBIND_SUCCESS) return status;
+  status = cubind__thread_context("cubind_preload", &ctx, &device);
+  if (status != CUBIND_SUCCESS) return status;
+  for (module = __atomic_load_n(&registry, __ATOMIC_ACQUIRE); module; module = module->next) {
+    snprintf(what, sizeof what, "cubind_preload (module %s)", module->name);
+    status = cubind__module_slot(what, module, ctx, device, &slot);
+    if (status != CUBIND_SUCCESS) return status;
+  }
+  return CUBIND_SUCCESS;
+}
