@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# run_all.sh: runs every cubind benchmark from an existing build and collects the results.
+#
+#   bench/run_all.sh <build dir> <out dir>
+#
+# Builds nothing (build first: cmake --build <build dir> --target cubind_benchmarks). Runs, in
+# order: launch_overhead, call_transfer (4 KiB .. 1 GiB), launch_allocs, cold_start.sh, and the
+# footprint of the static runtime library. Writes into <out dir>:
+#   summary.txt     every table, as printed (also on stdout)
+#   results.csv     all numbers: benchmark,case,variant,metric,value,unit
+#   results.json    the same as a JSON array
+#   <bench>.csv     each benchmark's own rows; machine.txt: GPU, driver, host
+# Takes well under 3 minutes on an H100. Environment knobs: BENCH_BATCHES (launch_overhead,
+# default 200), BENCH_COLD_RUNS (default 20), BENCH_NO_LARGE=1 (skip the 1 GiB transfer).
+# Exit status: 0 all passed, 77 no GPU (everything skipped), 1 something failed.
+set -u
+build=${1:?usage: run_all.sh <build dir> <out dir>}
+out=${2:?usage: run_all.sh <build dir> <out dir>}
+here=$(cd "$(dirname "$0")" && pwd)
+bin=$build/bench
+mkdir -p "$out"
+summary=$out/summary.txt
+: >"$summary"
+failed=0
+skipped=0
+
+say() { echo "$@" | tee -a "$summary"; }
+
+for b in launch_overhead call_transfer launch_allocs cold_cubind cold_runtime; do
+  if [[ ! -x $bin/$b ]]; then
+    echo "run_all.sh: $bin/$b is missing: cmake --build $build --target cubind_benchmarks" >&2
+    exit 1
+  fi
+done
+
+{
+  echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+  echo "host: $(uname -srm), $(nproc) CPUs"
+  grep -m1 'model name' /proc/cpuinfo 2>/dev/null
+  if command -v nvidia-smi >/dev/null; then
+    nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.current,pcie.link.width.current,clocks.sm,clocks.max.sm \
+      --format=csv 2>&1
+  else
+    echo "nvidia-smi: not found"
+  fi
+} >"$out/machine.txt"
+cat "$out/machine.txt" | tee -a "$summary"
+say
+
+# run <name> <command...>: runs one benchmark, records its status.
+run() {
+  local name=$1 rc start
+  shift
+  say "== $name"
+  start=$SECONDS
+  "$@" 2>&1 | tee -a "$summary"
+  rc=${PIPESTATUS[0]}
+  case $rc in
+  0) say "-- $name: ok ($((SECONDS - start)) s)" ;;
+  77) say "-- $name: skipped (no GPU)"; skipped=$((skipped + 1)) ;;
+  *) say "-- $name: FAILED (exit $rc)"; failed=$((failed + 1)) ;;
+  esac
+  say
+}
+
+large=--large
+[[ ${BENCH_NO_LARGE:-0} == 1 ]] && large=""
+run launch_overhead "$bin/launch_overhead" --batches "${BENCH_BATCHES:-200}" "$out/launch_overhead.csv"
+run call_transfer "$bin/call_transfer" $large "$out/call_transfer.csv"
+run launch_allocs "$bin/launch_allocs" "$out/launch_allocs.csv"
+run cold_start "$here/cold_start.sh" "$build" "${BENCH_COLD_RUNS:-20}" "$out"
+
+# Footprint: the static runtime library as linked into every program.
+say "== footprint"
+lib=$(find "$build" -name 'libcubind_runtime.a' -print -quit)
+[[ -z $lib ]] && lib=$(find "$build" -name 'libcubind*.a' ! -path '*/bench/*' -print -quit)
+{
+  echo "benchmark,case,variant,metric,value,unit"
+  if [[ -n $lib ]]; then
+    bytes=$(stat -c %s "$lib")
+    say "static runtime: $lib: $bytes bytes ($(awk -v b="$bytes" 'BEGIN {printf "%.1f", b / 1024}') KiB)"
+    echo "footprint,runtime,$(basename "$lib"),archive_bytes,$bytes,B"
+    if command -v size >/dev/null; then
+      # text + data + bss of the archive's objects: what the library adds to a program at most.
+      read -r text data bss < <(size -t "$lib" | awk 'END {print $1, $2, $3}')
+      say "  code+data: text $text, data $data, bss $bss bytes (size -t)"
+      echo "footprint,runtime,$(basename "$lib"),text_bytes,$text,B"
+      echo "footprint,runtime,$(basename "$lib"),data_bytes,$data,B"
+      echo "footprint,runtime,$(basename "$lib"),bss_bytes,$bss,B"
+    fi
+  else
+    say "static runtime: libcubind_runtime.a not found under $build"
+  fi
+  for b in cold_cubind cold_runtime; do
+    bytes=$(stat -c %s "$bin/$b")
+    say "cold-start binary $b: $bytes bytes"
+    echo "footprint,binary,$b,file_bytes,$bytes,B"
+  done
+} >"$out/footprint.csv"
+say
+
+# One CSV and one JSON with every row.
+{
+  echo "benchmark,case,variant,metric,value,unit"
+  for f in launch_overhead call_transfer launch_allocs cold_start footprint; do
+    [[ -f $out/$f.csv ]] && tail -n +2 "$out/$f.csv"
+  done
+} >"$out/results.csv"
+awk -F, 'NR == 1 {print "["; next}
+  {printf "%s  {\"benchmark\": \"%s\", \"case\": \"%s\", \"variant\": \"%s\", \"metric\": \"%s\", \"value\": %s, \"unit\": \"%s\"}", (NR > 2 ? ",\n" : ""), $1, $2, $3, $4, $5, $6}
+  END {print "\n]"}' "$out/results.csv" >"$out/results.json"
+say "results: $out/results.csv, $out/results.json, $summary"
+
+if ((failed > 0)); then exit 1; fi
+if ((skipped > 0)); then exit 77; fi
+exit 0
