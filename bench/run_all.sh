@@ -24,7 +24,9 @@ summary=$out/summary.txt
 failed=0
 skipped=0
 
-say() { echo "$@" | tee -a "$summary"; }
+# say: to the summary and to the terminal (fd 3), even inside blocks redirected to a CSV.
+exec 3>&1
+say() { echo "$@" | tee -a "$summary" >&3; }
 
 for b in launch_overhead call_transfer launch_allocs cold_cubind cold_runtime; do
   if [[ ! -x $bin/$b ]]; then
