@@ -6,10 +6,10 @@
 # Builds nothing (build first: cmake --build <build dir> --target cubind_benchmarks). Runs, in
 # order: launch_overhead, call_transfer (4 KiB .. 1 GiB), launch_allocs, cold_start.sh, and the
 # footprint of the static runtime library. Writes into <out dir>:
-#   summary.txt     every table, as printed (also on stdout)
+#   summary.txt     every table, as printed (also on stdout), after the machine's description
 #   results.csv     all numbers: benchmark,case,variant,metric,value,unit
 #   results.json    the same as a JSON array
-#   <bench>.csv     each benchmark's own rows; machine.txt: GPU, driver, host
+# (Three files only: the GPU machine's file transfer limits how many come back.)
 # Takes well under 3 minutes on an H100. Environment knobs: BENCH_BATCHES (launch_overhead,
 # default 200), BENCH_COLD_RUNS (default 20), BENCH_NO_LARGE=1 (skip the 1 GiB transfer).
 # Exit status: 0 all passed, 77 no GPU (everything skipped), 1 something failed.
@@ -19,6 +19,8 @@ out=${2:?usage: run_all.sh <build dir> <out dir>}
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$build/bench
 mkdir -p "$out"
+parts=$(mktemp -d) # each benchmark's own CSV, merged into results.csv at the end
+trap 'rm -rf "$parts"' EXIT
 summary=$out/summary.txt
 : >"$summary"
 failed=0
@@ -45,8 +47,8 @@ done
   else
     echo "nvidia-smi: not found"
   fi
-} >"$out/machine.txt"
-cat "$out/machine.txt" | tee -a "$summary"
+} >"$parts/machine.txt"
+tee -a "$summary" <"$parts/machine.txt"
 say
 
 # run <name> <command...>: runs one benchmark, records its status.
@@ -67,10 +69,10 @@ run() {
 
 large=--large
 [[ ${BENCH_NO_LARGE:-0} == 1 ]] && large=""
-run launch_overhead "$bin/launch_overhead" --batches "${BENCH_BATCHES:-200}" "$out/launch_overhead.csv"
-run call_transfer "$bin/call_transfer" $large "$out/call_transfer.csv"
-run launch_allocs "$bin/launch_allocs" "$out/launch_allocs.csv"
-run cold_start "$here/cold_start.sh" "$build" "${BENCH_COLD_RUNS:-20}" "$out"
+run launch_overhead "$bin/launch_overhead" --batches "${BENCH_BATCHES:-200}" "$parts/launch_overhead.csv"
+run call_transfer "$bin/call_transfer" $large "$parts/call_transfer.csv"
+run launch_allocs "$bin/launch_allocs" "$parts/launch_allocs.csv"
+run cold_start "$here/cold_start.sh" "$build" "${BENCH_COLD_RUNS:-20}" "$parts"
 
 # Footprint: the static runtime library as linked into every program.
 say "== footprint"
@@ -98,14 +100,14 @@ lib=$(find "$build" -name 'libcubind_runtime.a' -print -quit)
     say "cold-start binary $b: $bytes bytes"
     echo "footprint,binary,$b,file_bytes,$bytes,B"
   done
-} >"$out/footprint.csv"
+} >"$parts/footprint.csv"
 say
 
 # One CSV and one JSON with every row.
 {
   echo "benchmark,case,variant,metric,value,unit"
   for f in launch_overhead call_transfer launch_allocs cold_start footprint; do
-    [[ -f $out/$f.csv ]] && tail -n +2 "$out/$f.csv"
+    if [[ -f $parts/$f.csv ]]; then tail -n +2 "$parts/$f.csv"; fi
   done
 } >"$out/results.csv"
 awk -F, 'NR == 1 {print "["; next}
