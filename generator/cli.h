@@ -1,0 +1,36 @@
+/* cli.h: the command line of cubind-gen (CONTRACT section 5). */
+#ifndef CUBIND_GEN_CLI_H
+#define CUBIND_GEN_CLI_H
+
+#include <stdio.h>
+
+#include "util.h"
+
+typedef struct cubind_cli {
+  const char *input;        /* the .cu file (or the fatbin with --embed-fatbin) */
+  const char *output_dir;   /* -o; "." by default */
+  const char *module_name;  /* --module-name; NULL: the input's stem */
+  const char *cuda_path;    /* --cuda-path; NULL: $CUDA_PATH, else the configured toolkit */
+  const char *depfile;      /* --depfile */
+  int embed_fatbin;         /* --embed-fatbin FILE: input is a fatbin to embed */
+  const char *std;          /* -std=...; "-std=c++17" by default */
+  cubind_strlist clang_args; /* -I, -isystem, -D, -U, in order, as clang arguments */
+  int help, version;
+} cubind_cli;
+
+/* Exit statuses. */
+enum { CUBIND_EXIT_OK = 0, CUBIND_EXIT_ERROR = 1, CUBIND_EXIT_USAGE = 2 };
+
+/*
+ * cubind_cli_parse: parses argv into cli (zero it first). Returns 0, or CUBIND_EXIT_USAGE after
+ * printing "cubind-gen: error: ..." and a hint to --help. Free with cubind_cli_free().
+ */
+int cubind_cli_parse(int argc, char **argv, cubind_cli *cli);
+
+/* cubind_cli_usage: prints the --help text to out. */
+void cubind_cli_usage(FILE *out);
+
+/* cubind_cli_free: frees what cubind_cli_parse allocated. */
+void cubind_cli_free(cubind_cli *cli);
+
+#endif /* CUBIND_GEN_CLI_H */

@@ -1,0 +1,360 @@
+/*
+ * emit.c: fills the templates from the model (see emit.h). The sections are built in the
+ * order the generated files show them; fill_template() pastes them at the markers.
+ */
+#include "emit.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#ifndef CUBIND_GEN_VERSION
+#error "CUBIND_GEN_VERSION must be defined by the build (generator/CMakeLists.txt)"
+#endif
+
+/* The templates, embedded by the build from templates/ (generator/embed_templates.cmake). */
+extern const char cubind_template_stubs_h[];
+extern const char cubind_template_stubs_c[];
+extern const char cubind_template_fatbin_c[];
+
+/* One marker's replacement. */
+typedef struct marker {
+  const char *name;
+  const char *value;
+} marker;
+
+/*
+ * Copies the template text after its "@@BEGIN@@" line to out, replacing each @@NAME@@ with its
+ * value. A marker alone on a line whose value is empty leaves no blank line behind.
+ */
+static int fill_template(const char *template_name, const char *text, const marker *markers,
+                         size_t num_markers, cubind_buf *out) {
+  const char *at = strstr(text, "@@BEGIN@@\n");
+  if (!at) {
+    cubind_diag(NULL, 0, 0, "error", "template %s has no @@BEGIN@@ line", template_name);
+    return 1;
+  }
+  at += strlen("@@BEGIN@@\n");
+  for (;;) {
+    const char *open = strstr(at, "@@"), *close;
+    size_t i;
+    int whole_line;
+    if (!open) {
+      cubind_buf_puts(out, at);
+      return 0;
+    }
+    close = strstr(open + 2, "@@");
+    if (!close) {
+      cubind_diag(NULL, 0, 0, "error", "template %s has an unterminated @@ marker",
+                  template_name);
+      return 1;
+    }
+    cubind_buf_append(out, at, (size_t)(open - at));
+    for (i = 0; i < num_markers; i++)
+      if (strlen(markers[i].name) == (size_t)(close - open - 2) &&
+          strncmp(markers[i].name, open + 2, (size_t)(close - open - 2)) == 0)
+        break;
+    if (i == num_markers) {
+      cubind_diag(NULL, 0, 0, "error", "template %s uses an unknown marker %.*s", template_name,
+                  (int)(close - open + 2), open);
+      return 1;
+    }
+    whole_line = (open == text || open[-1] == '\n') && close[2] == '\n';
+    cubind_buf_puts(out, markers[i].value);
+    at = close + 2;
+    if (whole_line && (!markers[i].value[0] || markers[i].value[strlen(markers[i].value) - 1] ==
+                                                   '\n'))
+      at++; /* the section brought its own line ends (or none) */
+  }
+}
+
+/* ---- Pieces shared by the header and the source ------------------------------------------ */
+
+/* Appends "type name" the way C declarations are written ("float *a", "int n"). */
+static void append_declarator(cubind_buf *out, const char *c_type, const char *name) {
+  size_t length = strlen(c_type);
+  cubind_buf_printf(out, length && c_type[length - 1] == '*' ? "%s%s" : "%s %s", c_type, name);
+}
+
+/* Appends the C signature of <kernel>_launch or <kernel>_call (with_counts: the _call one). */
+static void append_signature(cubind_buf *out, const cubind_kernel *kernel, int with_counts) {
+  size_t i;
+  cubind_buf_printf(out, "cubind_status %s_%s(const cubind_config *cfg", kernel->c_name,
+                    with_counts ? "call" : "launch");
+  for (i = 0; i < kernel->num_params; i++) {
+    const cubind_param *param = &kernel->params[i];
+    cubind_buf_puts(out, ", ");
+    append_declarator(out, param->c_type, param->name);
+    if (with_counts && param->direction != CUBIND_PARAM_DEVICE && !param->count_expr)
+      cubind_buf_printf(out, ", size_t %s_count", param->name);
+  }
+  cubind_buf_puts(out, ")");
+}
+
+static void append_doc(cubind_buf *out, const cubind_kernel *kernel) {
+  if (kernel->doc)
+    cubind_buf_printf(out, "%s\n", kernel->doc);
+}
+
+static const char *generator_version(void) { return CUBIND_GEN_VERSION; }
+
+/* ---- Header ---------------------------------------------------------------------------- */
+
+static void append_extra_includes(cubind_buf *out, const cubind_model *model) {
+  unsigned needs = 0;
+  size_t k, p;
+  for (k = 0; k < model->num_kernels; k++)
+    for (p = 0; p < model->kernels[k].num_params; p++)
+      needs |= model->kernels[k].params[p].needs;
+  if (needs & CUBIND_NEEDS_STDINT)
+    cubind_buf_puts(out, "#include <stdint.h>\n");
+  if (needs & CUBIND_NEEDS_STDBOOL)
+    cubind_buf_puts(out, "#include <stdbool.h>\n");
+  if (needs & CUBIND_NEEDS_VECTOR_TYPES)
+    cubind_buf_puts(out, "#include <vector_types.h> /* float4, int2, ... */\n");
+}
+
+/* cubind_emit_header: see emit.h. */
+int cubind_emit_header(const cubind_model *model, cubind_buf *out) {
+  cubind_buf includes = {0}, decls = {0};
+  char *output_name = cubind_xasprintf("%s.cubind.h", model->file_stem);
+  char *stem_id = cubind_sanitize_identifier(model->file_stem);
+  char *guard = cubind_xasprintf("%s_CUBIND_H", stem_id);
+  size_t k;
+  int status;
+  for (k = 0; guard[k]; k++)
+    guard[k] = (char)toupper((unsigned char)guard[k]);
+  append_extra_includes(&includes, model);
+  cubind_buf_puts(&includes, "");
+  cubind_buf_puts(&decls, "");
+  for (k = 0; k < model->num_kernels; k++) {
+    const cubind_kernel *kernel = &model->kernels[k];
+    append_doc(&decls, kernel);
+    append_signature(&decls, kernel, 0);
+    cubind_buf_puts(&decls, ";\n");
+    append_doc(&decls, kernel);
+    append_signature(&decls, kernel, 1);
+    cubind_buf_puts(&decls, ";\n\n");
+  }
+  {
+    marker markers[6];
+    markers[0].name = "OUTPUT_NAME", markers[0].value = output_name;
+    markers[1].name = "SOURCE_NAME", markers[1].value = model->source_name;
+    markers[2].name = "VERSION", markers[2].value = generator_version();
+    markers[3].name = "GUARD", markers[3].value = guard;
+    markers[4].name = "EXTRA_INCLUDES", markers[4].value = includes.data;
+    markers[5].name = "KERNEL_DECLS", markers[5].value = decls.data;
+    status = fill_template("cubind_stubs.h", cubind_template_stubs_h, markers, 6, out);
+  }
+  cubind_buf_free(&includes);
+  cubind_buf_free(&decls);
+  free(output_name);
+  free(stem_id);
+  free(guard);
+  return status;
+}
+
+/* ---- Source ---------------------------------------------------------------------------- */
+
+/* static const cubind_param_info <kernel>_params[] = {{"a", 0, 8}, {"n", 8, 4}}; */
+static void append_param_table(cubind_buf *out, const cubind_kernel *kernel) {
+  cubind_buf entries = {0};
+  size_t i;
+  int one_line;
+  for (i = 0; i < kernel->num_params; i++) {
+    const cubind_param *param = &kernel->params[i];
+    cubind_buf_printf(&entries, "%s{\"%s\", %llu, %llu}", i ? ", " : "",
+                      param->user_named ? param->name : "", param->offset, param->size);
+  }
+  one_line = strlen(kernel->c_name) + entries.length < 60;
+  cubind_buf_printf(out, "static const cubind_param_info %s_params[] = {", kernel->c_name);
+  if (one_line) {
+    cubind_buf_printf(out, "%s};\n", entries.data);
+  } else {
+    cubind_buf_puts(out, "\n");
+    for (i = 0; i < kernel->num_params; i++) {
+      const cubind_param *param = &kernel->params[i];
+      cubind_buf_printf(out, "    {\"%s\", %llu, %llu},\n", param->user_named ? param->name : "",
+                        param->offset, param->size);
+    }
+    cubind_buf_puts(out, "};\n");
+  }
+  cubind_buf_free(&entries);
+}
+
+static const char *direction_name(cubind_param_direction direction) {
+  switch (direction) {
+  case CUBIND_PARAM_IN:
+    return "CUBIND_DIRECTION_IN";
+  case CUBIND_PARAM_OUT:
+    return "CUBIND_DIRECTION_OUT";
+  default:
+    return "CUBIND_DIRECTION_INOUT";
+  }
+}
+
+/* void *cubind_args[N] = {&a, &n}; (nothing for a kernel without parameters) */
+static void append_args(cubind_buf *out, const cubind_kernel *kernel) {
+  size_t i;
+  if (!kernel->num_params)
+    return;
+  cubind_buf_printf(out, "  void *cubind_args[%u] = {", (unsigned)kernel->num_params);
+  for (i = 0; i < kernel->num_params; i++)
+    cubind_buf_printf(out, "%s&%s", i ? ", " : "", kernel->params[i].name);
+  cubind_buf_puts(out, "};\n");
+}
+
+/* The <kernel>_launch and <kernel>_call definitions. */
+static void append_stubs(cubind_buf *out, const cubind_model *model, size_t index) {
+  const cubind_kernel *kernel = &model->kernels[index];
+  const char *args = kernel->num_params ? "cubind_args" : "NULL";
+  unsigned num_host = 0, i;
+  for (i = 0; i < kernel->num_params; i++)
+    num_host += kernel->params[i].direction != CUBIND_PARAM_DEVICE;
+
+  append_signature(out, kernel, 0);
+  cubind_buf_puts(out, " {\n");
+  append_args(out, kernel);
+  cubind_buf_printf(out, "  return cubind_module_launch(&%s_module, %u, cfg, %s);\n}\n\n",
+                    model->module_name, (unsigned)index, args);
+
+  append_signature(out, kernel, 1);
+  cubind_buf_puts(out, " {\n");
+  append_args(out, kernel);
+  if (num_host) {
+    unsigned done = 0;
+    cubind_buf_printf(out, "  cubind_host_arg cubind_host_args[%u] = {\n", num_host);
+    for (i = 0; i < kernel->num_params; i++) {
+      const cubind_param *param = &kernel->params[i];
+      if (param->direction == CUBIND_PARAM_DEVICE)
+        continue;
+      cubind_buf_printf(out, "      {%u, %s, (void *)%s, ", i, direction_name(param->direction),
+                        param->name);
+      if (param->count_expr)
+        cubind_buf_printf(out, "(size_t)(%s), ", param->count_expr);
+      else
+        cubind_buf_printf(out, "%s_count, ", param->name);
+      if (param->elem_type)
+        cubind_buf_printf(out, "sizeof(%s)}", param->elem_type);
+      else
+        cubind_buf_printf(out, "%llu}", param->elem_size);
+      cubind_buf_puts(out, ++done < num_host ? ",\n" : "};\n");
+    }
+    cubind_buf_printf(out,
+                      "  return cubind_module_call(&%s_module, %u, cfg, %s, cubind_host_args, "
+                      "%u);\n}\n",
+                      model->module_name, (unsigned)index, args, num_host);
+  } else {
+    cubind_buf_printf(out, "  return cubind_module_call(&%s_module, %u, cfg, %s, NULL, 0);\n}\n",
+                      model->module_name, (unsigned)index, args);
+  }
+}
+
+/* cubind_emit_source: see emit.h. */
+int cubind_emit_source(const cubind_model *model, cubind_buf *out) {
+  cubind_buf tables = {0}, kernel_table = {0}, stubs = {0};
+  char *output_name = cubind_xasprintf("%s.cubind.c", model->file_stem);
+  char *header_name = cubind_xasprintf("%s.cubind.h", model->file_stem);
+  char *kernels_ref = model->num_kernels ? cubind_xasprintf("%s_kernels", model->module_name)
+                                         : cubind_xstrdup("NULL");
+  char *num_kernels = cubind_xasprintf("%u", (unsigned)model->num_kernels);
+  size_t k;
+  int status;
+  cubind_buf_puts(&tables, "");
+  cubind_buf_puts(&kernel_table, "");
+  cubind_buf_puts(&stubs, "");
+  for (k = 0; k < model->num_kernels; k++)
+    if (model->kernels[k].num_params)
+      append_param_table(&tables, &model->kernels[k]);
+  if (model->num_kernels) {
+    cubind_buf_printf(&kernel_table, "static const cubind_kernel_info %s_kernels[] = {\n",
+                      model->module_name);
+    for (k = 0; k < model->num_kernels; k++) {
+      const cubind_kernel *kernel = &model->kernels[k];
+      cubind_buf_printf(&kernel_table, "    {\"%s\", \"%s\", ", kernel->c_name, kernel->symbol);
+      if (kernel->num_params)
+        cubind_buf_printf(&kernel_table, "%s_params, %u},\n", kernel->c_name,
+                          (unsigned)kernel->num_params);
+      else
+        cubind_buf_puts(&kernel_table, "NULL, 0},\n");
+    }
+    cubind_buf_puts(&kernel_table, "};\n");
+  }
+  for (k = 0; k < model->num_kernels; k++) {
+    if (k)
+      cubind_buf_puts(&stubs, "\n");
+    append_stubs(&stubs, model, k);
+  }
+  {
+    marker markers[10];
+    markers[0].name = "OUTPUT_NAME", markers[0].value = output_name;
+    markers[1].name = "HEADER_NAME", markers[1].value = header_name;
+    markers[2].name = "SOURCE_NAME", markers[2].value = model->source_name;
+    markers[3].name = "VERSION", markers[3].value = generator_version();
+    markers[4].name = "MODULE", markers[4].value = model->module_name;
+    markers[5].name = "PARAM_TABLES", markers[5].value = tables.data;
+    markers[6].name = "KERNEL_TABLE", markers[6].value = kernel_table.data;
+    markers[7].name = "KERNELS", markers[7].value = kernels_ref;
+    markers[8].name = "NUM_KERNELS", markers[8].value = num_kernels;
+    markers[9].name = "STUBS", markers[9].value = stubs.data;
+    status = fill_template("cubind_stubs.c", cubind_template_stubs_c, markers, 10, out);
+  }
+  cubind_buf_free(&tables);
+  cubind_buf_free(&kernel_table);
+  cubind_buf_free(&stubs);
+  free(output_name);
+  free(header_name);
+  free(kernels_ref);
+  free(num_kernels);
+  return status;
+}
+
+/* ---- Fatbin ---------------------------------------------------------------------------- */
+
+/* cubind_emit_fatbin: see emit.h. Formats bytes through a lookup table: 10+ MB stay fast. */
+int cubind_emit_fatbin(const char *module, const char *source_name, const unsigned char *data,
+                       size_t size, cubind_buf *out) {
+  static const char hex[] = "0123456789abcdef";
+  enum { PER_LINE = 16 };
+  cubind_buf bytes = {0};
+  char *output_name = cubind_xasprintf("%s.fatbin.c", module);
+  char *size_text =
+      size ? cubind_xasprintf("sizeof(cubind_fatbin_%s)", module) : cubind_xstrdup("0");
+  size_t i;
+  int status;
+  if (!size) {
+    cubind_buf_puts(&bytes, "    0\n"); /* C has no empty arrays; the size says 0 */
+  } else {
+    for (i = 0; i < size; i += PER_LINE) {
+      char line[4 + PER_LINE * 5 + 1] = "    ", *at = line + 4;
+      size_t n = size - i < PER_LINE ? size - i : PER_LINE, j;
+      for (j = 0; j < n; j++) {
+        unsigned char byte = data[i + j];
+        at[0] = '0';
+        at[1] = 'x';
+        at[2] = hex[byte >> 4];
+        at[3] = hex[byte & 15];
+        at[4] = ',';
+        at += 5;
+      }
+      *at++ = '\n';
+      cubind_buf_append(&bytes, line, (size_t)(at - line));
+    }
+  }
+  {
+    marker markers[6];
+    markers[0].name = "OUTPUT_NAME", markers[0].value = output_name;
+    markers[1].name = "SOURCE_NAME", markers[1].value = source_name;
+    markers[2].name = "VERSION", markers[2].value = generator_version();
+    markers[3].name = "MODULE", markers[3].value = module;
+    markers[4].name = "BYTES", markers[4].value = bytes.data;
+    markers[5].name = "SIZE", markers[5].value = size_text;
+    status = fill_template("cubind_fatbin.c", cubind_template_fatbin_c, markers, 6, out);
+  }
+  cubind_buf_free(&bytes);
+  free(output_name);
+  free(size_text);
+  return status;
+}

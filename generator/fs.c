@@ -1,0 +1,179 @@
+/* fs.c: all-or-nothing output writing, unchanged-skip, file reading (see fs.h). */
+#include "fs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* cubind_basename: see fs.h. */
+const char *cubind_basename(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+/* cubind_read_file: see fs.h. */
+int cubind_read_file(const char *path, char **data, size_t *size) {
+  FILE *file = fopen(path, "rb");
+  cubind_buf buf = {0};
+  char chunk[65536];
+  size_t got;
+  struct stat info;
+  if (!file || fstat(fileno(file), &info) != 0 || S_ISDIR(info.st_mode)) {
+    int error = file ? (S_ISDIR(info.st_mode) ? EISDIR : errno) : errno;
+    cubind_diag(NULL, 0, 0, "error", "cannot read '%s': %s", path, strerror(error));
+    if (file)
+      fclose(file);
+    return 1;
+  }
+  cubind_buf_append(&buf, "", 0);
+  while ((got = fread(chunk, 1, sizeof chunk, file)) > 0)
+    cubind_buf_append(&buf, chunk, got);
+  if (ferror(file)) {
+    cubind_diag(NULL, 0, 0, "error", "cannot read '%s': %s", path, strerror(errno));
+    fclose(file);
+    cubind_buf_free(&buf);
+    return 1;
+  }
+  fclose(file);
+  *data = buf.data;
+  *size = buf.length;
+  return 0;
+}
+
+/* 1 when the file at path holds exactly these bytes. */
+static int same_content(const char *path, const char *data, size_t size) {
+  FILE *file = fopen(path, "rb");
+  char chunk[65536];
+  size_t offset = 0, got;
+  int same = 1;
+  if (!file)
+    return 0;
+  while (same && (got = fread(chunk, 1, sizeof chunk, file)) > 0) {
+    if (offset + got > size || memcmp(chunk, data + offset, got) != 0)
+      same = 0;
+    offset += got;
+  }
+  if (ferror(file) || offset != size)
+    same = 0;
+  fclose(file);
+  return same;
+}
+
+/* cubind_outputs_stage: see fs.h. */
+int cubind_outputs_stage(cubind_outputs *outputs, const char *path, const char *data,
+                         size_t size) {
+  cubind_staged *staged;
+  const char *base = cubind_basename(path);
+  char *temp;
+  int fd;
+  size_t written = 0;
+  mode_t mask;
+  if (outputs->count == sizeof outputs->items / sizeof outputs->items[0]) {
+    cubind_diag(NULL, 0, 0, "error", "too many outputs");
+    return 1;
+  }
+  staged = &outputs->items[outputs->count];
+  staged->path = cubind_xstrdup(path);
+  staged->temp = NULL;
+  outputs->count++;
+  if (same_content(path, data, size))
+    return 0;
+  /* the temporary file sits next to the output: rename() is atomic only within a file system */
+  temp = cubind_xasprintf("%.*s.%s.tmp-XXXXXX", (int)(base - path), path, base);
+  fd = mkstemp(temp);
+  if (fd < 0) {
+    cubind_diag(NULL, 0, 0, "error", "cannot write '%s': %s", path, strerror(errno));
+    free(temp);
+    return 1;
+  }
+  staged->temp = temp;
+  mask = umask(0);
+  umask(mask);
+  if (fchmod(fd, 0666 & ~mask) != 0) { /* mkstemp creates 0600; outputs get the usual mode */
+    cubind_diag(NULL, 0, 0, "error", "cannot write '%s': %s", temp, strerror(errno));
+    close(fd);
+    return 1;
+  }
+  while (written < size) {
+    ssize_t n = write(fd, data + written, size - written);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      cubind_diag(NULL, 0, 0, "error", "cannot write '%s': %s", temp,
+                  n < 0 ? strerror(errno) : "short write");
+      close(fd);
+      return 1;
+    }
+    written += (size_t)n;
+  }
+  if (close(fd) != 0) {
+    cubind_diag(NULL, 0, 0, "error", "cannot write '%s': %s", temp, strerror(errno));
+    return 1;
+  }
+  return 0;
+}
+
+/* cubind_outputs_commit: see fs.h. */
+int cubind_outputs_commit(cubind_outputs *outputs) {
+  size_t i;
+  for (i = 0; i < outputs->count; i++) {
+    cubind_staged *staged = &outputs->items[i];
+    if (!staged->temp)
+      continue;
+    if (rename(staged->temp, staged->path) != 0) {
+      cubind_diag(NULL, 0, 0, "error", "cannot write '%s': %s", staged->path, strerror(errno));
+      return 1;
+    }
+    free(staged->temp);
+    staged->temp = NULL;
+  }
+  return 0;
+}
+
+/* cubind_outputs_discard: see fs.h. */
+void cubind_outputs_discard(cubind_outputs *outputs) {
+  size_t i;
+  for (i = 0; i < outputs->count; i++) {
+    if (outputs->items[i].temp)
+      unlink(outputs->items[i].temp);
+    free(outputs->items[i].temp);
+    free(outputs->items[i].path);
+  }
+  outputs->count = 0;
+}
+
+/* cubind_make_dirs: see fs.h. */
+int cubind_make_dirs(const char *dir) {
+  char *path = cubind_xstrdup(dir);
+  char *at = path;
+  struct stat info;
+  int status = 0;
+  for (;;) {
+    char saved;
+    at += strspn(at, "/");
+    at += strcspn(at, "/");
+    saved = *at;
+    *at = '\0';
+    if (path[0] && mkdir(path, 0777) != 0 && errno != EEXIST) {
+      cubind_diag(NULL, 0, 0, "error", "cannot create output directory '%s': %s", path,
+                  strerror(errno));
+      status = 1;
+      break;
+    }
+    *at = saved;
+    if (!saved)
+      break;
+  }
+  if (!status && (stat(dir, &info) != 0 || !S_ISDIR(info.st_mode))) {
+    cubind_diag(NULL, 0, 0, "error", "output directory '%s' is not a directory", dir);
+    status = 1;
+  }
+  free(path);
+  return status;
+}

@@ -1,0 +1,51 @@
+/*
+ * fs.h: writing outputs all-or-nothing. Each output is first written to a temporary file in its
+ * own directory (so the final rename stays on one file system and is atomic); only when every
+ * output was staged are they renamed into place. An output whose content is unchanged is not
+ * rewritten, so its timestamp stays and builds stay incremental.
+ */
+#ifndef CUBIND_GEN_FS_H
+#define CUBIND_GEN_FS_H
+
+#include <stddef.h>
+
+typedef struct cubind_staged {
+  char *path; /* final name */
+  char *temp; /* staged temporary file; NULL when the content is unchanged */
+} cubind_staged;
+
+typedef struct cubind_outputs {
+  cubind_staged items[8];
+  size_t count;
+} cubind_outputs;
+
+/*
+ * cubind_outputs_stage: compares `size` bytes of `data` with the file at `path`; when they
+ * differ (or the file does not exist), writes them to a temporary file next to it.
+ * Returns 0, or 1 after reporting why (e.g. the directory is not writable).
+ */
+int cubind_outputs_stage(cubind_outputs *outputs, const char *path, const char *data,
+                         size_t size);
+
+/* cubind_outputs_commit: renames every staged file into place. Returns 0, or 1 on failure. */
+int cubind_outputs_commit(cubind_outputs *outputs);
+
+/* cubind_outputs_discard: removes the staged temporary files and frees the list. */
+void cubind_outputs_discard(cubind_outputs *outputs);
+
+/*
+ * cubind_make_dirs: creates `dir` and its missing parents (like mkdir -p).
+ * Returns 0, or 1 after reporting why.
+ */
+int cubind_make_dirs(const char *dir);
+
+/*
+ * cubind_read_file: reads a whole file into *data (NUL-terminated, caller frees) and *size.
+ * Returns 0, or 1 after reporting "cannot read 'path': reason".
+ */
+int cubind_read_file(const char *path, char **data, size_t *size);
+
+/* cubind_basename: the part of path after its last '/' (a pointer into path). */
+const char *cubind_basename(const char *path);
+
+#endif /* CUBIND_GEN_FS_H */

@@ -1,0 +1,171 @@
+/*
+ * main.c: cubind-gen's driver. Reads the options, then runs the layers in order:
+ *
+ *   parse (parse_clang.c) -> check (check.c) -> emit (emit.c) -> write (fs.c)
+ *
+ * Nothing is written unless every step before succeeded, so a failed run leaves existing
+ * outputs exactly as they were.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cli.h"
+#include "emit.h"
+#include "fs.h"
+#include "model.h"
+#include "parse.h"
+#include "util.h"
+
+/* "dir/name", without doubling a trailing slash. */
+static char *join_path(const char *dir, const char *name) {
+  size_t length = strlen(dir);
+  return cubind_xasprintf(length && dir[length - 1] == '/' ? "%s%s" : "%s/%s", dir, name);
+}
+
+/* Appends a path to a depfile, escaped the way Make and Ninja read it. */
+static void append_depfile_path(cubind_buf *out, const char *path) {
+  for (; *path; path++) {
+    if (*path == ' ' || *path == '#' || *path == '\\')
+      cubind_buf_puts(out, "\\");
+    if (*path == '$')
+      cubind_buf_puts(out, "$");
+    cubind_buf_append(out, path, 1);
+  }
+}
+
+/* "out.h out.c: in.cu header.h ...", one dependency per line. */
+static void build_depfile(cubind_buf *out, const char *header, const char *source,
+                          const cubind_strlist *deps) {
+  size_t i;
+  append_depfile_path(out, header);
+  cubind_buf_puts(out, " ");
+  append_depfile_path(out, source);
+  cubind_buf_puts(out, ":");
+  for (i = 0; i < deps->count; i++) {
+    cubind_buf_puts(out, " \\\n  ");
+    append_depfile_path(out, deps->items[i]);
+  }
+  cubind_buf_puts(out, "\n");
+}
+
+/* The toolkit: --cuda-path, else $CUDA_PATH, else the one found when cubind-gen was built. */
+static const char *cuda_path(const cubind_cli *cli) {
+  const char *env = getenv("CUDA_PATH");
+  if (cli->cuda_path)
+    return cli->cuda_path;
+  return env && *env ? env : CUBIND_GEN_DEFAULT_CUDA_PATH;
+}
+
+/* Stages and commits the outputs; returns the exit status. */
+static int write_outputs(const char *output_dir, const char *const *paths, cubind_buf *contents,
+                         size_t count) {
+  cubind_outputs outputs = {0};
+  size_t i;
+  int failed = cubind_make_dirs(output_dir);
+  for (i = 0; i < count && !failed; i++)
+    failed = cubind_outputs_stage(&outputs, paths[i], contents[i].data, contents[i].length);
+  if (!failed)
+    failed = cubind_outputs_commit(&outputs);
+  cubind_outputs_discard(&outputs);
+  return failed ? CUBIND_EXIT_ERROR : CUBIND_EXIT_OK;
+}
+
+/* cubind-gen file.cu: parse, check, emit, write. */
+static int generate(const cubind_cli *cli) {
+  cubind_model model = {0};
+  cubind_strlist deps = {0};
+  cubind_buf contents[3] = {{0}, {0}, {0}};
+  const char *paths[3];
+  char *header_path = NULL, *source_path = NULL, *name;
+  cubind_parse_options options;
+  int status = CUBIND_EXIT_ERROR;
+  FILE *probe = fopen(cli->input, "r");
+  if (!probe) {
+    cubind_diag(NULL, 0, 0, "error", "cannot read '%s': %s", cli->input, strerror(errno));
+    return CUBIND_EXIT_ERROR;
+  }
+  fclose(probe);
+
+  model.source_name = cubind_xstrdup(cubind_basename(cli->input));
+  name = strrchr(model.source_name, '.');
+  model.file_stem = name && name != model.source_name
+                        ? cubind_xstrndup(model.source_name, (size_t)(name - model.source_name))
+                        : cubind_xstrdup(model.source_name);
+  model.module_name = cli->module_name ? cubind_xstrdup(cli->module_name)
+                                       : cubind_sanitize_identifier(model.file_stem);
+  options.input = cli->input;
+  options.cuda_path = cuda_path(cli);
+  options.std = cli->std;
+  options.user_args = &cli->clang_args;
+
+  if (cubind_parse(&options, &model, cli->depfile ? &deps : NULL) == 0 &&
+      cubind_check(&model) == 0 && cubind_emit_header(&model, &contents[0]) == 0 &&
+      cubind_emit_source(&model, &contents[1]) == 0) {
+    name = cubind_xasprintf("%s.cubind.h", model.file_stem);
+    header_path = join_path(cli->output_dir, name);
+    free(name);
+    name = cubind_xasprintf("%s.cubind.c", model.file_stem);
+    source_path = join_path(cli->output_dir, name);
+    free(name);
+    paths[0] = header_path;
+    paths[1] = source_path;
+    if (cli->depfile) {
+      build_depfile(&contents[2], header_path, source_path, &deps);
+      paths[2] = cli->depfile;
+    }
+    status = write_outputs(cli->output_dir, paths, contents, cli->depfile ? 3 : 2);
+  }
+  free(header_path);
+  free(source_path);
+  cubind_buf_free(&contents[0]);
+  cubind_buf_free(&contents[1]);
+  cubind_buf_free(&contents[2]);
+  cubind_strlist_free(&deps);
+  cubind_model_free(&model);
+  return status;
+}
+
+/* cubind-gen --embed-fatbin file --module-name NAME: writes NAME.fatbin.c. */
+static int embed_fatbin(const cubind_cli *cli) {
+  char *data = NULL, *name, *path;
+  size_t size = 0;
+  cubind_buf content = {0};
+  const char *paths[1];
+  int status = CUBIND_EXIT_ERROR;
+  if (cubind_read_file(cli->input, &data, &size) != 0)
+    return CUBIND_EXIT_ERROR;
+  name = cubind_xasprintf("%s.fatbin.c", cli->module_name);
+  path = join_path(cli->output_dir, name);
+  paths[0] = path;
+  if (cubind_emit_fatbin(cli->module_name, cubind_basename(cli->input),
+                         (const unsigned char *)data, size, &content) == 0)
+    status = write_outputs(cli->output_dir, paths, &content, 1);
+  cubind_buf_free(&content);
+  free(name);
+  free(path);
+  free(data);
+  return status;
+}
+
+int main(int argc, char **argv) {
+  cubind_cli cli;
+  int status;
+  memset(&cli, 0, sizeof cli);
+  status = cubind_cli_parse(argc, argv, &cli);
+  if (status == 0) {
+    if (cli.help) {
+      cubind_cli_usage(stdout);
+    } else if (cli.version) {
+      char *libclang = cubind_libclang_version();
+      printf("cubind-gen %s\nlibclang: %s\n", CUBIND_GEN_VERSION, libclang);
+      free(libclang);
+    } else {
+      status = cli.embed_fatbin ? embed_fatbin(&cli) : generate(&cli);
+    }
+  }
+  cubind_cli_free(&cli);
+  return status;
+}

@@ -1,0 +1,94 @@
+/* model.c: construction and destruction of the data model (see model.h). */
+#include "model.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* cubind_model_add_kernel: appends a zeroed kernel and returns it. */
+cubind_kernel *cubind_model_add_kernel(cubind_model *model) {
+  cubind_kernel *kernel;
+  if (model->num_kernels == model->capacity) {
+    model->capacity = model->capacity ? model->capacity * 2 : 16;
+    model->kernels = cubind_xrealloc(model->kernels, model->capacity * sizeof *model->kernels);
+  }
+  kernel = &model->kernels[model->num_kernels++];
+  memset(kernel, 0, sizeof *kernel);
+  return kernel;
+}
+
+/* cubind_model_layout: offsets per the CUDA ABI (each parameter at its own alignment). */
+void cubind_model_layout(cubind_kernel *kernel) {
+  unsigned long long offset = 0;
+  size_t i;
+  for (i = 0; i < kernel->num_params; i++) {
+    cubind_param *param = &kernel->params[i];
+    unsigned long long align = param->align ? param->align : 1;
+    offset = (offset + align - 1) / align * align;
+    param->offset = offset;
+    offset += param->size;
+  }
+}
+
+static void free_param(cubind_param *param) {
+  free(param->name);
+  free(param->c_type);
+  free(param->unsupported);
+  free(param->type_spelling);
+  free(param->elem_type);
+  free(param->location.file);
+  cubind_strlist_free(&param->annotations);
+  free(param->count_expr);
+}
+
+/* cubind_model_free: frees everything the model owns. */
+void cubind_model_free(cubind_model *model) {
+  size_t k, p;
+  for (k = 0; k < model->num_kernels; k++) {
+    cubind_kernel *kernel = &model->kernels[k];
+    for (p = 0; p < kernel->num_params; p++)
+      free_param(&kernel->params[p]);
+    free(kernel->params);
+    free(kernel->c_name);
+    free(kernel->display_name);
+    free(kernel->symbol);
+    free(kernel->doc);
+    free(kernel->location.file);
+  }
+  free(model->kernels);
+  free(model->module_name);
+  free(model->source_name);
+  free(model->file_stem);
+  memset(model, 0, sizeof *model);
+}
+
+/* cubind_sanitize_identifier: see model.h. */
+char *cubind_sanitize_identifier(const char *text) {
+  size_t length = strlen(text), i;
+  int prefix = length == 0 || isdigit((unsigned char)text[0]);
+  char *result = cubind_xmalloc(length + 4);
+  char *out = result;
+  if (prefix) {
+    memcpy(out, "cu_", 3);
+    out += 3;
+  }
+  for (i = 0; i < length; i++) {
+    unsigned char c = (unsigned char)text[i];
+    *out++ = (char)((isalnum(c) || c == '_') && c < 128 ? c : '_');
+  }
+  *out = '\0';
+  return result;
+}
+
+/* cubind_is_identifier: see model.h. */
+int cubind_is_identifier(const char *text) {
+  size_t i;
+  if (!text[0] || isdigit((unsigned char)text[0]))
+    return 0;
+  for (i = 0; text[i]; i++) {
+    unsigned char c = (unsigned char)text[i];
+    if (c >= 128 || !(isalnum(c) || c == '_'))
+      return 0;
+  }
+  return 1;
+}

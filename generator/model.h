@@ -1,0 +1,112 @@
+/*
+ * model.h: the plain data model between the three layers of cubind-gen.
+ *
+ *   parse_clang.c  fills it from the .cu file (the only code that sees libclang)
+ *   check.c        validates it and resolves annotations into directions and counts
+ *   emit.c         turns it into the generated header and source
+ *
+ * Every string and array here is owned by the model and freed by cubind_model_free().
+ */
+#ifndef CUBIND_GEN_MODEL_H
+#define CUBIND_GEN_MODEL_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+/* A position in a source file (file as the user or clang spelled it, 1-based line/column). */
+typedef struct cubind_location {
+  char *file;
+  unsigned line;
+  unsigned column;
+} cubind_location;
+
+/* The CUBIND_IN/OUT/INOUT annotation of a pointer parameter (values as in cubind/generated.h). */
+typedef enum cubind_param_direction {
+  CUBIND_PARAM_DEVICE = 0, /* no annotation: a device pointer or a plain value */
+  CUBIND_PARAM_IN = 1,
+  CUBIND_PARAM_OUT = 2,
+  CUBIND_PARAM_INOUT = 3
+} cubind_param_direction;
+
+/* Headers the generated header must include for the C types it spells. */
+enum {
+  CUBIND_NEEDS_STDINT = 1,      /* int8_t ... uint64_t, intptr_t */
+  CUBIND_NEEDS_STDBOOL = 2,     /* bool in C */
+  CUBIND_NEEDS_VECTOR_TYPES = 4 /* float4, int2, ... from the CUDA toolkit */
+};
+
+/* One kernel parameter. */
+typedef struct cubind_param {
+  char *name;                   /* as written in the .cu; "" when unnamed (check.c names it) */
+  int user_named;               /* set by check.c: 1 when the .cu named the parameter */
+  char *c_type;                 /* C spelling without the name: "const float *CUBIND_RESTRICT" */
+  char *unsupported;            /* NULL, or why a C caller cannot pass this type */
+  char *type_spelling;          /* the C++ type as clang spells it (for messages) */
+  unsigned long long size;      /* bytes in the kernel's parameter buffer */
+  unsigned long long align;     /* alignment in the parameter buffer */
+  unsigned long long offset;    /* offset in the parameter buffer (aligned to `align`) */
+  int is_pointer;               /* a pointer (device pointer or annotated host buffer) */
+  int is_scalar;                /* integer, bool, enum or floating value: usable in counts */
+  char *elem_type;              /* pointers: pointee C type for sizeof(); NULL if it has none */
+  unsigned long long elem_size; /* pointers: bytes per element (1 for void) */
+  unsigned needs;               /* CUBIND_NEEDS_* bits */
+  cubind_location location;
+  cubind_strlist annotations;   /* raw "cubind.*" annotate strings, in source order */
+  /* Filled by check.c from `annotations`: */
+  cubind_param_direction direction;
+  char *count_expr;             /* the _N(expr) text; NULL when the caller passes a count */
+} cubind_param;
+
+/* Why a kernel cannot be called from another translation unit (its cubin name is unknown). */
+typedef enum cubind_linkage {
+  CUBIND_LINKAGE_EXTERNAL = 0,
+  CUBIND_LINKAGE_STATIC,        /* declared `static` */
+  CUBIND_LINKAGE_ANONYMOUS_NS   /* inside an anonymous namespace */
+} cubind_linkage;
+
+/* One __global__ function. */
+typedef struct cubind_kernel {
+  char *c_name;         /* prefix of the generated functions: "doublify", "scale_float" */
+  char *display_name;   /* for messages: "ns::doublify" */
+  char *symbol;         /* the device-side (cubin) symbol: "_ZN2ns8doublifyEPfi", "doublify" */
+  char *doc;            /* the doc comment as written (NULL when none) */
+  cubind_location location;
+  cubind_linkage linkage;
+  cubind_param *params;
+  size_t num_params;
+} cubind_kernel;
+
+/* One .cu file. */
+typedef struct cubind_model {
+  char *module_name;  /* C identifier: fatbin symbol and descriptor names */
+  char *source_name;  /* basename of the .cu, for the banner comment */
+  char *file_stem;    /* basename without extension: output file names */
+  cubind_kernel *kernels;
+  size_t num_kernels;
+  size_t capacity;
+} cubind_model;
+
+/* cubind_model_add_kernel: appends a zeroed kernel and returns it (owned by the model). */
+cubind_kernel *cubind_model_add_kernel(cubind_model *model);
+
+/*
+ * cubind_model_layout: computes each parameter's offset in the parameter buffer, aligning
+ * each to its own alignment as the CUDA ABI does.
+ */
+void cubind_model_layout(cubind_kernel *kernel);
+
+/* cubind_model_free: frees everything the model owns and zeroes it. */
+void cubind_model_free(cubind_model *model);
+
+/*
+ * cubind_sanitize_identifier: a C identifier made from `text`: every byte that is not a letter,
+ * digit or underscore becomes '_', and a leading digit (or an empty text) gets a "cu_" prefix.
+ * Returns a new string.
+ */
+char *cubind_sanitize_identifier(const char *text);
+
+/* cubind_is_identifier: 1 when text is a non-empty C identifier, else 0. */
+int cubind_is_identifier(const char *text);
+
+#endif /* CUBIND_GEN_MODEL_H */

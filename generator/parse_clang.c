@@ -1,0 +1,762 @@
+/*
+ * parse_clang.c: the libclang layer. Parses a .cu file as CUDA device code (the recipe in
+ * shared/notes/libclang-cuda.md), passes clang's errors in the user's files through, and turns
+ * every __global__ function of the main file into the plain model of model.h.
+ *
+ * This is the only file that includes clang-c/Index.h.
+ */
+#include "parse.h"
+
+#include <clang-c/Index.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* State of one parse, shared by the cursor visitors. */
+typedef struct parser {
+  CXTranslationUnit tu;
+  const char *input;
+  cubind_model *model;
+  cubind_strlist kernel_usrs;   /* USR of model->kernels[i], to merge redeclarations */
+  cubind_strlist template_usrs; /* template kernels already warned about */
+} parser;
+
+/* Copies a CXString into a new C string and disposes it. */
+static char *take_string(CXString text) {
+  const char *chars = clang_getCString(text);
+  char *copy = cubind_xstrdup(chars ? chars : "");
+  clang_disposeString(text);
+  return copy;
+}
+
+/* cubind_libclang_version: see parse.h. */
+char *cubind_libclang_version(void) { return take_string(clang_getClangVersion()); }
+
+/* The major version of the libclang we run against, from "... clang version 19.1.7 ...". */
+static int libclang_major(void) {
+  char *version = cubind_libclang_version();
+  const char *at = strstr(version, "version ");
+  int major = at ? atoi(at + 8) : 0;
+  free(version);
+  return major;
+}
+
+/* ---- The shim directory: headers CUDA 13 removed but clang's CUDA wrapper still includes -- */
+
+static int write_text_file(const char *path, const char *text) {
+  FILE *file = fopen(path, "w");
+  int ok;
+  if (!file)
+    return 0;
+  ok = fputs(text, file) >= 0;
+  return fclose(file) == 0 && ok;
+}
+
+/* Clang < 16's texture intrinsics name a `texture` template that CUDA 13 no longer declares. */
+static const char texture_shim[] =
+    "#include_next <cuda_runtime.h>\n"
+    "template <class T, int dim, enum cudaTextureReadMode mode> struct texture {};\n";
+
+/* Creates the shim directory; returns its path (new string) or NULL after reporting why. */
+static char *make_shim_dir(int major) {
+  const char *tmp = getenv("TMPDIR");
+  char *dir = cubind_xasprintf("%s/cubind-gen-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  char *path;
+  int ok;
+  if (!mkdtemp(dir)) {
+    cubind_diag(NULL, 0, 0, "error", "cannot create a temporary directory '%s': %s", dir,
+                strerror(errno));
+    free(dir);
+    return NULL;
+  }
+  path = cubind_xasprintf("%s/texture_fetch_functions.h", dir);
+  ok = write_text_file(path, "");
+  free(path);
+  if (ok && major < 16) {
+    path = cubind_xasprintf("%s/cuda_runtime.h", dir);
+    ok = write_text_file(path, texture_shim);
+    free(path);
+  }
+  if (!ok)
+    cubind_diag(NULL, 0, 0, "error", "cannot write to the temporary directory '%s'", dir);
+  return dir; /* removed by remove_shim_dir even when a write failed */
+}
+
+static void remove_shim_dir(char *dir) {
+  char *path;
+  if (!dir)
+    return;
+  path = cubind_xasprintf("%s/texture_fetch_functions.h", dir);
+  unlink(path);
+  free(path);
+  path = cubind_xasprintf("%s/cuda_runtime.h", dir);
+  unlink(path);
+  free(path);
+  rmdir(dir);
+  free(dir);
+}
+
+/* ---- Locations and comments ------------------------------------------------------------- */
+
+/* Where `cursor` is, as the user would look for it (macro uses at their expansion). */
+static void cursor_location(parser *p, CXCursor cursor, cubind_location *location) {
+  CXFile file;
+  unsigned line, column, offset;
+  clang_getExpansionLocation(clang_getCursorLocation(cursor), &file, &line, &column, &offset);
+  location->file = file ? take_string(clang_getFileName(file)) : cubind_xstrdup(p->input);
+  location->line = line;
+  location->column = column;
+}
+
+/*
+ * The doc comment as written, with continuation lines re-indented to column 0 (" * text"), so
+ * it reads well in the generated header whatever the kernel's indentation was. NULL if none.
+ */
+static char *doc_comment(CXCursor cursor) {
+  char *raw = take_string(clang_Cursor_getRawCommentText(cursor));
+  cubind_buf out = {0};
+  const char *line = raw;
+  int first = 1;
+  if (!raw[0]) {
+    free(raw);
+    return NULL;
+  }
+  while (*line) {
+    const char *end = strchr(line, '\n');
+    size_t length = end ? (size_t)(end - line) : strlen(line);
+    if (!first) {
+      while (length && (*line == ' ' || *line == '\t')) {
+        line++;
+        length--;
+      }
+      cubind_buf_puts(&out, *line == '*' ? "\n " : "\n");
+    }
+    while (length && (line[length - 1] == ' ' || line[length - 1] == '\t' ||
+                      line[length - 1] == '\r'))
+      length--;
+    cubind_buf_append(&out, line, length);
+    first = 0;
+    line = end ? end + 1 : line + strlen(line);
+  }
+  free(raw);
+  return out.data;
+}
+
+/* ---- Types ------------------------------------------------------------------------------ */
+
+/* Libclang 16+ wraps most named types in an Elaborated node; 14 does not. Strip it. */
+static CXType strip_elaborated(CXType type) {
+  while (type.kind == CXType_Elaborated)
+    type = clang_Type_getNamedType(type);
+  return type;
+}
+
+/* C typedef names kept as written (they name the same type in C and in device code). */
+static const char *const c_typedefs[] = {
+    "int8_t",   "int16_t",   "int32_t",  "int64_t",   "uint8_t", "uint16_t",
+    "uint32_t", "uint64_t",  "intptr_t", "uintptr_t", "size_t",  "ptrdiff_t"};
+
+static int is_c_typedef(const char *name) {
+  size_t i;
+  for (i = 0; i < sizeof c_typedefs / sizeof c_typedefs[0]; i++)
+    if (strcmp(name, c_typedefs[i]) == 0)
+      return 1;
+  return 0;
+}
+
+/* CUDA's vector types (vector_types.h): char1 ... ulonglong4, float1 ... double4_32a. */
+static int is_vector_type_name(const char *name) {
+  static const char *const bases[] = {"char",     "uchar",     "short", "ushort",
+                                      "int",      "uint",      "long",  "ulong",
+                                      "longlong", "ulonglong", "float", "double"};
+  size_t i;
+  for (i = 0; i < sizeof bases / sizeof bases[0]; i++) {
+    size_t length = strlen(bases[i]);
+    const char *rest = name + length;
+    if (strncmp(name, bases[i], length) != 0 || rest[0] < '1' || rest[0] > '4')
+      continue;
+    if (rest[1] == '\0' || strcmp(rest + 1, "_16a") == 0 || strcmp(rest + 1, "_32a") == 0)
+      return 1;
+  }
+  return 0;
+}
+
+static int in_system_header(CXCursor cursor) {
+  return clang_Location_isInSystemHeader(clang_getCursorLocation(cursor));
+}
+
+/* Visitor state for trivially_copyable(). */
+typedef struct copy_check {
+  int trivial;
+  int depth;
+} copy_check;
+
+static int record_is_trivially_copyable(CXCursor record, int depth);
+
+static enum CXChildVisitResult copy_check_visit(CXCursor cursor, CXCursor parent,
+                                                CXClientData data) {
+  copy_check *check = data;
+  enum CXCursorKind kind = clang_getCursorKind(cursor);
+  (void)parent;
+  if ((kind == CXCursor_Constructor &&
+       (clang_CXXConstructor_isCopyConstructor(cursor) ||
+        clang_CXXConstructor_isMoveConstructor(cursor)) &&
+       !clang_CXXMethod_isDefaulted(cursor)) ||
+      (kind == CXCursor_Destructor && !clang_CXXMethod_isDefaulted(cursor)) ||
+      (kind == CXCursor_CXXMethod && clang_CXXMethod_isVirtual(cursor)) ||
+      (kind == CXCursor_CXXBaseSpecifier && clang_isVirtualBase(cursor))) {
+    check->trivial = 0;
+  } else if (kind == CXCursor_CXXBaseSpecifier || kind == CXCursor_FieldDecl) {
+    CXType type = clang_getCanonicalType(clang_getCursorType(cursor));
+    while (type.kind == CXType_ConstantArray)
+      type = clang_getCanonicalType(clang_getArrayElementType(type));
+    if (type.kind == CXType_Record &&
+        !record_is_trivially_copyable(clang_getTypeDeclaration(type), check->depth + 1))
+      check->trivial = 0;
+  }
+  return check->trivial ? CXChildVisit_Continue : CXChildVisit_Break;
+}
+
+/*
+ * Whether a C caller may copy the record's bytes: no user-provided copy/move constructor or
+ * destructor, no virtual functions or bases, and the same for every base and field.
+ */
+static int record_is_trivially_copyable(CXCursor record, int depth) {
+  copy_check check;
+  check.trivial = 1;
+  check.depth = depth;
+  if (depth > 64) /* deeper than any real type; stops a malformed input from recursing forever */
+    return 1;
+  clang_visitChildren(record, copy_check_visit, &check);
+  return check.trivial;
+}
+
+/* What mapping one C++ type to C found. */
+typedef struct c_type {
+  char *spelling;    /* NULL when unsupported */
+  char *unsupported; /* why not, when spelling is NULL */
+  int is_scalar;
+  unsigned needs;
+} c_type;
+
+static char *type_spelling(CXType type) { return take_string(clang_getTypeSpelling(type)); }
+
+/* Spells a builtin scalar type for C; NULL when C has no equal type. */
+static const char *builtin_spelling(enum CXTypeKind kind, unsigned *needs) {
+  switch (kind) {
+  case CXType_Bool:
+    *needs |= CUBIND_NEEDS_STDBOOL;
+    return "bool";
+  case CXType_Char_U:
+  case CXType_Char_S:
+    return "char";
+  case CXType_SChar:
+    return "signed char";
+  case CXType_UChar:
+    return "unsigned char";
+  case CXType_Short:
+    return "short";
+  case CXType_UShort:
+    return "unsigned short";
+  case CXType_Int:
+    return "int";
+  case CXType_UInt:
+    return "unsigned int";
+  case CXType_Long:
+    return "long";
+  case CXType_ULong:
+    return "unsigned long";
+  case CXType_LongLong:
+    return "long long";
+  case CXType_ULongLong:
+    return "unsigned long long";
+  case CXType_Float:
+    return "float";
+  case CXType_Double:
+    return "double";
+  default:
+    return NULL;
+  }
+}
+
+/* Maps a value (non-pointer) type to C, ignoring its top-level qualifiers. */
+static void map_value_type(CXType type, c_type *out, int depth) {
+  CXType canonical;
+  const char *builtin;
+  type = strip_elaborated(type);
+  while (type.kind == CXType_Typedef) {
+    CXCursor decl = clang_getTypeDeclaration(type);
+    char *name = take_string(clang_getCursorSpelling(decl));
+    if (is_c_typedef(name) && builtin_spelling(clang_getCanonicalType(type).kind, &out->needs)) {
+      if (strcmp(name, "size_t") != 0 && strcmp(name, "ptrdiff_t") != 0)
+        out->needs |= CUBIND_NEEDS_STDINT;
+      out->spelling = name;
+      out->is_scalar = 1;
+      return;
+    }
+    free(name);
+    type = strip_elaborated(clang_getTypedefDeclUnderlyingType(decl));
+  }
+  canonical = clang_getCanonicalType(type);
+  builtin = builtin_spelling(canonical.kind, &out->needs);
+  if (builtin) {
+    out->spelling = cubind_xstrdup(builtin);
+    out->is_scalar = 1;
+    return;
+  }
+  switch (canonical.kind) {
+  case CXType_LongDouble:
+    out->unsupported = cubind_xstrdup("long double is not supported: its size differs between "
+                                      "the device (8 bytes) and the host (16 bytes)");
+    return;
+  case CXType_Enum:
+    if (depth < 4) {
+      map_value_type(clang_getEnumDeclIntegerType(clang_getTypeDeclaration(canonical)), out,
+                     depth + 1);
+      return;
+    }
+    break;
+  case CXType_Record: {
+    CXCursor decl = clang_getTypeDeclaration(canonical);
+    char *name = take_string(clang_getCursorSpelling(decl));
+    char *spelled = type_spelling(type);
+    if (in_system_header(decl) && strcmp(name, "__half") == 0) {
+      out->spelling = cubind_xstrdup("cubind_half");
+    } else if (in_system_header(decl) && strcmp(name, "__nv_bfloat16") == 0) {
+      out->spelling = cubind_xstrdup("cubind_bfloat16");
+    } else if (in_system_header(decl) && is_vector_type_name(name)) {
+      out->spelling = cubind_xstrdup(name);
+      out->needs |= CUBIND_NEEDS_VECTOR_TYPES;
+    } else if (!record_is_trivially_copyable(decl, 0)) {
+      out->unsupported = cubind_xasprintf(
+          "type '%s' is not trivially copyable (it has a user-provided copy or move constructor "
+          "or destructor, or virtual functions): a C caller cannot pass it",
+          spelled);
+    } else {
+      out->unsupported = cubind_xasprintf(
+          "structs by value are not supported yet (type '%s'): pass a pointer", spelled);
+    }
+    free(name);
+    free(spelled);
+    return;
+  }
+  case CXType_LValueReference:
+  case CXType_RValueReference: {
+    char *spelled = type_spelling(type);
+    out->unsupported = cubind_xasprintf(
+        "reference type '%s' cannot be passed from C: take the parameter by value or by pointer",
+        spelled);
+    free(spelled);
+    return;
+  }
+  default:
+    break;
+  }
+  {
+    char *spelled = type_spelling(type);
+    out->unsupported = cubind_xasprintf("type '%s' cannot be passed from C", spelled);
+    free(spelled);
+  }
+}
+
+/* Appends "const " / "volatile " for the qualifiers of `type` (looked up on its canonical form,
+   so that qualifiers hidden in typedefs count too). */
+static void append_qualifiers(cubind_buf *buf, CXType type) {
+  CXType canonical = clang_getCanonicalType(type);
+  if (clang_isConstQualifiedType(canonical))
+    cubind_buf_puts(buf, "const ");
+  if (clang_isVolatileQualifiedType(canonical))
+    cubind_buf_puts(buf, "volatile ");
+}
+
+/* Unwraps typedefs and Elaborated nodes until something that is not sugar. */
+static CXType strip_sugar(CXType type) {
+  type = strip_elaborated(type);
+  while (type.kind == CXType_Typedef)
+    type = strip_elaborated(clang_getTypedefDeclUnderlyingType(clang_getTypeDeclaration(type)));
+  return type;
+}
+
+/*
+ * Maps a pointer type to C: "const float *", "float *const *", "void *CUBIND_RESTRICT".
+ * top_level: the parameter itself, whose own `const` C does not need (it would make &param a
+ * pointer to const). Pointers to structs and classes become `void *` (C has no declaration of
+ * them); elem_size still gives the pointee's size. elem_type is NULL for void pointees.
+ */
+static void map_pointer_type(CXType pointer, c_type *out, char **elem_type,
+                             unsigned long long *elem_size, int top_level, int depth) {
+  CXType pointee = clang_getPointeeType(strip_sugar(pointer));
+  CXType bare = strip_sugar(pointee);
+  CXType canonical = clang_getCanonicalType(pointee);
+  cubind_buf buf = {0};
+  long long size = clang_Type_getSizeOf(pointee);
+  *elem_type = NULL;
+  *elem_size = size > 0 ? (unsigned long long)size : 0;
+  if (depth > 16) {
+    out->unsupported = cubind_xstrdup("pointer nesting too deep");
+    return;
+  }
+  if (bare.kind == CXType_Pointer) {
+    c_type inner = {0};
+    char *inner_elem;
+    unsigned long long inner_size;
+    map_pointer_type(pointee, &inner, &inner_elem, &inner_size, 0, depth + 1);
+    free(inner_elem);
+    if (!inner.spelling) {
+      out->unsupported = inner.unsupported;
+      return;
+    }
+    cubind_buf_puts(&buf, inner.spelling);
+    *elem_type = inner.spelling;
+    out->needs |= inner.needs;
+  } else if (canonical.kind == CXType_Void) {
+    append_qualifiers(&buf, pointee);
+    cubind_buf_puts(&buf, "void");
+    *elem_size = 1;
+  } else if (canonical.kind == CXType_LongDouble || canonical.kind == CXType_FunctionProto ||
+             canonical.kind == CXType_FunctionNoProto || canonical.kind == CXType_MemberPointer) {
+    char *spelled = type_spelling(pointer);
+    out->unsupported = cubind_xasprintf(canonical.kind == CXType_LongDouble
+                                            ? "'%s' is not supported: long double differs "
+                                              "between the device (8 bytes) and the host"
+                                            : "pointer type '%s' cannot be passed from C",
+                                        spelled);
+    free(spelled);
+    return;
+  } else {
+    c_type value = {0};
+    map_value_type(pointee, &value, 0);
+    append_qualifiers(&buf, pointee);
+    if (value.spelling) {
+      cubind_buf_puts(&buf, value.spelling);
+      *elem_type = cubind_xstrdup(buf.data);
+      out->needs |= value.needs;
+      free(value.spelling);
+    } else {
+      /* Structs and classes: C sees an opaque buffer of elem_size-byte elements. */
+      cubind_buf_puts(&buf, "void");
+      free(value.unsupported);
+    }
+  }
+  cubind_buf_puts(&buf, " *");
+  {
+    CXType self = clang_getCanonicalType(pointer);
+    if (!top_level && clang_isConstQualifiedType(self))
+      cubind_buf_puts(&buf, "const");
+    if (clang_isRestrictQualifiedType(self))
+      cubind_buf_puts(&buf, buf.data[buf.length - 1] == '*' ? "CUBIND_RESTRICT" : " CUBIND_RESTRICT");
+  }
+  out->spelling = buf.data;
+}
+
+/* ---- Kernels and parameters -------------------------------------------------------------- */
+
+static enum CXChildVisitResult collect_annotations(CXCursor cursor, CXCursor parent,
+                                                   CXClientData data) {
+  cubind_strlist *annotations = data;
+  (void)parent;
+  if (clang_getCursorKind(cursor) == CXCursor_AnnotateAttr) {
+    char *text = take_string(clang_getCursorSpelling(cursor));
+    if (strncmp(text, "cubind.", 7) == 0)
+      cubind_strlist_add(annotations, text);
+    free(text);
+  }
+  return CXChildVisit_Continue;
+}
+
+/* Fills one parameter of the model from its ParmDecl. */
+static void read_param(parser *p, CXCursor cursor, cubind_param *param) {
+  CXType type = clang_getCursorType(cursor);
+  CXType bare = strip_sugar(type);
+  c_type mapped = {0};
+  long long size = clang_Type_getSizeOf(type), align = clang_Type_getAlignOf(type);
+  param->name = take_string(clang_getCursorSpelling(cursor));
+  param->type_spelling = type_spelling(type);
+  cursor_location(p, cursor, &param->location);
+  clang_visitChildren(cursor, collect_annotations, &param->annotations);
+  if (bare.kind == CXType_Pointer) {
+    param->is_pointer = 1;
+    map_pointer_type(type, &mapped, &param->elem_type, &param->elem_size, 1, 0);
+  } else {
+    map_value_type(type, &mapped, 0);
+  }
+  param->c_type = mapped.spelling;
+  param->unsupported = mapped.unsupported;
+  param->is_scalar = mapped.is_scalar;
+  param->needs = mapped.needs;
+  if (size <= 0 || align <= 0) {
+    if (!param->unsupported)
+      param->unsupported = cubind_xasprintf("type '%s' has no known size", param->type_spelling);
+  } else {
+    param->size = (unsigned long long)size;
+    param->align = (unsigned long long)align;
+  }
+}
+
+/* "ns::inner::name" for messages; also reports whether an anonymous namespace encloses it. */
+static char *qualified_name(CXCursor cursor, int *in_anonymous_namespace) {
+  char *name = take_string(clang_getCursorSpelling(cursor));
+  CXCursor parent = clang_getCursorSemanticParent(cursor);
+  *in_anonymous_namespace = 0;
+  while (!clang_Cursor_isNull(parent) && !clang_isTranslationUnit(clang_getCursorKind(parent))) {
+    if (clang_getCursorKind(parent) == CXCursor_Namespace) {
+      char *scope = take_string(clang_getCursorSpelling(parent));
+      char *joined;
+      if (!scope[0]) {
+        *in_anonymous_namespace = 1;
+        free(scope);
+        scope = cubind_xstrdup("(anonymous namespace)");
+      }
+      joined = cubind_xasprintf("%s::%s", scope, name);
+      free(scope);
+      free(name);
+      name = joined;
+    }
+    parent = clang_getCursorSemanticParent(parent);
+  }
+  return name;
+}
+
+/* Fills `kernel` from a __global__ FunctionDecl. */
+static void read_kernel(parser *p, CXCursor cursor, cubind_kernel *kernel) {
+  int anonymous, i, count = clang_Cursor_getNumArguments(cursor);
+  kernel->c_name = take_string(clang_getCursorSpelling(cursor));
+  kernel->display_name = qualified_name(cursor, &anonymous);
+  kernel->symbol = take_string(clang_Cursor_getMangling(cursor));
+  kernel->doc = doc_comment(cursor);
+  cursor_location(p, cursor, &kernel->location);
+  if (clang_Cursor_getStorageClass(cursor) == CX_SC_Static)
+    kernel->linkage = CUBIND_LINKAGE_STATIC;
+  else if (anonymous)
+    kernel->linkage = CUBIND_LINKAGE_ANONYMOUS_NS;
+  else if (clang_getCursorLinkage(cursor) == CXLinkage_Internal)
+    kernel->linkage = CUBIND_LINKAGE_STATIC;
+  if (count < 0)
+    count = 0;
+  kernel->num_params = (size_t)count;
+  kernel->params = cubind_xcalloc((size_t)count, sizeof *kernel->params);
+  for (i = 0; i < count; i++)
+    read_param(p, clang_Cursor_getArgument(cursor, (unsigned)i), &kernel->params[i]);
+  cubind_model_layout(kernel);
+}
+
+static enum CXChildVisitResult find_global_attr(CXCursor cursor, CXCursor parent,
+                                                CXClientData data) {
+  (void)parent;
+  if (clang_getCursorKind(cursor) == CXCursor_CUDAGlobalAttr) {
+    *(int *)data = 1;
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Continue;
+}
+
+static int is_global(CXCursor cursor) {
+  int found = 0;
+  clang_visitChildren(cursor, find_global_attr, &found);
+  return found;
+}
+
+/* Frees the strings and parameters of a kernel whose declaration is replaced by a later one. */
+static void clear_kernel(cubind_kernel *kernel) {
+  cubind_model model = {0};
+  model.kernels = cubind_xmalloc(sizeof *kernel);
+  model.kernels[0] = *kernel;
+  model.num_kernels = model.capacity = 1;
+  cubind_model_free(&model);
+  memset(kernel, 0, sizeof *kernel);
+}
+
+/* Adds one __global__ function, merging redeclarations (same USR) into one kernel. */
+static void add_kernel(parser *p, CXCursor cursor) {
+  char *usr = take_string(clang_getCursorUSR(cursor));
+  size_t i;
+  for (i = 0; i < p->kernel_usrs.count; i++)
+    if (strcmp(p->kernel_usrs.items[i], usr) == 0)
+      break;
+  if (clang_isInvalidDeclaration(cursor)) {
+    /* clang has reported why (in the user's file, or in a header it included) */
+    if (!cubind_error_count()) {
+      cubind_location where = {0};
+      cursor_location(p, cursor, &where);
+      cubind_diag(where.file, where.line, where.column, "error",
+                  "kernel declaration is invalid (see the errors above or in included headers)");
+      free(where.file);
+    }
+  } else if (i < p->kernel_usrs.count) {
+    /* Later declarations win (the definition normally comes last, with the annotations),
+       at the position of the first. */
+    clear_kernel(&p->model->kernels[i]);
+    read_kernel(p, cursor, &p->model->kernels[i]);
+  } else {
+    cubind_strlist_add(&p->kernel_usrs, usr);
+    read_kernel(p, cursor, cubind_model_add_kernel(p->model));
+  }
+  free(usr);
+}
+
+/* Warns once per template kernel: explicit instantiations are not generated yet. */
+static void skip_template(parser *p, CXCursor cursor) {
+  char *usr = take_string(clang_getCursorUSR(cursor));
+  if (!cubind_strlist_contains(&p->template_usrs, usr)) {
+    cubind_location where = {0};
+    char *name = take_string(clang_getCursorSpelling(cursor));
+    cubind_strlist_add(&p->template_usrs, usr);
+    cursor_location(p, cursor, &where);
+    cubind_diag(where.file, where.line, where.column, "warning",
+                "template kernel '%s' has no explicit instantiation support yet; skipped", name);
+    free(where.file);
+    free(name);
+  }
+  free(usr);
+}
+
+/* Walks the main file's declarations, entering namespaces and extern "C" blocks. */
+static enum CXChildVisitResult visit_declaration(CXCursor cursor, CXCursor parent,
+                                                 CXClientData data) {
+  parser *p = data;
+  enum CXCursorKind kind = clang_getCursorKind(cursor);
+  (void)parent;
+  if (!clang_Location_isFromMainFile(clang_getCursorLocation(cursor)))
+    return CXChildVisit_Continue;
+  if (kind == CXCursor_Namespace || kind == CXCursor_LinkageSpec)
+    clang_visitChildren(cursor, visit_declaration, p);
+  else if (kind == CXCursor_FunctionDecl && is_global(cursor))
+    add_kernel(p, cursor);
+  else if (kind == CXCursor_FunctionTemplate && is_global(cursor))
+    skip_template(p, cursor);
+  return CXChildVisit_Continue;
+}
+
+/* ---- Diagnostics and included files ----------------------------------------------------- */
+
+/* Prints clang's errors located in the user's files; returns how many there were. */
+static unsigned report_diagnostics(parser *p) {
+  unsigned i, count = clang_getNumDiagnostics(p->tu), errors = 0;
+  for (i = 0; i < count; i++) {
+    CXDiagnostic diag = clang_getDiagnostic(p->tu, i);
+    enum CXDiagnosticSeverity severity = clang_getDiagnosticSeverity(diag);
+    CXSourceLocation where = clang_getDiagnosticLocation(diag);
+    if (severity >= CXDiagnostic_Error && !clang_Location_isInSystemHeader(where)) {
+      CXFile file;
+      unsigned line, column, offset;
+      char *message = take_string(clang_getDiagnosticSpelling(diag));
+      clang_getExpansionLocation(where, &file, &line, &column, &offset);
+      if (file) {
+        char *name = take_string(clang_getFileName(file));
+        cubind_diag(name, line, column, "error", "%s", message);
+        free(name);
+      } else {
+        cubind_diag(NULL, 0, 0, "error", "%s", message);
+      }
+      free(message);
+      errors++;
+    }
+    clang_disposeDiagnostic(diag);
+  }
+  return errors;
+}
+
+typedef struct include_visit {
+  CXTranslationUnit tu;
+  cubind_strlist *deps;
+} include_visit;
+
+static void visit_inclusion(CXFile file, CXSourceLocation *stack, unsigned depth,
+                            CXClientData data) {
+  include_visit *visit = data;
+  char *name;
+  (void)stack;
+  if (depth == 0 || clang_Location_isInSystemHeader(clang_getLocationForOffset(visit->tu, file, 0)))
+    return; /* the main file (listed first by the caller) or a system header */
+  name = take_string(clang_getFileName(file));
+  if (!cubind_strlist_contains(visit->deps, name))
+    cubind_strlist_add(visit->deps, name);
+  free(name);
+}
+
+/* ---- Entry point ------------------------------------------------------------------------ */
+
+/* Builds clang's command line (the recipe of shared/notes/libclang-cuda.md). */
+static void build_arguments(const cubind_parse_options *options, const char *shim_dir, int major,
+                            cubind_strlist *args) {
+  char *text;
+  size_t i;
+  cubind_strlist_add(args, "-x");
+  cubind_strlist_add(args, "cuda");
+  text = cubind_xasprintf("--cuda-path=%s", options->cuda_path);
+  cubind_strlist_add(args, text);
+  free(text);
+  cubind_strlist_add(args, "--cuda-device-only");
+  /* The newest architecture each libclang accepts; an unsupported one fails without a message.
+     __CUDA_ARCH__ is pinned to 900 so every version sees the same arch-guarded declarations. */
+  cubind_strlist_add(args, major >= 16 ? "--cuda-gpu-arch=sm_90" : "--cuda-gpu-arch=sm_86");
+  cubind_strlist_add(args, "-U__CUDA_ARCH__");
+  cubind_strlist_add(args, "-D__CUDA_ARCH__=900");
+  cubind_strlist_add(args, "-nocudalib");
+  cubind_strlist_add(args, options->std);
+  cubind_strlist_add(args, "-isystem");
+  text = cubind_xasprintf("%s/include/cccl", options->cuda_path);
+  cubind_strlist_add(args, text);
+  free(text);
+  cubind_strlist_add(args, "-isystem");
+  cubind_strlist_add(args, shim_dir);
+  cubind_strlist_add(args, "-Xclang");
+  cubind_strlist_add(args, "-fcuda-allow-variadic-functions");
+  cubind_strlist_add(args, "-ferror-limit=0");
+  cubind_strlist_add(args, "-Wno-unknown-cuda-version");
+  cubind_strlist_add(args, "-DCUBIND_GENERATOR=1");
+  for (i = 0; i < options->user_args->count; i++)
+    cubind_strlist_add(args, options->user_args->items[i]);
+}
+
+/* cubind_parse: see parse.h. */
+int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubind_strlist *deps) {
+  parser p;
+  int major = libclang_major();
+  char *shim_dir = make_shim_dir(major);
+  cubind_strlist args = {0};
+  CXIndex index;
+  enum CXErrorCode status;
+  int failed = 0;
+  memset(&p, 0, sizeof p);
+  p.input = options->input;
+  p.model = model;
+  if (!shim_dir || cubind_error_count()) {
+    remove_shim_dir(shim_dir);
+    return 1;
+  }
+  build_arguments(options, shim_dir, major, &args);
+  index = clang_createIndex(0, 0);
+  status = clang_parseTranslationUnit2(
+      index, options->input, (const char *const *)args.items, (int)args.count, NULL, 0,
+      CXTranslationUnit_SkipFunctionBodies | CXTranslationUnit_KeepGoing, &p.tu);
+  if (status != CXError_Success || !p.tu) {
+    cubind_diag(NULL, 0, 0, "error",
+                "libclang could not parse '%s' (error %d): check --cuda-path ('%s') and the "
+                "options",
+                options->input, (int)status, options->cuda_path);
+    failed = 1;
+  } else {
+    if (report_diagnostics(&p))
+      failed = 1;
+    else
+      clang_visitChildren(clang_getTranslationUnitCursor(p.tu), visit_declaration, &p);
+    if (deps) {
+      include_visit visit;
+      visit.tu = p.tu;
+      visit.deps = deps;
+      cubind_strlist_add(deps, options->input);
+      clang_getInclusions(p.tu, visit_inclusion, &visit);
+    }
+    clang_disposeTranslationUnit(p.tu);
+  }
+  clang_disposeIndex(index);
+  remove_shim_dir(shim_dir);
+  cubind_strlist_free(&args);
+  cubind_strlist_free(&p.kernel_usrs);
+  cubind_strlist_free(&p.template_usrs);
+  return failed || cubind_error_count() ? 1 : 0;
+}

@@ -1,0 +1,69 @@
+/*
+ * util.h: small helpers shared by every layer of cubind-gen: checked allocation, a growable
+ * string buffer, a string list, and compiler-style diagnostics.
+ */
+#ifndef CUBIND_GEN_UTIL_H
+#define CUBIND_GEN_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+/*
+ * Allocation: cubind-gen is a short-lived command-line tool, so running out of memory ends it
+ * with a message and exit status 1. Outputs are only renamed into place at the very end, so an
+ * early exit never leaves a half-written output behind.
+ */
+void *cubind_xmalloc(size_t bytes);
+void *cubind_xcalloc(size_t count, size_t bytes);
+void *cubind_xrealloc(void *ptr, size_t bytes);
+char *cubind_xstrdup(const char *text);
+char *cubind_xstrndup(const char *text, size_t length);
+char *cubind_xasprintf(const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* A growable, always NUL-terminated byte buffer. Zero-initialise it before use. */
+typedef struct cubind_buf {
+  char *data;
+  size_t length;
+  size_t capacity;
+} cubind_buf;
+
+void cubind_buf_append(cubind_buf *buf, const char *bytes, size_t length);
+void cubind_buf_puts(cubind_buf *buf, const char *text);
+void cubind_buf_printf(cubind_buf *buf, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void cubind_buf_free(cubind_buf *buf);
+
+/* A growable list of owned strings. Zero-initialise it before use. */
+typedef struct cubind_strlist {
+  char **items;
+  size_t count;
+  size_t capacity;
+} cubind_strlist;
+
+void cubind_strlist_add(cubind_strlist *list, const char *text);
+int cubind_strlist_contains(const cubind_strlist *list, const char *text);
+void cubind_strlist_free(cubind_strlist *list);
+
+/*
+ * Diagnostics on stderr, in the form compilers use so that editors and CI logs link to them:
+ * "file:line:col: error: message", or "cubind-gen: error: message" when there is no location
+ * (file == NULL). severity is "error", "warning" or "note". Errors are counted.
+ */
+void cubind_diag(const char *file, unsigned line, unsigned column, const char *severity,
+                 const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+/* cubind_error_count: number of errors reported by cubind_diag so far. */
+unsigned cubind_error_count(void);
+
+#endif /* CUBIND_GEN_UTIL_H */
