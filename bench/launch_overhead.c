@@ -7,6 +7,8 @@
  *   cuLaunchKernel    raw driver call, args array built once  the floor cubind aims for
  *   cuLaunchKernel_2  the same raw call again                 an A/A control: its ratio to the
  *                                                              first shows the noise of the method
+ *   ctx+cuLaunch      cuCtxGetCurrent, then the raw call: a diagnostic that prices the one
+ *                     driver call cubind's launch path adds (it checks the thread's context)
  *   cuLaunchKernelEx  raw driver call with a CUlaunchConfig
  *   runtime_<<<>>>    CUDA runtime launch, in launch_runtime.cu (nvcc), same primary context
  * The raw variants use a CUfunction loaded by cuModuleLoadData from the very fatbin bytes that
@@ -36,9 +38,10 @@
 
 extern const unsigned char cubind_fatbin_bench_kernels[]; /* embedded by add_gpu_kernels */
 
-enum { V_STUB, V_RAW, V_RAW2, V_EX, V_RT, NUM_VARIANTS };
+enum { V_STUB, V_RAW, V_RAW2, V_CTX, V_EX, V_RT, NUM_VARIANTS };
 static const char *const variant_names[NUM_VARIANTS] = {
-    "cubind_stub", "cuLaunchKernel", "cuLaunchKernel_2", "cuLaunchKernelEx", "runtime_<<<>>>"};
+    "cubind_stub",     "cuLaunchKernel",   "cuLaunchKernel_2",
+    "ctx+cuLaunch",    "cuLaunchKernelEx", "runtime_<<<>>>"};
 
 enum { NUM_KERNELS = 3 };
 static const int kernel_params[NUM_KERNELS] = {0, 4, 16};
@@ -83,6 +86,14 @@ static void launch_many(int k, int v, int count) {
     for (int i = 0; i < count; i++)
       CHECK_CU(bench_cu.cuLaunchKernel(functions[k], 1, 1, 1, 32, 1, 1, 0, stream, raw_args[k],
                                        NULL));
+    break;
+  case V_CTX:
+    for (int i = 0; i < count; i++) {
+      CUcontext ctx;
+      CHECK_CU(bench_cu.cuCtxGetCurrent(&ctx));
+      CHECK_CU(bench_cu.cuLaunchKernel(functions[k], 1, 1, 1, 32, 1, 1, 0, stream, raw_args[k],
+                                       NULL));
+    }
     break;
   case V_EX:
     for (int i = 0; i < count; i++)
