@@ -1,0 +1,1 @@
+#define ONE_FACTOR 2.0f
