@@ -145,10 +145,10 @@ static inline cubind_status launch(const char *entry, cubind_module *module,
     const cubind_kernel_info *kernel = &module->kernels[kernel_index];
     return cubind__fail_cuda(r, CUBIND_ERROR_LAUNCH,
                              "%s_%s: cuLaunchKernel failed for kernel '%s' (module %s) "
-                             "grid=(%u,%u,%u) block=(%u,%u,%u) shared=%u stream=%p",
+                             "grid=(%u,%u,%u) block=(%u,%u,%u) shared=%u stream=0x%llx",
                              kernel->name, entry, kernel->name, module->name, cfg->grid.x,
                              cfg->grid.y, cfg->grid.z, cfg->block.x, cfg->block.y, cfg->block.z,
-                             cfg->shared_bytes, (void *)cfg->stream);
+                             cfg->shared_bytes, (unsigned long long)(uintptr_t)cfg->stream);
   }
   cubind__note_launch(module, kernel_index, cfg);
   return CUBIND_SUCCESS;
@@ -240,16 +240,16 @@ static cubind_status scratch(const char *what, int device, CUcontext ctx, size_t
     *base = a->base;
     return CUBIND_SUCCESS;
   }
-  if (a->base) { /* too small: replace it (idle: every _call synchronises before returning) */
-    r = cubind__drv.cuMemFree(a->base);
-    a->base = 0;
-    a->capacity = 0;
-    if (r != CUDA_SUCCESS)
-      return cubind__fail_cuda(r, CUBIND_ERROR_CUDA, "%s: cuMemFree of the old scratch failed",
-                               what);
-  }
   /* Grow geometrically so that slowly growing calls do not reallocate every time. */
   capacity = a->capacity + a->capacity / 2 > bytes ? a->capacity + a->capacity / 2 : bytes;
+  if (a->base) { /* too small: replace it (idle: every _call synchronises before returning) */
+    r = cubind__drv.cuMemFree(a->base);
+    if (r != CUDA_SUCCESS) /* keep it: the thread-exit destructor tries again */
+      return cubind__fail_cuda(r, CUBIND_ERROR_CUDA, "%s: cuMemFree of the old scratch failed",
+                               what);
+    a->base = 0;
+    a->capacity = 0;
+  }
   r = cubind__drv.cuMemAlloc(&a->base, capacity);
   if (r != CUDA_SUCCESS) {
     a->base = 0;

@@ -129,7 +129,11 @@ static cubind_status device_attribute(const char *what, const cubind_module *mod
                                       int *value) {
   CUdevice dev;
   CUresult r = cubind__drv.cuDeviceGet(&dev, device);
-  if (r == CUDA_SUCCESS) r = cubind__drv.cuDeviceGetAttribute(value, attribute, dev);
+  if (r != CUDA_SUCCESS)
+    return cubind__fail_cuda(r, CUBIND_ERROR_MODULE_LOAD,
+                             "%s: loading module %s on device %d: cuDeviceGet failed", what,
+                             module->name, device);
+  r = cubind__drv.cuDeviceGetAttribute(value, attribute, dev);
   if (r != CUDA_SUCCESS)
     return cubind__fail_cuda(r, CUBIND_ERROR_MODULE_LOAD,
                              "%s: loading module %s on device %d: cuDeviceGetAttribute(%s) failed",

@@ -1,0 +1,612 @@
+/*
+ * fake_cuda.c: a stand-in CUDA driver for the runtime tests (see fake_cuda.h).
+ * It exports only cuGetProcAddress_v2 / cuGetProcAddress and the fake_cuda_* control API; the
+ * entry points themselves are handed out by name, as the real driver does.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fake_cuda.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define MAX_DEVICES 8
+#define FATBIN_MAGIC 0xBA55ED50u
+
+/* ---- call counting and failure injection --------------------------------------------------- */
+
+static const char *const function_names[] = {
+    "cuInit", "cuGetErrorName", "cuGetErrorString", "cuDeviceGetCount", "cuDeviceGet",
+    "cuDeviceGetAttribute", "cuCtxGetCurrent", "cuCtxSetCurrent", "cuCtxGetDevice",
+    "cuCtxSynchronize", "cuDevicePrimaryCtxRetain", "cuLibraryLoadData", "cuLibraryUnload",
+    "cuLibraryGetKernel", "cuKernelGetFunction", "cuModuleLoadData", "cuModuleUnload",
+    "cuModuleGetFunction", "cuFuncGetAttribute", "cuFuncSetAttribute", "cuFuncGetParamInfo",
+    "cuLaunchKernel", "cuMemAlloc", "cuMemFree", "cuMemAllocHost", "cuMemFreeHost", "cuMemcpyHtoD",
+    "cuMemcpyDtoH", "cuMemcpyHtoDAsync", "cuMemcpyDtoHAsync", "cuMemsetD8", "cuStreamCreate",
+    "cuStreamDestroy", "cuStreamSynchronize", "cuEventCreate", "cuEventRecord",
+    "cuEventSynchronize", "cuEventElapsedTime", "cuEventDestroy"};
+#define NUM_FUNCTIONS (sizeof function_names / sizeof function_names[0])
+
+static unsigned long calls[NUM_FUNCTIONS];
+static pthread_mutex_t rule_lock = PTHREAD_MUTEX_INITIALIZER;
+static int rule_armed; /* atomic: a rule is set */
+static struct {
+  char function[64]; /* "" = any */
+  unsigned long remaining; /* calls to let through before failing */
+  CUresult result;
+  int always;
+} rule;
+
+static int function_index(const char *name) {
+  size_t i;
+  for (i = 0; i < NUM_FUNCTIONS; i++)
+    if (strcmp(function_names[i], name) == 0) return (int)i;
+  return -1;
+}
+
+/* Counts a call to `name` and returns the injected failure, if this call is the chosen one. */
+static CUresult enter(const char *name) {
+  CUresult result = CUDA_SUCCESS;
+  int i = function_index(name);
+  if (i >= 0) __atomic_add_fetch(&calls[i], 1, __ATOMIC_RELAXED);
+  if (!__atomic_load_n(&rule_armed, __ATOMIC_ACQUIRE)) return CUDA_SUCCESS;
+  pthread_mutex_lock(&rule_lock);
+  if (rule_armed && (rule.function[0] == '\0' || strcmp(rule.function, name) == 0)) {
+    if (rule.remaining > 0) {
+      rule.remaining--;
+    } else {
+      result = rule.result;
+      if (!rule.always) __atomic_store_n(&rule_armed, 0, __ATOMIC_RELEASE);
+    }
+  }
+  pthread_mutex_unlock(&rule_lock);
+  return result;
+}
+
+#define ENTER(name)                                                                                \
+  do {                                                                                             \
+    CUresult injected_ = enter(name);                                                              \
+    if (injected_ != CUDA_SUCCESS) return injected_;                                               \
+  } while (0)
+
+EXPORT void fake_cuda_reset(void) {
+  size_t i;
+  pthread_mutex_lock(&rule_lock);
+  __atomic_store_n(&rule_armed, 0, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&rule_lock);
+  for (i = 0; i < NUM_FUNCTIONS; i++) __atomic_store_n(&calls[i], 0, __ATOMIC_RELAXED);
+}
+
+EXPORT void fake_cuda_fail(const char *function, unsigned nth, CUresult result, int always) {
+  pthread_mutex_lock(&rule_lock);
+  strncpy(rule.function, function ? function : "", sizeof rule.function - 1);
+  rule.remaining = nth > 0 ? nth - 1 : 0;
+  rule.result = result;
+  rule.always = always;
+  __atomic_store_n(&rule_armed, 1, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&rule_lock);
+}
+
+EXPORT unsigned long fake_cuda_calls(const char *function) {
+  int i = function_index(function);
+  return i < 0 ? 0 : __atomic_load_n(&calls[i], __ATOMIC_RELAXED);
+}
+
+/* ---- devices and contexts ------------------------------------------------------------------ */
+
+typedef struct fake_context {
+  int device;
+} fake_context;
+
+static fake_context primary_contexts[MAX_DEVICES], user_contexts[MAX_DEVICES];
+static __thread fake_context *current;
+static int num_devices = 1;
+static int cc_major = 8, cc_minor = 0;
+static unsigned long loads[MAX_DEVICES];
+static long live_device, live_host, live_streams, live_events, live_images;
+
+EXPORT unsigned long fake_cuda_loads(int device) {
+  return device >= 0 && device < MAX_DEVICES ? __atomic_load_n(&loads[device], __ATOMIC_RELAXED)
+                                             : 0;
+}
+EXPORT long fake_cuda_live_device_allocations(void) {
+  return __atomic_load_n(&live_device, __ATOMIC_RELAXED);
+}
+EXPORT long fake_cuda_live_host_allocations(void) {
+  return __atomic_load_n(&live_host, __ATOMIC_RELAXED);
+}
+EXPORT long fake_cuda_live_streams(void) { return __atomic_load_n(&live_streams, __ATOMIC_RELAXED); }
+EXPORT long fake_cuda_live_events(void) { return __atomic_load_n(&live_events, __ATOMIC_RELAXED); }
+EXPORT long fake_cuda_live_images(void) { return __atomic_load_n(&live_images, __ATOMIC_RELAXED); }
+EXPORT void fake_cuda_set_compute_capability(int major, int minor) {
+  __atomic_store_n(&cc_major, major, __ATOMIC_RELAXED);
+  __atomic_store_n(&cc_minor, minor, __ATOMIC_RELAXED);
+}
+EXPORT void fake_cuda_make_current(int device) { current = &user_contexts[device]; }
+
+static CUresult fake_cuInit(unsigned flags) {
+  const char *env = getenv("FAKE_CUDA_DEVICES");
+  int i;
+  ENTER("cuInit");
+  if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  if (env) num_devices = atoi(env) < 1 ? 1 : atoi(env) > MAX_DEVICES ? MAX_DEVICES : atoi(env);
+  for (i = 0; i < MAX_DEVICES; i++) primary_contexts[i].device = user_contexts[i].device = i;
+  return CUDA_SUCCESS;
+}
+
+static const struct {
+  CUresult result;
+  const char *name, *text;
+} error_table[] = {
+    {CUDA_SUCCESS, "CUDA_SUCCESS", "no error"},
+    {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+    {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+    {CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
+    {CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
+    {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
+    {CUDA_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
+    {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
+    {CUDA_ERROR_NO_BINARY_FOR_GPU, "CUDA_ERROR_NO_BINARY_FOR_GPU",
+     "no kernel image is available for execution on the device"},
+    {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+    {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
+    {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS",
+     "an illegal memory access was encountered"},
+    {CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
+    {CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
+     "too many resources requested for launch"},
+    {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
+};
+
+static CUresult fake_cuGetErrorName(CUresult error, const char **str) {
+  size_t i;
+  ENTER("cuGetErrorName");
+  for (i = 0; i < sizeof error_table / sizeof error_table[0]; i++)
+    if (error_table[i].result == error) {
+      *str = error_table[i].name;
+      return CUDA_SUCCESS;
+    }
+  *str = NULL;
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+static CUresult fake_cuGetErrorString(CUresult error, const char **str) {
+  size_t i;
+  ENTER("cuGetErrorString");
+  for (i = 0; i < sizeof error_table / sizeof error_table[0]; i++)
+    if (error_table[i].result == error) {
+      *str = error_table[i].text;
+      return CUDA_SUCCESS;
+    }
+  *str = NULL;
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+static CUresult fake_cuDeviceGetCount(int *count) {
+  ENTER("cuDeviceGetCount");
+  *count = num_devices;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuDeviceGet(CUdevice *device, int ordinal) {
+  ENTER("cuDeviceGet");
+  if (ordinal < 0 || ordinal >= num_devices) return CUDA_ERROR_INVALID_DEVICE;
+  *device = ordinal;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuDeviceGetAttribute(int *value, CUdevice_attribute attribute, CUdevice dev) {
+  ENTER("cuDeviceGetAttribute");
+  if (dev < 0 || dev >= num_devices) return CUDA_ERROR_INVALID_DEVICE;
+  switch (attribute) {
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X:
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: *value = 1024; break;
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: *value = 64; break;
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: *value = 2147483647; break;
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y:
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: *value = 65535; break;
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *value = 101376; break;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+    *value = __atomic_load_n(&cc_major, __ATOMIC_RELAXED);
+    break;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+    *value = __atomic_load_n(&cc_minor, __ATOMIC_RELAXED);
+    break;
+  default: return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuCtxGetCurrent(CUcontext *ctx) {
+  ENTER("cuCtxGetCurrent");
+  *ctx = (CUcontext)current;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuCtxSetCurrent(CUcontext ctx) {
+  ENTER("cuCtxSetCurrent");
+  current = (fake_context *)ctx;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuCtxGetDevice(CUdevice *device) {
+  ENTER("cuCtxGetDevice");
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  *device = current->device;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuCtxSynchronize(void) {
+  ENTER("cuCtxSynchronize");
+  return current ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+static CUresult fake_cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev) {
+  ENTER("cuDevicePrimaryCtxRetain");
+  if (dev < 0 || dev >= num_devices) return CUDA_ERROR_INVALID_DEVICE;
+  *ctx = (CUcontext)&primary_contexts[dev];
+  return CUDA_SUCCESS;
+}
+
+/* ---- images and kernels -------------------------------------------------------------------- */
+
+typedef struct fake_param {
+  size_t offset, size;
+} fake_param;
+
+typedef struct fake_kernel {
+  const char *symbol;
+  const fake_param *params;
+  size_t num_params;
+  int max_threads;
+  void (*run)(void **args, unsigned long threads);
+} fake_kernel;
+
+/* a[i] *= 2 for i < n (and i < the number of threads launched). */
+static void run_doublify(void **args, unsigned long threads) {
+  float *a = *(float **)args[0];
+  int n = *(int *)args[1], i;
+  for (i = 0; i < n && (unsigned long)i < threads; i++) a[i] *= 2.0f;
+}
+
+static const fake_param pointer_and_int[] = {{0, 8}, {8, 4}};
+static const fake_param pointer_and_double[] = {{0, 8}, {8, 8}};
+static const fake_kernel kernels[] = {
+    {"doublify", pointer_and_int, 2, 1024, run_doublify},
+    {"noop", NULL, 0, 1024, NULL},
+    {"mismatch", pointer_and_double, 2, 1024, NULL},
+    {"small", pointer_and_int, 2, 128, run_doublify},
+};
+
+typedef struct fake_image {
+  int device;
+} fake_image;
+
+static const fake_kernel *find_kernel(const char *symbol) {
+  size_t i;
+  for (i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
+    if (strcmp(kernels[i].symbol, symbol) == 0) return &kernels[i];
+  return NULL;
+}
+
+static const fake_kernel *as_kernel(const void *handle) {
+  const fake_kernel *k = handle;
+  return k >= kernels && k < kernels + sizeof kernels / sizeof kernels[0] ? k : NULL;
+}
+
+/* Loads an image: it must start like a fatbin; the load is counted against the device. */
+static CUresult load_image(const void *code, fake_image **out) {
+  uint32_t magic;
+  if (!code) return CUDA_ERROR_INVALID_VALUE;
+  memcpy(&magic, code, sizeof magic);
+  if (magic != FATBIN_MAGIC) return CUDA_ERROR_INVALID_IMAGE;
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  *out = malloc(sizeof **out);
+  if (!*out) return CUDA_ERROR_OUT_OF_MEMORY;
+  (*out)->device = current->device;
+  __atomic_add_fetch(&loads[current->device], 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&live_images, 1, __ATOMIC_RELAXED);
+  return CUDA_SUCCESS;
+}
+
+static CUresult unload_image(void *image) {
+  if (!image) return CUDA_ERROR_INVALID_HANDLE;
+  free(image);
+  __atomic_sub_fetch(&live_images, 1, __ATOMIC_RELAXED);
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jo,
+                                       void **jv, unsigned nj, CUlibraryOption *lo, void **lv,
+                                       unsigned nl) {
+  (void)jo, (void)jv, (void)nj, (void)lo, (void)lv, (void)nl;
+  ENTER("cuLibraryLoadData");
+  return load_image(code, (fake_image **)library);
+}
+
+static CUresult fake_cuLibraryUnload(CUlibrary library) {
+  ENTER("cuLibraryUnload");
+  return unload_image(library);
+}
+
+static CUresult fake_cuLibraryGetKernel(CUkernel *kernel, CUlibrary library, const char *name) {
+  const fake_kernel *k;
+  ENTER("cuLibraryGetKernel");
+  if (!library || !name) return CUDA_ERROR_INVALID_VALUE;
+  if (!(k = find_kernel(name))) return CUDA_ERROR_NOT_FOUND;
+  *kernel = (CUkernel)k;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuKernelGetFunction(CUfunction *function, CUkernel kernel) {
+  ENTER("cuKernelGetFunction");
+  if (!as_kernel(kernel)) return CUDA_ERROR_INVALID_HANDLE;
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  *function = (CUfunction)kernel;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuModuleLoadData(CUmodule *module, const void *image) {
+  ENTER("cuModuleLoadData");
+  return load_image(image, (fake_image **)module);
+}
+
+static CUresult fake_cuModuleUnload(CUmodule module) {
+  ENTER("cuModuleUnload");
+  return unload_image(module);
+}
+
+static CUresult fake_cuModuleGetFunction(CUfunction *function, CUmodule module, const char *name) {
+  const fake_kernel *k;
+  ENTER("cuModuleGetFunction");
+  if (!module || !name) return CUDA_ERROR_INVALID_VALUE;
+  if (!(k = find_kernel(name))) return CUDA_ERROR_NOT_FOUND;
+  *function = (CUfunction)k;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuFuncGetAttribute(int *value, CUfunction_attribute attribute, CUfunction f) {
+  const fake_kernel *k = as_kernel(f);
+  ENTER("cuFuncGetAttribute");
+  if (!k) return CUDA_ERROR_INVALID_HANDLE;
+  switch (attribute) {
+  case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = k->max_threads; break;
+  case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *value = 1024; break;
+  default: return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuFuncSetAttribute(CUfunction f, CUfunction_attribute attribute, int value) {
+  ENTER("cuFuncSetAttribute");
+  if (!as_kernel(f)) return CUDA_ERROR_INVALID_HANDLE;
+  if (attribute != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES || value < 0 ||
+      value > 101376 - 1024)
+    return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuFuncGetParamInfo(CUfunction f, size_t index, size_t *offset, size_t *size) {
+  const fake_kernel *k = as_kernel(f);
+  ENTER("cuFuncGetParamInfo");
+  if (!k) return CUDA_ERROR_INVALID_HANDLE;
+  if (index >= k->num_params) return CUDA_ERROR_INVALID_VALUE;
+  *offset = k->params[index].offset;
+  *size = k->params[index].size;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+                                    unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                                    CUstream stream, void **params, void **extra) {
+  const fake_kernel *k = as_kernel(f);
+  unsigned long block = (unsigned long)bx * by * bz;
+  (void)stream;
+  ENTER("cuLaunchKernel");
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  if (!k) return CUDA_ERROR_INVALID_HANDLE;
+  /* The runtime is meant to catch these before the driver sees them. */
+  if (!gx || !gy || !gz || !bx || !by || !bz || block > (unsigned long)k->max_threads ||
+      shared > 101376 - 1024 || extra || (k->num_params && !params))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (k->run) k->run(params, block * gx * gy * gz);
+  return CUDA_SUCCESS;
+}
+
+/* ---- memory -------------------------------------------------------------------------------- */
+
+static CUresult fake_cuMemAlloc(CUdeviceptr *dptr, size_t bytes) {
+  void *p;
+  ENTER("cuMemAlloc");
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  if (bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+  if (!(p = aligned_alloc(256, (bytes + 255) & ~(size_t)255))) return CUDA_ERROR_OUT_OF_MEMORY;
+  __atomic_add_fetch(&live_device, 1, __ATOMIC_RELAXED);
+  *dptr = (CUdeviceptr)(uintptr_t)p;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuMemFree(CUdeviceptr dptr) {
+  ENTER("cuMemFree");
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  if (!dptr) return CUDA_ERROR_INVALID_VALUE;
+  free((void *)(uintptr_t)dptr);
+  __atomic_sub_fetch(&live_device, 1, __ATOMIC_RELAXED);
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuMemAllocHost(void **pp, size_t bytes) {
+  ENTER("cuMemAllocHost");
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  if (!(*pp = malloc(bytes))) return CUDA_ERROR_OUT_OF_MEMORY;
+  __atomic_add_fetch(&live_host, 1, __ATOMIC_RELAXED);
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuMemFreeHost(void *p) {
+  ENTER("cuMemFreeHost");
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  free(p);
+  __atomic_sub_fetch(&live_host, 1, __ATOMIC_RELAXED);
+  return CUDA_SUCCESS;
+}
+
+static CUresult copy(const char *name, void *dst, const void *src, size_t bytes) {
+  ENTER(name);
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  if (!dst || !src) return CUDA_ERROR_INVALID_VALUE;
+  memcpy(dst, src, bytes);
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t bytes) {
+  return copy("cuMemcpyHtoD", (void *)(uintptr_t)dst, src, bytes);
+}
+static CUresult fake_cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t bytes) {
+  return copy("cuMemcpyDtoH", dst, (const void *)(uintptr_t)src, bytes);
+}
+static CUresult fake_cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t bytes, CUstream s) {
+  (void)s;
+  return copy("cuMemcpyHtoDAsync", (void *)(uintptr_t)dst, src, bytes);
+}
+static CUresult fake_cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes, CUstream s) {
+  (void)s;
+  return copy("cuMemcpyDtoHAsync", dst, (const void *)(uintptr_t)src, bytes);
+}
+
+static CUresult fake_cuMemsetD8(CUdeviceptr dst, unsigned char value, size_t bytes) {
+  ENTER("cuMemsetD8");
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  memset((void *)(uintptr_t)dst, value, bytes);
+  return CUDA_SUCCESS;
+}
+
+/* ---- streams and events -------------------------------------------------------------------- */
+
+typedef struct fake_event {
+  double ms;
+} fake_event;
+
+static CUresult fake_cuStreamCreate(CUstream *stream, unsigned flags) {
+  ENTER("cuStreamCreate");
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  if (flags & ~(unsigned)CU_STREAM_NON_BLOCKING) return CUDA_ERROR_INVALID_VALUE;
+  if (!(*stream = malloc(16))) return CUDA_ERROR_OUT_OF_MEMORY;
+  __atomic_add_fetch(&live_streams, 1, __ATOMIC_RELAXED);
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuStreamDestroy(CUstream stream) {
+  ENTER("cuStreamDestroy");
+  if (!stream) return CUDA_ERROR_INVALID_HANDLE;
+  free(stream);
+  __atomic_sub_fetch(&live_streams, 1, __ATOMIC_RELAXED);
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuStreamSynchronize(CUstream stream) {
+  (void)stream;
+  ENTER("cuStreamSynchronize");
+  return current ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+static CUresult fake_cuEventCreate(CUevent *event, unsigned flags) {
+  (void)flags;
+  ENTER("cuEventCreate");
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  if (!(*event = calloc(1, sizeof(fake_event)))) return CUDA_ERROR_OUT_OF_MEMORY;
+  __atomic_add_fetch(&live_events, 1, __ATOMIC_RELAXED);
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuEventRecord(CUevent event, CUstream stream) {
+  struct timespec ts;
+  (void)stream;
+  ENTER("cuEventRecord");
+  if (!event) return CUDA_ERROR_INVALID_HANDLE;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  ((fake_event *)event)->ms = ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuEventSynchronize(CUevent event) {
+  ENTER("cuEventSynchronize");
+  return event ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+static CUresult fake_cuEventElapsedTime(float *ms, CUevent start, CUevent stop) {
+  ENTER("cuEventElapsedTime");
+  if (!start || !stop) return CUDA_ERROR_INVALID_HANDLE;
+  *ms = (float)(((fake_event *)stop)->ms - ((fake_event *)start)->ms);
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuEventDestroy(CUevent event) {
+  ENTER("cuEventDestroy");
+  if (!event) return CUDA_ERROR_INVALID_HANDLE;
+  free(event);
+  __atomic_sub_fetch(&live_events, 1, __ATOMIC_RELAXED);
+  return CUDA_SUCCESS;
+}
+
+/* ---- cuGetProcAddress ---------------------------------------------------------------------- */
+
+static const struct {
+  const char *name;
+  void *fn;
+  int since; /* driver version that introduced it */
+} procs[] = {
+#define P(name, since) {#name, (void *)fake_##name, since}
+    P(cuInit, 2000), P(cuGetErrorName, 6000), P(cuGetErrorString, 6000),
+    P(cuDeviceGetCount, 2000), P(cuDeviceGet, 2000), P(cuDeviceGetAttribute, 2000),
+    P(cuCtxGetCurrent, 4000), P(cuCtxSetCurrent, 4000), P(cuCtxGetDevice, 2000),
+    P(cuCtxSynchronize, 2000), P(cuDevicePrimaryCtxRetain, 7000), P(cuLibraryLoadData, 12000),
+    P(cuLibraryUnload, 12000), P(cuLibraryGetKernel, 12000), P(cuKernelGetFunction, 12000),
+    P(cuModuleLoadData, 2000), P(cuModuleUnload, 2000), P(cuModuleGetFunction, 2000),
+    P(cuFuncGetAttribute, 2020), P(cuFuncSetAttribute, 9000), P(cuFuncGetParamInfo, 12040),
+    P(cuLaunchKernel, 4000), P(cuMemAlloc, 3020), P(cuMemFree, 3020), P(cuMemAllocHost, 3020),
+    P(cuMemFreeHost, 2000), P(cuMemcpyHtoD, 3020), P(cuMemcpyDtoH, 3020),
+    P(cuMemcpyHtoDAsync, 3020), P(cuMemcpyDtoHAsync, 3020), P(cuMemsetD8, 3020),
+    P(cuStreamCreate, 2000), P(cuStreamDestroy, 4000), P(cuStreamSynchronize, 2000),
+    P(cuEventCreate, 2000), P(cuEventRecord, 2000), P(cuEventSynchronize, 2000),
+    P(cuEventElapsedTime, 2000), P(cuEventDestroy, 4000),
+#undef P
+};
+
+static CUresult get_proc(const char *symbol, void **pfn, CUdriverProcAddressQueryResult *found) {
+  const char *env = getenv("FAKE_CUDA_VERSION"), *hide = getenv("FAKE_CUDA_HIDE");
+  int version = env ? atoi(env) : 12080;
+  size_t i;
+  *pfn = NULL;
+  if (found) *found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+  for (i = 0; i < sizeof procs / sizeof procs[0]; i++) {
+    if (strcmp(procs[i].name, symbol) != 0) continue;
+    if ((hide && strcmp(hide, symbol) == 0)) return CUDA_ERROR_NOT_FOUND;
+    if (procs[i].since > version) {
+      if (found) *found = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
+      return CUDA_ERROR_NOT_FOUND;
+    }
+    *pfn = procs[i].fn;
+    if (found) *found = CU_GET_PROC_ADDRESS_SUCCESS;
+    return CUDA_SUCCESS;
+  }
+  return CUDA_ERROR_NOT_FOUND;
+}
+
+/* cuda.h maps these names to the newest versions; the fake exports both plain symbols. */
+#undef cuGetProcAddress
+#undef cuGetProcAddress_v2
+
+EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint64_t flags,
+                                    CUdriverProcAddressQueryResult *found) {
+  (void)version, (void)flags;
+  return get_proc(symbol, pfn, found);
+}
+
+EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, cuuint64_t flags) {
+  (void)version, (void)flags;
+  return get_proc(symbol, pfn, NULL);
+}

@@ -1,0 +1,69 @@
+/*
+ * test_threads.c: 32 threads (16 per device, on 2 devices) start together and make their first
+ * launch of the same module at once, then _call round trips. Exactly one load per device, every
+ * launch succeeds. Built with -fsanitize=thread (runtime and fake driver included).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "test_support.h"
+
+#define THREADS 32
+
+static pthread_barrier_t start;
+
+typedef struct worker {
+  int device;
+  cubind_status first, status;
+  char message[1024];
+} worker;
+
+static void *worker_main(void *p) {
+  worker *w = p;
+  float data[256];
+  cubind_config cfg = cubind_config_1d(256, 64);
+  int i, round;
+  w->status = cubind_set_device(w->device);
+  pthread_barrier_wait(&start);
+  if (w->status == CUBIND_SUCCESS) w->first = w->status = noop_launch(&cfg);
+  for (round = 0; round < 20 && w->status == CUBIND_SUCCESS; round++) {
+    for (i = 0; i < 256; i++) data[i] = (float)(i + w->device);
+    w->status = doublify_call(&cfg, data, 256);
+    for (i = 0; i < 256 && w->status == CUBIND_SUCCESS; i++)
+      if (data[i] != 2.0f * (float)(i + w->device)) w->status = CUBIND_ERROR_CUDA;
+  }
+  snprintf(w->message, sizeof w->message, "%s", cubind_last_error());
+  return NULL; /* scratch freed by the thread-exit destructor */
+}
+
+static void concurrent_first_launches(void **state) {
+  pthread_t threads[THREADS];
+  worker workers[THREADS];
+  int i;
+  (void)state;
+  assert_int_equal(pthread_barrier_init(&start, NULL, THREADS), 0);
+  for (i = 0; i < THREADS; i++) {
+    workers[i].device = i % 2;
+    workers[i].first = CUBIND_ERROR_CUDA;
+    assert_int_equal(pthread_create(&threads[i], NULL, worker_main, &workers[i]), 0);
+  }
+  for (i = 0; i < THREADS; i++) pthread_join(threads[i], NULL);
+  pthread_barrier_destroy(&start);
+  for (i = 0; i < THREADS; i++) {
+    if (workers[i].status != CUBIND_SUCCESS) fail_msg("thread %d: %s", i, workers[i].message);
+    assert_int_equal(workers[i].first, CUBIND_SUCCESS);
+  }
+  assert_int_equal(fake_cuda_loads(0), 1);
+  assert_int_equal(fake_cuda_loads(1), 1);
+  assert_int_equal(fake_cuda_calls("cuLaunchKernel"), THREADS * 21);
+  assert_int_equal(fake_cuda_live_device_allocations(), 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {cmocka_unit_test(concurrent_first_launches)};
+  setenv("FAKE_CUDA_DEVICES", "2", 1);
+  use_fake_driver();
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
