@@ -204,8 +204,14 @@ int main(int argc, char **argv) {
   memcpy(raw_args[2], a16, sizeof a16);
 
   /* Warm-up: every variant and kernel once (module loads, the runtime's lazy init, caches). */
+  CUcontext cubind_ctx, after_runtime;
+  CHECK_CU(bench_cu.cuCtxGetCurrent(&cubind_ctx));
   for (int k = 0; k < NUM_KERNELS; k++)
     for (int v = 0; v < NUM_VARIANTS; v++) time_batch(k, v, launches);
+  /* The comparison is only fair if the runtime launched in the same (primary) context. */
+  CHECK_CU(bench_cu.cuCtxGetCurrent(&after_runtime));
+  if (after_runtime != cubind_ctx)
+    bench_fail(__FILE__, __LINE__, "the CUDA runtime switched this thread to another context");
 
   double *t = malloc(sizeof(double) * NUM_KERNELS * NUM_VARIANTS * (size_t)batches);
   double *ratio = malloc(sizeof(double) * (size_t)batches);
