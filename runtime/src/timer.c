@@ -73,9 +73,11 @@ cubind_status cubind_timer_destroy(cubind_timer *timer) {
   if (!timer || (!timer->start && !timer->stop)) return CUBIND_SUCCESS;
   status = cubind__enter("cubind_timer_destroy");
   if (status != CUBIND_SUCCESS) return status;
-  if (timer->start) r1 = cubind__drv.cuEventDestroy(timer->start);
-  if (timer->stop) r2 = cubind__drv.cuEventDestroy(timer->stop);
-  timer->start = timer->stop = NULL;
+  /* An event whose destruction failed stays in the timer, so that a retry can free it. */
+  if (timer->start && (r1 = cubind__drv.cuEventDestroy(timer->start)) == CUDA_SUCCESS)
+    timer->start = NULL;
+  if (timer->stop && (r2 = cubind__drv.cuEventDestroy(timer->stop)) == CUDA_SUCCESS)
+    timer->stop = NULL;
   if (r1 != CUDA_SUCCESS || r2 != CUDA_SUCCESS)
     return cubind__fail_cuda(r1 != CUDA_SUCCESS ? r1 : r2, CUBIND_ERROR_STREAM,
                              "cubind_timer_destroy: cuEventDestroy failed");

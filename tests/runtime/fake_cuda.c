@@ -327,9 +327,13 @@ static CUresult fake_cuLibraryLoadData(CUlibrary *library, const void *code, CUj
   return load_image(code, (fake_image **)library);
 }
 
+/*
+ * The unload calls release the image even when made to fail: the runtime only unloads while
+ * reporting another failure and cannot retry, so a leak here would be the fake's, not its own.
+ */
 static CUresult fake_cuLibraryUnload(CUlibrary library) {
-  ENTER("cuLibraryUnload");
-  return unload_image(library);
+  CUresult injected = enter("cuLibraryUnload"), r = unload_image(library);
+  return injected != CUDA_SUCCESS ? injected : r;
 }
 
 static CUresult fake_cuLibraryGetKernel(CUkernel *kernel, CUlibrary library, const char *name) {
@@ -355,8 +359,8 @@ static CUresult fake_cuModuleLoadData(CUmodule *module, const void *image) {
 }
 
 static CUresult fake_cuModuleUnload(CUmodule module) {
-  ENTER("cuModuleUnload");
-  return unload_image(module);
+  CUresult injected = enter("cuModuleUnload"), r = unload_image(module);
+  return injected != CUDA_SUCCESS ? injected : r;
 }
 
 static CUresult fake_cuModuleGetFunction(CUfunction *function, CUmodule module, const char *name) {

@@ -307,6 +307,7 @@ static void abi_mismatch(void **state) {
   fake_cuda_fail("cuLibraryUnload", 1, CUDA_ERROR_UNKNOWN, 0);
   assert_int_equal(launch_first_kernel(fresh_module(kernels, 1)), CUBIND_ERROR_ABI_MISMATCH);
   assert_contains(cubind_last_error(), "parameter 1 'n'");
+  assert_int_equal(fake_cuda_calls("cuLibraryUnload"), 4);
 }
 
 static void no_binary_for_gpu(void **state) {
@@ -464,6 +465,33 @@ static cubind_status scenario_memory(void *arg) {
     cubind_timer t;
     return cubind_timer_create(&t);
   }
+  if (strcmp(op, "timer") == 0) {
+    cubind_timer t;
+    float ms;
+    cubind_status destroyed;
+    if (cubind_timer_create(&t) != CUBIND_SUCCESS) return CUBIND_ERROR_CUDA;
+    status = cubind_timer_start(&t, NULL);
+    if (status == CUBIND_SUCCESS) status = cubind_timer_stop(&t, &ms);
+    destroyed = cubind_timer_destroy(&t);
+    if (destroyed != CUBIND_SUCCESS && cubind_timer_destroy(&t) != CUBIND_SUCCESS)
+      return CUBIND_ERROR_CUDA; /* the retry frees what the failed call kept */
+    return status != CUBIND_SUCCESS ? status : destroyed;
+  }
+  if (strcmp(op, "stream") == 0) {
+    CUstream s;
+    if (cubind_stream_create(&s) != CUBIND_SUCCESS) return CUBIND_ERROR_CUDA;
+    status = cubind_stream_destroy(s);
+    if (status != CUBIND_SUCCESS && cubind_stream_destroy(s) != CUBIND_SUCCESS)
+      return CUBIND_ERROR_CUDA;
+    return status;
+  }
+  if (strcmp(op, "free_host") == 0) {
+    if (cubind_malloc_host(&pinned, 64) != CUBIND_SUCCESS) return CUBIND_ERROR_CUDA;
+    status = cubind_free_host(pinned);
+    if (status != CUBIND_SUCCESS && cubind_free_host(pinned) != CUBIND_SUCCESS)
+      return CUBIND_ERROR_CUDA;
+    return status;
+  }
   if (strcmp(op, "device") == 0) {
     int d;
     fake_cuda_make_current(1);
@@ -562,6 +590,18 @@ static void every_driver_call_fails_cleanly(void **state) {
        CUBIND_ERROR_STREAM, {"cubind_stream_synchronize"}},
       {"cuEventCreate", CUDA_ERROR_INVALID_VALUE, scenario_memory, "timer_create",
        CUBIND_ERROR_STREAM, {"cubind_timer_create"}},
+      {"cuEventRecord", CUDA_ERROR_INVALID_HANDLE, scenario_memory, "timer", CUBIND_ERROR_STREAM,
+       {"cubind_timer_start"}},
+      {"cuEventSynchronize", CUDA_ERROR_LAUNCH_FAILED, scenario_memory, "timer",
+       CUBIND_ERROR_KERNEL_FAULT, {"cubind_timer_stop"}},
+      {"cuEventElapsedTime", CUDA_ERROR_INVALID_HANDLE, scenario_memory, "timer",
+       CUBIND_ERROR_STREAM, {"cubind_timer_stop"}},
+      {"cuEventDestroy", CUDA_ERROR_INVALID_HANDLE, scenario_memory, "timer", CUBIND_ERROR_STREAM,
+       {"cubind_timer_destroy"}},
+      {"cuStreamDestroy", CUDA_ERROR_INVALID_HANDLE, scenario_memory, "stream",
+       CUBIND_ERROR_STREAM, {"cubind_stream_destroy"}},
+      {"cuMemFreeHost", CUDA_ERROR_INVALID_VALUE, scenario_memory, "free_host", CUBIND_ERROR_CUDA,
+       {"cubind_free_host"}},
       {"cuCtxGetDevice", CUDA_ERROR_INVALID_CONTEXT, scenario_memory, "device",
        CUBIND_ERROR_CONTEXT, {"cubind_get_device"}},
       {"cuDeviceGet", CUDA_ERROR_UNKNOWN, scenario_memory, "device", CUBIND_ERROR_CONTEXT,

@@ -214,7 +214,10 @@ cubind_status cubind_timer_create(cubind_timer *timer);
 cubind_status cubind_timer_start(cubind_timer *timer, CUstream stream);
 /* cubind_timer_stop: records the stop event, waits for it, and writes the elapsed ms. */
 cubind_status cubind_timer_stop(cubind_timer *timer, float *elapsed_ms);
-/* cubind_timer_destroy: destroys the events; a zeroed timer is a no-op. */
+/*
+ * cubind_timer_destroy: destroys the events; a zeroed timer is a no-op. An event the driver
+ * fails to destroy is left in the timer (the call can be retried).
+ */
 cubind_status cubind_timer_destroy(cubind_timer *timer);
 
 #ifdef __cplusplus
