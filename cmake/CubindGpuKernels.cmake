@@ -93,6 +93,14 @@ function(add_gpu_kernels target)
       "Expected: SOURCES <file.cu>... [ARCHS <sm>...] [PTX] [INCLUDE_DIRECTORIES <dir>...] "
       "[COMPILE_OPTIONS <option>...]")
   endif()
+  # A misspelt keyword after a list (SOURCES k.cu ARCH 90) lands in that list: catch the
+  # upper-case words there too.
+  foreach(value IN LISTS arg_SOURCES arg_ARCHS arg_INCLUDE_DIRECTORIES arg_COMPILE_OPTIONS)
+    if(value MATCHES "^[A-Z][A-Z_]+$")
+      message(FATAL_ERROR "${caller}: unknown argument(s): ${value}. Expected: SOURCES <file.cu>... "
+        "[ARCHS <sm>...] [PTX] [INCLUDE_DIRECTORIES <dir>...] [COMPILE_OPTIONS <option>...]")
+    endif()
+  endforeach()
   if(NOT arg_SOURCES)
     message(FATAL_ERROR "${caller}: no SOURCES given")
   endif()

@@ -27,7 +27,9 @@ function(expect_error name call regex)
 endfunction()
 
 expect_error(unknown_argument "add_gpu_kernels(k SOURCES k.cu ARCH 90)"
-             "add_gpu_kernels\\(k\\): unknown argument\\(s\\): ARCH;90")
+             "add_gpu_kernels\\(k\\): unknown argument\\(s\\): ARCH")
+expect_error(unknown_option "add_gpu_kernels(k FAST SOURCES k.cu ARCHS 90)"
+             "add_gpu_kernels\\(k\\): unknown argument\\(s\\): FAST")
 expect_error(no_sources "add_gpu_kernels(k ARCHS 90)" "add_gpu_kernels\\(k\\): no SOURCES given")
 expect_error(sm_prefix "add_gpu_kernels(k SOURCES k.cu ARCHS sm_90)"
              "ARCHS entry 'sm_90' is not an architecture number")

@@ -1,19 +1,23 @@
 // Kernels for the GPU integration tests: one per parameter type the generated stubs must pass
-// correctly (float, double, int through a template, __half, float4 after an int, which needs
+// correctly (float, double, int, __half, float4 after an int, which needs
 // 16-byte alignment in the parameter buffer), plus a kernel that faults and one to misconfigure.
 #include <cubind/annotations.h>
 #include <cuda_fp16.h>
 
-/** y = a * x + y over n elements. */
+// y = a * x + y over n elements, for each type. (One extern "C" kernel per type: cubind-gen
+// does not take explicit template instantiations yet; axpy<float> would also be axpy_float.)
 template <typename T>
-__global__ void axpy(T a, CUBIND_IN_N(n) const T *x, CUBIND_INOUT_N(n) T *y, int n)
+__device__ void axpy(T a, const T *x, T *y, int n)
 {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = a * x[i] + y[i];
 }
-template __global__ void axpy<float>(float, const float *, float *, int);
-template __global__ void axpy<double>(double, const double *, double *, int);
-template __global__ void axpy<int>(int, const int *, int *, int);
+extern "C" __global__ void axpy_float(float a, CUBIND_IN_N(n) const float *x,
+                                      CUBIND_INOUT_N(n) float *y, int n) { axpy(a, x, y, n); }
+extern "C" __global__ void axpy_double(double a, CUBIND_IN_N(n) const double *x,
+                                       CUBIND_INOUT_N(n) double *y, int n) { axpy(a, x, y, n); }
+extern "C" __global__ void axpy_int(int a, CUBIND_IN_N(n) const int *x,
+                                    CUBIND_INOUT_N(n) int *y, int n) { axpy(a, x, y, n); }
 
 /** x = s * x over n halves. */
 extern "C" __global__ void scale_half(__half s, CUBIND_INOUT_N(n) __half *x, int n)

@@ -1,6 +1,6 @@
 /*
  * types: the generated stubs pass every parameter type correctly: float, double and int
- * (template instantiations axpy<T>), __half (as cubind_half bits) and float4 after an int
+ * (axpy_float, axpy_double, axpy_int), __half (as cubind_half bits) and float4 after an int
  * (16-byte alignment in the parameter buffer). Random inputs, checked against the CPU; the
  * float case through both <kernel>_launch (device pointers) and <kernel>_call (host buffers).
  */
