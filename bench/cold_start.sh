@@ -3,7 +3,7 @@
 #
 #   bench/cold_start.sh <build dir> [runs (default 20)] [out dir]
 #
-# Runs <build>/bench/cold_cubind and <build>/bench/cold_runtime (the same tiny program: 1M-float
+# Runs <build>/bench-bin/cold_cubind and <build>/bench-bin/cold_runtime (the same tiny program: 1M-float
 # vector add, result checked on the CPU) alternately, `runs` times each, after one untimed-for-
 # the-median first run of each (reported on its own: it may pay for disk reads the others don't).
 # Each run's wall time is taken around the process with bash's $EPOCHREALTIME (microseconds, no
@@ -22,8 +22,8 @@ out=${3:-}
 progs=(cold_cubind cold_runtime)
 names=(cubind runtime_launch)
 for p in "${progs[@]}"; do
-  if [[ ! -x $build/bench/$p ]]; then
-    echo "cold_start.sh: $build/bench/$p not found: build the cubind_benchmarks target" >&2
+  if [[ ! -x $build/bench-bin/$p ]]; then
+    echo "cold_start.sh: $build/bench-bin/$p not found: build the cubind_benchmarks target" >&2
     exit 1
   fi
 done
@@ -43,7 +43,7 @@ trap 'rm -f "$log"' EXIT
 
 # run_once <index>: runs progs[index] once; sets wall_us and main_us; exits on failure or skip.
 run_once() {
-  local prog=$build/bench/${progs[$1]} t0 t1 rc
+  local prog=$build/bench-bin/${progs[$1]} t0 t1 rc
   t0=$(now_us)
   "$prog" >"$log" 2>&1
   rc=$?

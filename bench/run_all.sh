@@ -4,20 +4,22 @@
 #   bench/run_all.sh <build dir> <out dir>
 #
 # Builds nothing (build first: cmake --build <build dir> --target cubind_benchmarks). Runs, in
-# order: launch_overhead, call_transfer (4 KiB .. 1 GiB), launch_allocs, cold_start.sh, and the
-# footprint of the static runtime library. Writes into <out dir>:
+# order: launch_overhead, call_transfer (4 KiB .. 1 GiB), launch_allocs, cold_start.sh,
+# module_load.sh and the footprint of the static runtime library. Only <build>/bench-bin is read,
+# so carrying that folder alone to the GPU machine is enough. Writes into <out dir>:
 #   summary.txt     every table, as printed (also on stdout), after the machine's description
 #   results.csv     all numbers: benchmark,case,variant,metric,value,unit
 #   results.json    the same as a JSON array
 # (Three files only: the GPU machine's file transfer limits how many come back.)
 # Takes well under 3 minutes on an H100. Environment knobs: BENCH_BATCHES (launch_overhead,
-# default 200), BENCH_COLD_RUNS (default 20), BENCH_NO_LARGE=1 (skip the 1 GiB transfer).
+# default 200), BENCH_COLD_RUNS (default 20), BENCH_MODULE_RUNS (default 5), BENCH_NO_LARGE=1
+# (skip the 1 GiB transfer).
 # Exit status: 0 all passed, 77 no GPU (everything skipped), 1 something failed.
 set -u
 build=${1:?usage: run_all.sh <build dir> <out dir>}
 out=${2:?usage: run_all.sh <build dir> <out dir>}
 here=$(cd "$(dirname "$0")" && pwd)
-bin=$build/bench
+bin=$build/bench-bin # the binaries and a copy of libcubind_runtime.a (bench/CMakeLists.txt)
 mkdir -p "$out"
 parts=$(mktemp -d) # each benchmark's own CSV, merged into results.csv at the end
 trap 'rm -rf "$parts"' EXIT
@@ -30,7 +32,7 @@ skipped=0
 exec 3>&1
 say() { echo "$@" | tee -a "$summary" >&3; }
 
-for b in launch_overhead call_transfer launch_allocs cold_cubind cold_runtime; do
+for b in launch_overhead call_transfer launch_allocs cold_cubind cold_runtime module_load; do
   if [[ ! -x $bin/$b ]]; then
     echo "run_all.sh: $bin/$b is missing: cmake --build $build --target cubind_benchmarks" >&2
     exit 1
@@ -73,11 +75,12 @@ run launch_overhead "$bin/launch_overhead" --batches "${BENCH_BATCHES:-200}" "$p
 run call_transfer "$bin/call_transfer" $large "$parts/call_transfer.csv"
 run launch_allocs "$bin/launch_allocs" "$parts/launch_allocs.csv"
 run cold_start "$here/cold_start.sh" "$build" "${BENCH_COLD_RUNS:-20}" "$parts"
+run module_load "$here/module_load.sh" "$build" "${BENCH_MODULE_RUNS:-5}" "$parts"
 
 # Footprint: the static runtime library as linked into every program.
 say "== footprint"
-lib=$(find "$build" -name 'libcubind_runtime.a' -print -quit)
-[[ -z $lib ]] && lib=$(find "$build" -name 'libcubind*.a' ! -path '*/bench/*' -print -quit)
+lib=$bin/libcubind_runtime.a
+[[ -f $lib ]] || lib=$(find "$build" -name 'libcubind_runtime.a' -print -quit)
 {
   echo "benchmark,case,variant,metric,value,unit"
   if [[ -n $lib ]]; then
@@ -94,6 +97,7 @@ lib=$(find "$build" -name 'libcubind_runtime.a' -print -quit)
     fi
   else
     say "static runtime: libcubind_runtime.a not found under $build"
+    failed=$((failed + 1))
   fi
   for b in cold_cubind cold_runtime; do
     bytes=$(stat -c %s "$bin/$b")
@@ -106,7 +110,7 @@ say
 # One CSV and one JSON with every row.
 {
   echo "benchmark,case,variant,metric,value,unit"
-  for f in launch_overhead call_transfer launch_allocs cold_start footprint; do
+  for f in launch_overhead call_transfer launch_allocs cold_start module_load footprint; do
     if [[ -f $parts/$f.csv ]]; then tail -n +2 "$parts/$f.csv"; fi
   done
 } >"$out/results.csv"
