@@ -72,21 +72,35 @@ static int fill_template(const char *template_name, const char *text, const mark
 
 /* ---- Pieces shared by the header and the source ------------------------------------------ */
 
-/* Appends "type name" the way C declarations are written ("float *a", "int n"). */
-static void append_declarator(cubind_buf *out, const char *c_type, const char *name) {
-  size_t length = strlen(c_type);
-  cubind_buf_printf(out, length && c_type[length - 1] == '*' ? "%s%s" : "%s %s", c_type, name);
+/*
+ * Appends "type name" the way C declarations are written ("float *a", "int n"). A top-level
+ * CUBIND_RESTRICT stays in prototypes, where it documents the kernel's promise, and is dropped
+ * in definitions: there the stub takes the parameter's address, and `T *restrict *` does not
+ * convert to `void *` without a warning. Top-level qualifiers do not change the function type.
+ */
+static void append_declarator(cubind_buf *out, const char *c_type, const char *name,
+                              int definition) {
+  static const char restrict_word[] = "CUBIND_RESTRICT";
+  size_t length = strlen(c_type), word = sizeof restrict_word - 1;
+  if (definition && length >= word && strcmp(c_type + length - word, restrict_word) == 0) {
+    length -= word;
+    while (length && c_type[length - 1] == ' ')
+      length--;
+  }
+  cubind_buf_printf(out, length && c_type[length - 1] == '*' ? "%.*s%s" : "%.*s %s",
+                    (int)length, c_type, name);
 }
 
 /* Appends the C signature of <kernel>_launch or <kernel>_call (with_counts: the _call one). */
-static void append_signature(cubind_buf *out, const cubind_kernel *kernel, int with_counts) {
+static void append_signature(cubind_buf *out, const cubind_kernel *kernel, int with_counts,
+                             int definition) {
   size_t i;
   cubind_buf_printf(out, "cubind_status %s_%s(const cubind_config *cfg", kernel->c_name,
                     with_counts ? "call" : "launch");
   for (i = 0; i < kernel->num_params; i++) {
     const cubind_param *param = &kernel->params[i];
     cubind_buf_puts(out, ", ");
-    append_declarator(out, param->c_type, param->name);
+    append_declarator(out, param->c_type, param->name, definition);
     if (with_counts && param->direction != CUBIND_PARAM_DEVICE && !param->count_expr)
       cubind_buf_printf(out, ", size_t %s_count", param->name);
   }
@@ -132,10 +146,10 @@ int cubind_emit_header(const cubind_model *model, cubind_buf *out) {
   for (k = 0; k < model->num_kernels; k++) {
     const cubind_kernel *kernel = &model->kernels[k];
     append_doc(&decls, kernel);
-    append_signature(&decls, kernel, 0);
+    append_signature(&decls, kernel, 0, 0);
     cubind_buf_puts(&decls, ";\n");
     append_doc(&decls, kernel);
-    append_signature(&decls, kernel, 1);
+    append_signature(&decls, kernel, 1, 0);
     cubind_buf_puts(&decls, ";\n\n");
   }
   {
@@ -214,13 +228,13 @@ static void append_stubs(cubind_buf *out, const cubind_model *model, size_t inde
   for (i = 0; i < kernel->num_params; i++)
     num_host += kernel->params[i].direction != CUBIND_PARAM_DEVICE;
 
-  append_signature(out, kernel, 0);
+  append_signature(out, kernel, 0, 1);
   cubind_buf_puts(out, " {\n");
   append_args(out, kernel);
   cubind_buf_printf(out, "  return cubind_module_launch(&%s_module, %u, cfg, %s);\n}\n\n",
                     model->module_name, (unsigned)index, args);
 
-  append_signature(out, kernel, 1);
+  append_signature(out, kernel, 1, 1);
   cubind_buf_puts(out, " {\n");
   append_args(out, kernel);
   if (num_host) {

@@ -441,7 +441,7 @@ static void map_pointer_type(CXType pointer, c_type *out, char **elem_type,
       free(value.unsupported);
     }
   }
-  cubind_buf_puts(&buf, " *");
+  cubind_buf_puts(&buf, buf.data[buf.length - 1] == '*' ? "*" : " *");
   {
     CXType self = clang_getCanonicalType(pointer);
     if (!top_level && clang_isConstQualifiedType(self))
@@ -621,7 +621,8 @@ static enum CXChildVisitResult visit_declaration(CXCursor cursor, CXCursor paren
   (void)parent;
   if (!clang_Location_isFromMainFile(clang_getCursorLocation(cursor)))
     return CXChildVisit_Continue;
-  if (kind == CXCursor_Namespace || kind == CXCursor_LinkageSpec)
+  /* libclang < 15 reports extern "C" blocks as UnexposedDecl */
+  if (kind == CXCursor_Namespace || kind == CXCursor_LinkageSpec || kind == CXCursor_UnexposedDecl)
     clang_visitChildren(cursor, visit_declaration, p);
   else if (kind == CXCursor_FunctionDecl && is_global(cursor))
     add_kernel(p, cursor);

@@ -1,0 +1,56 @@
+# embed.cmake: `cubind-gen --embed-fatbin` round trip. Embeds INPUT (any binary file) and an
+# empty file, compiles each with a program that writes the array back out, and compares bytes;
+# also checks the 16-byte alignment and that a rerun leaves the unchanged output alone.
+#
+#   cmake -DGEN=cubind-gen -DINPUT=file -DCC=cc -DOUT_DIR=dir -P embed.cmake
+cmake_minimum_required(VERSION 3.20)
+
+file(REMOVE_RECURSE "${OUT_DIR}")
+file(MAKE_DIRECTORY "${OUT_DIR}")
+file(WRITE "${OUT_DIR}/empty.bin" "")
+
+foreach(case blob empty)
+  if(case STREQUAL "blob")
+    set(input "${INPUT}")
+  else()
+    set(input "${OUT_DIR}/empty.bin")
+  endif()
+  execute_process(COMMAND "${GEN}" --embed-fatbin "${input}" --module-name ${case} -o "${OUT_DIR}"
+                  RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "cubind-gen --embed-fatbin failed:\n${err}")
+  endif()
+  file(WRITE "${OUT_DIR}/${case}_main.c" "
+#include <stddef.h>
+#include <stdio.h>
+extern const unsigned char cubind_fatbin_${case}[];
+extern const size_t cubind_fatbin_${case}_size;
+int main(int argc, char **argv) {
+  FILE *out = fopen(argv[argc - 1], \"wb\");
+  if (!out || ((size_t)cubind_fatbin_${case} % 16) != 0)
+    return 2;
+  if (fwrite(cubind_fatbin_${case}, 1, cubind_fatbin_${case}_size, out) != cubind_fatbin_${case}_size)
+    return 3;
+  return fclose(out) != 0;
+}
+")
+  execute_process(
+    COMMAND "${CC}" -std=c99 -Wall -Wextra -Werror -pedantic -o "${OUT_DIR}/${case}_prog"
+            "${OUT_DIR}/${case}_main.c" "${OUT_DIR}/${case}.fatbin.c"
+    RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "compiling ${case}.fatbin.c failed:\n${err}")
+  endif()
+  execute_process(COMMAND "${OUT_DIR}/${case}_prog" "${OUT_DIR}/${case}.out" RESULT_VARIABLE rc)
+  execute_process(COMMAND "${CMAKE_COMMAND}" -E compare_files "${input}" "${OUT_DIR}/${case}.out"
+                  RESULT_VARIABLE differs)
+  if(NOT rc EQUAL 0 OR differs)
+    message(FATAL_ERROR "${case}: round trip failed (program status ${rc})")
+  endif()
+  execute_process(COMMAND stat -c %y "${OUT_DIR}/${case}.fatbin.c" OUTPUT_VARIABLE before)
+  execute_process(COMMAND "${GEN}" --embed-fatbin "${input}" --module-name ${case} -o "${OUT_DIR}")
+  execute_process(COMMAND stat -c %y "${OUT_DIR}/${case}.fatbin.c" OUTPUT_VARIABLE after)
+  if(NOT before STREQUAL after)
+    message(FATAL_ERROR "${case}: unchanged output was rewritten")
+  endif()
+endforeach()

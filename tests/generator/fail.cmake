@@ -1,0 +1,47 @@
+# fail.cmake: runs cubind-gen where it must fail, and checks the failure.
+#
+#   cmake -DGEN=cubind-gen "-DARGS=arg^^arg" -DOUT_DIR=dir -DSTEM=name -DEXPECT_RC=1
+#         "-DEXPECT=regex" -P fail.cmake
+#
+# Before the run, OUT_DIR holds STEM.cubind.h and STEM.cubind.c from a "previous run"; after it
+# they must be byte-for-byte and timestamp-for-timestamp the same, and no file may be added.
+# EXPECT must match stderr. ARGS are separated by "^^" (a ';' would not survive add_test);
+# "@OUT_DIR@" in them stands for OUT_DIR.
+cmake_minimum_required(VERSION 3.20)
+
+file(REMOVE_RECURSE "${OUT_DIR}")
+file(MAKE_DIRECTORY "${OUT_DIR}")
+set(previous "${OUT_DIR}/${STEM}.cubind.h" "${OUT_DIR}/${STEM}.cubind.c")
+foreach(file IN LISTS previous)
+  file(WRITE "${file}" "/* previous output */\n")
+endforeach()
+execute_process(COMMAND "${CMAKE_COMMAND}" -E sleep 0.05)
+execute_process(COMMAND stat -c "%n %s %y" ${previous} OUTPUT_VARIABLE before)
+file(GLOB_RECURSE files_before LIST_DIRECTORIES true "${OUT_DIR}/*")
+
+string(REPLACE "@OUT_DIR@" "${OUT_DIR}" args "${ARGS}")
+string(REPLACE "^^" ";" args "${args}")
+execute_process(COMMAND "${GEN}" ${args} RESULT_VARIABLE rc ERROR_VARIABLE stderr
+                OUTPUT_VARIABLE stdout)
+
+if(NOT rc EQUAL EXPECT_RC)
+  message(FATAL_ERROR "exit status ${rc}, expected ${EXPECT_RC}; stderr:\n${stderr}")
+endif()
+if(NOT stderr MATCHES "${EXPECT}")
+  message(FATAL_ERROR "stderr does not match '${EXPECT}':\n${stderr}")
+endif()
+execute_process(COMMAND stat -c "%n %s %y" ${previous} OUTPUT_VARIABLE after)
+file(GLOB_RECURSE files_after LIST_DIRECTORIES true "${OUT_DIR}/*")
+if(NOT before STREQUAL after)
+  message(FATAL_ERROR "outputs changed by a failed run:\n${before}${after}")
+endif()
+if(NOT files_before STREQUAL files_after)
+  message(FATAL_ERROR "a failed run created files: ${files_after}")
+endif()
+foreach(file IN LISTS previous)
+  file(READ "${file}" content)
+  if(NOT content STREQUAL "/* previous output */\n")
+    message(FATAL_ERROR "${file} was modified")
+  endif()
+endforeach()
+message(STATUS "failed as expected:\n${stderr}")

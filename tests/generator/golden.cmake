@@ -1,0 +1,60 @@
+# golden.cmake: runs cubind-gen on one fixture and compares its outputs with the expected files.
+#
+#   cmake -DGEN=cubind-gen -DFIXTURE=x.cu -DEXPECTED_DIR=expected -DOUT_DIR=dir
+#         -DINCLUDE_DIR=runtime/include [-DEXPECT_STDERR=regex] -P golden.cmake
+#
+# With the environment variable CUBIND_UPDATE_GOLDEN=1 it rewrites the expected files instead.
+# It also checks that a second run leaves the unchanged outputs untouched (same mtime).
+cmake_minimum_required(VERSION 3.20)
+
+get_filename_component(stem "${FIXTURE}" NAME_WE)
+file(REMOVE_RECURSE "${OUT_DIR}")
+execute_process(
+  COMMAND "${GEN}" -I "${INCLUDE_DIR}" -o "${OUT_DIR}" "${FIXTURE}"
+  RESULT_VARIABLE rc ERROR_VARIABLE stderr OUTPUT_VARIABLE stdout)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "cubind-gen failed (${rc}) on ${FIXTURE}:\n${stderr}")
+endif()
+if(DEFINED EXPECT_STDERR)
+  if(NOT stderr MATCHES "${EXPECT_STDERR}")
+    message(FATAL_ERROR "stderr does not match '${EXPECT_STDERR}':\n${stderr}")
+  endif()
+elseif(NOT stderr STREQUAL "")
+  message(FATAL_ERROR "unexpected diagnostics:\n${stderr}")
+endif()
+
+foreach(suffix cubind.h cubind.c)
+  set(actual "${OUT_DIR}/${stem}.${suffix}")
+  set(expected "${EXPECTED_DIR}/${stem}.${suffix}")
+  if("$ENV{CUBIND_UPDATE_GOLDEN}" STREQUAL "1")
+    configure_file("${actual}" "${expected}" COPYONLY)
+    message(STATUS "updated ${expected}")
+    continue()
+  endif()
+  if(NOT EXISTS "${expected}")
+    message(FATAL_ERROR "no expected file ${expected}: run with CUBIND_UPDATE_GOLDEN=1")
+  endif()
+  execute_process(COMMAND "${CMAKE_COMMAND}" -E compare_files "${actual}" "${expected}"
+                  RESULT_VARIABLE differs)
+  if(differs)
+    execute_process(COMMAND diff -u "${expected}" "${actual}" OUTPUT_VARIABLE diff)
+    message(FATAL_ERROR "${actual} differs from ${expected} "
+                        "(CUBIND_UPDATE_GOLDEN=1 regenerates it):\n${diff}")
+  endif()
+endforeach()
+
+# Unchanged content: the second run must not rewrite the outputs.
+execute_process(COMMAND stat -c %y "${OUT_DIR}/${stem}.cubind.h" "${OUT_DIR}/${stem}.cubind.c"
+                OUTPUT_VARIABLE before)
+execute_process(COMMAND "${CMAKE_COMMAND}" -E sleep 0.05)
+execute_process(COMMAND "${GEN}" -I "${INCLUDE_DIR}" -o "${OUT_DIR}" "${FIXTURE}"
+                RESULT_VARIABLE rc ERROR_QUIET)
+execute_process(COMMAND stat -c %y "${OUT_DIR}/${stem}.cubind.h" "${OUT_DIR}/${stem}.cubind.c"
+                OUTPUT_VARIABLE after)
+if(NOT rc EQUAL 0 OR NOT before STREQUAL after)
+  message(FATAL_ERROR "second run rewrote unchanged outputs (rc ${rc}):\n${before}${after}")
+endif()
+file(GLOB leftovers "${OUT_DIR}/.*")
+if(leftovers)
+  message(FATAL_ERROR "temporary files left behind: ${leftovers}")
+endif()
