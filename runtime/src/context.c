@@ -37,8 +37,8 @@ static cubind_status device_of_current(const char *what, int *ordinal) {
     }
   }
   return cubind__fail(CUBIND_ERROR_CONTEXT,
-                      "%s: the current context's device is not among the %d visible devices",
-                      what, count);
+                      "%s: the current context's device is not among the %d visible devices", what,
+                      count);
 }
 
 /* Retains (once per process) the primary context of device `ordinal` into *ctx. */
@@ -61,13 +61,13 @@ static cubind_status primary_context(const char *what, int ordinal, CUcontext *c
       r = cubind__drv.cuDevicePrimaryCtxRetain(&primary[ordinal], dev);
       if (r != CUDA_SUCCESS) {
         primary[ordinal] = NULL;
-        status = cubind__fail_cuda(r, CUBIND_ERROR_CONTEXT,
-                                   "%s: cuDevicePrimaryCtxRetain failed for device %d", what,
-                                   ordinal);
+        status =
+            cubind__fail_cuda(r, CUBIND_ERROR_CONTEXT,
+                              "%s: cuDevicePrimaryCtxRetain failed for device %d", what, ordinal);
       }
     } else {
-      status = cubind__fail_cuda(r, CUBIND_ERROR_INVALID_DEVICE,
-                                 "%s: cuDeviceGet(%d) failed", what, ordinal);
+      status = cubind__fail_cuda(r, CUBIND_ERROR_INVALID_DEVICE, "%s: cuDeviceGet(%d) failed", what,
+                                 ordinal);
     }
   }
   *ctx = primary[ordinal];

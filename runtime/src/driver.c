@@ -17,13 +17,13 @@ cubind__driver_table cubind__drv;
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t path_lock = PTHREAD_MUTEX_INITIALIZER;
-static int init_started;           /* under path_lock: no more cubind_set_driver_library */
-static char driver_path[4096];     /* under path_lock: "" means the default */
-static cubind_status init_status;  /* written once inside init_once */
-static char init_message[1024];    /* the init failure, replayed to every later caller */
+static int init_started;          /* under path_lock: no more cubind_set_driver_library */
+static char driver_path[4096];    /* under path_lock: "" means the default */
+static cubind_status init_status; /* written once inside init_once */
+static char init_message[1024];   /* the init failure, replayed to every later caller */
 static int device_count;
-static void *driver_handle;        /* kept open for the life of the process */
-static int ready;                  /* 1 once init succeeded (release store; acquire loads) */
+static void *driver_handle; /* kept open for the life of the process */
+static int ready;           /* 1 once init succeeded (release store; acquire loads) */
 
 /* Records the init failure; the message is replayed by cubind__driver_ready. */
 static void init_fail(cubind_status status, const char *message) {
@@ -59,8 +59,7 @@ static void driver_init(void) {
   init_started = 1;
   if (driver_path[0] == '\0') {
     const char *env = getenv("CUBIND_DRIVER_LIBRARY");
-    snprintf(driver_path, sizeof driver_path, "%s",
-             env && env[0] ? env : CUBIND_DEFAULT_DRIVER);
+    snprintf(driver_path, sizeof driver_path, "%s", env && env[0] ? env : CUBIND_DEFAULT_DRIVER);
   }
   path = driver_path;
   pthread_mutex_unlock(&path_lock);
@@ -98,8 +97,8 @@ static void driver_init(void) {
     void *fn = resolve(get_v2, get_v1, #name, version);                                            \
     if (!fn) {                                                                                     \
       snprintf(message, sizeof message,                                                            \
-               "the CUDA driver '%.800s' lacks %s (CUDA %d.%d API), which cubind needs", path, #name, \
-               version / 1000, (version % 1000) / 10);                                             \
+               "the CUDA driver '%.800s' lacks %s (CUDA %d.%d API), which cubind needs", path,     \
+               #name, version / 1000, (version % 1000) / 10);                                      \
       init_fail(CUBIND_ERROR_DRIVER_TOO_OLD, message);                                             \
       return;                                                                                      \
     }                                                                                              \
@@ -121,10 +120,11 @@ static void driver_init(void) {
 
   r = cubind__drv.cuInit(0);
   if (r == CUDA_ERROR_NO_DEVICE) {
-    snprintf(message, sizeof message,
-             "no CUDA device is available: cuInit failed with CUDA_ERROR_NO_DEVICE (driver '%.800s'; "
-             "check CUDA_VISIBLE_DEVICES and that a GPU is attached)",
-             path);
+    snprintf(
+        message, sizeof message,
+        "no CUDA device is available: cuInit failed with CUDA_ERROR_NO_DEVICE (driver '%.800s'; "
+        "check CUDA_VISIBLE_DEVICES and that a GPU is attached)",
+        path);
     init_fail(CUBIND_ERROR_NO_DEVICE, message);
     return;
   }
@@ -178,9 +178,8 @@ cubind_status cubind_set_driver_library(const char *path) {
     snprintf(driver_path, sizeof driver_path, "%s", path);
   pthread_mutex_unlock(&path_lock);
   if (status != CUBIND_SUCCESS)
-    return cubind__fail(status,
-                        "cubind_set_driver_library: the driver is already loaded; call it "
-                        "before any other cubind function");
+    return cubind__fail(status, "cubind_set_driver_library: the driver is already loaded; call it "
+                                "before any other cubind function");
   return CUBIND_SUCCESS;
 }
 

@@ -25,7 +25,7 @@ static void *error_hook_data;
 
 const char *cubind_status_string(cubind_status status) {
   switch (status) {
-#define CUBIND_STATUS_CASE_(name, value, message)                                                 \
+#define CUBIND_STATUS_CASE_(name, value, message)                                                  \
   case name:                                                                                       \
     return message;
     CUBIND_STATUS_TABLE(CUBIND_STATUS_CASE_)
@@ -36,7 +36,7 @@ const char *cubind_status_string(cubind_status status) {
 
 const char *cubind_status_name(cubind_status status) {
   switch (status) {
-#define CUBIND_STATUS_CASE_(name, value, message)                                                 \
+#define CUBIND_STATUS_CASE_(name, value, message)                                                  \
   case name:                                                                                       \
     return #name;
     CUBIND_STATUS_TABLE(CUBIND_STATUS_CASE_)
@@ -131,9 +131,8 @@ cubind_status cubind__fail_cuda(CUresult result, cubind_status fallback, const c
     snprintf(last_error + used, sizeof last_error - used,
              "; the calling thread's last launch was kernel '%s' (module %s) grid=(%u,%u,%u) "
              "block=(%u,%u,%u) shared=%u",
-             last_launch.module->kernels[last_launch.kernel_index].name,
-             last_launch.module->name, c->grid.x, c->grid.y, c->grid.z, c->block.x, c->block.y,
-             c->block.z, c->shared_bytes);
+             last_launch.module->kernels[last_launch.kernel_index].name, last_launch.module->name,
+             c->grid.x, c->grid.y, c->grid.z, c->block.x, c->block.y, c->block.z, c->shared_bytes);
   }
   return report(status);
 }

@@ -5,9 +5,10 @@
 #ifndef CUBIND_INTERNAL_H
 #define CUBIND_INTERNAL_H
 
-#include <stddef.h>
 #include <cuda.h>
 #include <cudaTypedefs.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include <cubind/cubind.h>
 #include <cubind/generated.h>
@@ -18,6 +19,9 @@
 
 /* Thread-local storage (a GNU extension that gcc and clang accept in C99). */
 #define CUBIND_THREAD_LOCAL __thread
+
+/* Streams in messages: "0x0" for the legacy default stream rather than glibc's "(nil)". */
+#define CUBIND_STREAM_ARG(stream) ((unsigned long long)(uintptr_t)(stream))
 
 /* Branch hints for the launch fast path. */
 #define CUBIND_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -84,8 +88,7 @@ CUBIND_INTERNAL void cubind__note_launch(const cubind_module *module, unsigned k
  * selected device's primary one) and returns it and its device ordinal. Fast path: one
  * cuCtxGetCurrent and a comparison with the per-thread cache. Does not check driver readiness.
  */
-CUBIND_INTERNAL cubind_status cubind__thread_context(const char *what, CUcontext *ctx,
-                                                     int *device);
+CUBIND_INTERNAL cubind_status cubind__thread_context(const char *what, CUcontext *ctx, int *device);
 
 /*
  * cubind__cached_device: if `current` is the context this thread last resolved, writes its device
@@ -110,7 +113,7 @@ typedef struct cubind__kernel_slot {
 
 /* One module on one device. */
 typedef struct cubind__device_slot {
-  int loaded;       /* 0 until everything below is valid; published with release semantics */
+  int loaded;        /* 0 until everything below is valid; published with release semantics */
   CUcontext context; /* the context the kernels were resolved in */
   CUlibrary library; /* either library (CUDA >= 12.0) ... */
   CUmodule cumodule; /* ... or module is set */

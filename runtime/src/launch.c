@@ -26,13 +26,15 @@ static void describe(char *buf, size_t size, const char *entry, const cubind_mod
 
 /* Rejects NULL module/config, a kernel index out of range, and missing arguments. */
 static cubind_status check_arguments(const char *entry, const cubind_module *module,
-                                     unsigned kernel_index, const cubind_config *cfg,
-                                     void **args) {
+                                     unsigned kernel_index, const cubind_config *cfg, void **args) {
   if (!module || !cfg || kernel_index >= module->num_kernels)
     return cubind__fail(CUBIND_ERROR_INVALID_VALUE,
                         "cubind_module_%s: %s (module %s, kernel index %u of %u)", entry,
-                        !module ? "module is NULL" : !cfg ? "cfg is NULL" : "no such kernel",
-                        module ? module->name : "?", kernel_index, module ? module->num_kernels : 0);
+                        !module ? "module is NULL"
+                        : !cfg  ? "cfg is NULL"
+                                : "no such kernel",
+                        module ? module->name : "?", kernel_index,
+                        module ? module->num_kernels : 0);
   if (!args && module->kernels[kernel_index].num_params > 0)
     return cubind__fail(CUBIND_ERROR_INVALID_VALUE,
                         "cubind_module_%s: args is NULL for kernel '%s' (module %s), which has %u "
@@ -62,9 +64,9 @@ static cubind_status resolve_slow(const char *entry, cubind_module *module, unsi
 }
 
 /* The thread's device and the module's loaded slot there; fast when already loaded. */
-static inline cubind_status resolve(const char *entry, cubind_module *module,
-                                    unsigned kernel_index, const cubind_config *cfg,
-                                    cubind__device_slot **slot, int *device) {
+static inline cubind_status resolve(const char *entry, cubind_module *module, unsigned kernel_index,
+                                    const cubind_config *cfg, cubind__device_slot **slot,
+                                    int *device) {
   CUresult r = CUDA_SUCCESS;
   if (CUBIND_LIKELY(cubind__driver_loaded())) {
     CUcontext current = NULL;
@@ -94,17 +96,17 @@ static cubind_status config_failure(const char *entry, const cubind_module *modu
   for (i = 0; i < 3; i++)
     if (grid[i] == 0 || block[i] == 0)
       return cubind__fail(CUBIND_ERROR_INVALID_CONFIG,
-                          "%s: %s.%c is 0; every grid and block dimension must be at least 1",
-                          what, grid[i] == 0 ? "grid" : "block", "xyz"[i]);
+                          "%s: %s.%c is 0; every grid and block dimension must be at least 1", what,
+                          grid[i] == 0 ? "grid" : "block", "xyz"[i]);
   for (i = 0; i < 3; i++) {
     if (block[i] > slot->max_block[i])
       return cubind__fail(CUBIND_ERROR_INVALID_CONFIG,
                           "%s: block.%c=%u exceeds device %d's maximum of %u", what, "xyz"[i],
-                          block[i], device, slot->max_block[i]);
+                          block[i], device, slot -> max_block[i]);
     if (grid[i] > slot->max_grid[i])
       return cubind__fail(CUBIND_ERROR_INVALID_CONFIG,
                           "%s: grid.%c=%u exceeds device %d's maximum of %u", what, "xyz"[i],
-                          grid[i], device, slot->max_grid[i]);
+                          grid[i], device, slot -> max_grid[i]);
   }
   if (threads > k->max_threads)
     return cubind__fail(CUBIND_ERROR_INVALID_CONFIG,
@@ -118,8 +120,8 @@ static cubind_status config_failure(const char *entry, const cubind_module *modu
 }
 
 /* Checks the configuration against the cached limits and launches. */
-static inline cubind_status launch(const char *entry, cubind_module *module,
-                                   unsigned kernel_index, const cubind_config *cfg, void **args) {
+static inline cubind_status launch(const char *entry, cubind_module *module, unsigned kernel_index,
+                                   const cubind_config *cfg, void **args) {
   cubind__device_slot *slot = NULL;
   const cubind__kernel_slot *k;
   int device = 0;
@@ -148,7 +150,7 @@ static inline cubind_status launch(const char *entry, cubind_module *module,
                              "grid=(%u,%u,%u) block=(%u,%u,%u) shared=%u stream=0x%llx",
                              kernel->name, entry, kernel->name, module->name, cfg->grid.x,
                              cfg->grid.y, cfg->grid.z, cfg->block.x, cfg->block.y, cfg->block.z,
-                             cfg->shared_bytes, (unsigned long long)(uintptr_t)cfg->stream);
+                             cfg->shared_bytes, CUBIND_STREAM_ARG(cfg->stream));
   }
   cubind__note_launch(module, kernel_index, cfg);
   return CUBIND_SUCCESS;
@@ -295,8 +297,8 @@ cubind_status cubind_module_call(cubind_module *module, unsigned kernel_index,
                           h->param_index, module->kernels[kernel_index].num_params);
     if (h->count != 0 && h->elem_size > SIZE_MAX / h->count)
       return cubind__fail(CUBIND_ERROR_SIZE_OVERFLOW,
-                          "%s: parameter %u '%s': %zu elements of %zu bytes overflow size_t",
-                          what, h->param_index, param_name(module, kernel_index, h->param_index),
+                          "%s: parameter %u '%s': %zu elements of %zu bytes overflow size_t", what,
+                          h->param_index, param_name(module, kernel_index, h->param_index),
                           h->count, h->elem_size);
     bytes = h->count * h->elem_size;
     if (bytes != 0 && !h->host)
@@ -305,8 +307,8 @@ cubind_status cubind_module_call(cubind_module *module, unsigned kernel_index,
                           what, h->param_index, param_name(module, kernel_index, h->param_index),
                           h->count);
     if (bytes > SIZE_MAX - total - (SCRATCH_ALIGNMENT - 1))
-      return cubind__fail(CUBIND_ERROR_SIZE_OVERFLOW,
-                          "%s: the host buffers together exceed size_t", what);
+      return cubind__fail(CUBIND_ERROR_SIZE_OVERFLOW, "%s: the host buffers together exceed size_t",
+                          what);
     total += (bytes + SCRATCH_ALIGNMENT - 1) & ~(size_t)(SCRATCH_ALIGNMENT - 1);
   }
 

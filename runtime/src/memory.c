@@ -117,8 +117,8 @@ cubind_status cubind_to_device_async(void *dev_dst, const void *host_src, size_t
   if (r != CUDA_SUCCESS)
     return cubind__fail_cuda(r, CUBIND_ERROR_MEMCPY,
                              "cubind_to_device_async: cuMemcpyHtoDAsync of %zu bytes to %p on "
-                             "stream %p failed",
-                             bytes, dev_dst, (void *)stream);
+                             "stream 0x%llx failed",
+                             bytes, dev_dst, CUBIND_STREAM_ARG(stream));
   return CUBIND_SUCCESS;
 }
 
@@ -133,8 +133,8 @@ cubind_status cubind_from_device_async(void *host_dst, const void *dev_src, size
   if (r != CUDA_SUCCESS)
     return cubind__fail_cuda(r, CUBIND_ERROR_MEMCPY,
                              "cubind_from_device_async: cuMemcpyDtoHAsync of %zu bytes from %p on "
-                             "stream %p failed",
-                             bytes, dev_src, (void *)stream);
+                             "stream 0x%llx failed",
+                             bytes, dev_src, CUBIND_STREAM_ARG(stream));
   return CUBIND_SUCCESS;
 }
 
@@ -148,8 +148,9 @@ cubind_status cubind_memset_d8(void *dev_dst, unsigned char value, size_t bytes)
   if (status != CUBIND_SUCCESS) return status;
   r = cubind__drv.cuMemsetD8(DEVPTR(dev_dst), value, bytes);
   if (r != CUDA_SUCCESS)
-    return cubind__fail_cuda(r, CUBIND_ERROR_CUDA, "cubind_memset_d8: cuMemsetD8 of %zu bytes at %p failed",
-                             bytes, dev_dst);
+    return cubind__fail_cuda(r, CUBIND_ERROR_CUDA,
+                             "cubind_memset_d8: cuMemsetD8 of %zu bytes at %p failed", bytes,
+                             dev_dst);
   return CUBIND_SUCCESS;
 }
 
@@ -188,7 +189,8 @@ cubind_status cubind_stream_destroy(CUstream stream) {
   r = cubind__drv.cuStreamDestroy(stream);
   if (r != CUDA_SUCCESS)
     return cubind__fail_cuda(r, CUBIND_ERROR_STREAM,
-                             "cubind_stream_destroy: cuStreamDestroy(%p) failed", (void *)stream);
+                             "cubind_stream_destroy: cuStreamDestroy(0x%llx) failed",
+                             CUBIND_STREAM_ARG(stream));
   return CUBIND_SUCCESS;
 }
 
@@ -199,7 +201,7 @@ cubind_status cubind_stream_synchronize(CUstream stream) {
   r = cubind__drv.cuStreamSynchronize(stream);
   if (r != CUDA_SUCCESS)
     return cubind__fail_cuda(r, CUBIND_ERROR_STREAM,
-                             "cubind_stream_synchronize: cuStreamSynchronize(%p) failed",
-                             (void *)stream);
+                             "cubind_stream_synchronize: cuStreamSynchronize(0x%llx) failed",
+                             CUBIND_STREAM_ARG(stream));
   return CUBIND_SUCCESS;
 }

@@ -40,7 +40,8 @@ void cubind_module_register(cubind_module *module) {
 static uint64_t read_le(const unsigned char *p, int bytes) {
   uint64_t v = 0;
   int i;
-  for (i = bytes - 1; i >= 0; i--) v = (v << 8) | p[i];
+  for (i = bytes - 1; i >= 0; i--)
+    v = (v << 8) | p[i];
   return v;
 }
 
@@ -67,7 +68,9 @@ void cubind__fatbin_archs(const unsigned char *image, size_t size, char *buf, si
       if (entry_header < 32 || entry_header > end - entry) break;
       if (used < buf_size) {
         int n = snprintf(buf + used, buf_size - used, "%ssm_%u (%s)", found ? ", " : "", arch,
-                         kind == 1 ? "PTX" : kind == 2 ? "cubin" : "unknown kind");
+                         kind == 1   ? "PTX"
+                         : kind == 2 ? "cubin"
+                                     : "unknown kind");
         used += n > 0 ? (size_t)n : 0;
       }
       found = 1;
@@ -102,7 +105,8 @@ static cubind_status get_state(const char *what, cubind_module *module, module_s
   }
   state->num_devices = n;
   kernels = (cubind__kernel_slot *)(state->slots + n);
-  for (i = 0; i < n; i++) state->slots[i].kernels = kernels + (size_t)i * module->num_kernels;
+  for (i = 0; i < n; i++)
+    state->slots[i].kernels = kernels + (size_t)i * module->num_kernels;
   if (!__atomic_compare_exchange_n((module_state **)&module->state, &expected, state, 0,
                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
     pthread_mutex_destroy(&state->lock); /* another thread won: use its state */
@@ -154,10 +158,10 @@ static cubind_status image_failure(const char *what, const cubind_module *module
   cubind__fatbin_archs(module->image, *module->image_size, archs, sizeof archs);
   /* Best effort: the message is still useful if the capability cannot be read. */
   if (cubind__drv.cuDeviceGet(&dev, device) != CUDA_SUCCESS ||
-      cubind__drv.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-                                       dev) != CUDA_SUCCESS ||
-      cubind__drv.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-                                       dev) != CUDA_SUCCESS)
+      cubind__drv.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) !=
+          CUDA_SUCCESS ||
+      cubind__drv.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) !=
+          CUDA_SUCCESS)
     major = minor = 0;
   return cubind__fail_cuda(r, CUBIND_ERROR_MODULE_LOAD,
                            "%s: %s failed: module %s has no code for device %d (sm_%d%d); its "
@@ -192,8 +196,8 @@ static cubind_status check_abi(const char *what, const cubind_module *module,
                           "%u, %u bytes by the generated stub but at offset %zu, %zu bytes in "
                           "the compiled kernel; regenerate the bindings from the source the "
                           "fatbin was built from",
-                          what, kernel->name, module->name, i, p->name, p->offset, p->size,
-                          offset, size);
+                          what, kernel->name, module->name, i, p->name, p->offset, p->size, offset,
+                          size);
   }
   r = cubind__drv.cuFuncGetParamInfo(function, kernel->num_params, &offset, &size);
   if (r == CUDA_SUCCESS)
@@ -220,7 +224,8 @@ static cubind_status prepare_kernel(const char *what, const cubind_module *modul
                              kernel->name, module->name);
   k->max_threads = (unsigned)max_threads;
   /* Allow what the device allows (beyond the default 48 KiB), as <<<>>> users do by hand. */
-  k->max_dynamic_shared = optin_shared > static_shared ? (unsigned)(optin_shared - static_shared) : 0;
+  k->max_dynamic_shared =
+      optin_shared > static_shared ? (unsigned)(optin_shared - static_shared) : 0;
   r = cubind__drv.cuFuncSetAttribute(k->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                      (int)k->max_dynamic_shared);
   if (r != CUDA_SUCCESS)
@@ -261,7 +266,8 @@ static cubind_status load_on_device(const char *what, cubind_module *module, int
   }
 
   for (i = 0; i < 6 && status == CUBIND_SUCCESS; i++)
-    status = device_attribute(what, module, device, limits[i].attribute, limits[i].name, &values[i]);
+    status =
+        device_attribute(what, module, device, limits[i].attribute, limits[i].name, &values[i]);
   if (status == CUBIND_SUCCESS)
     status = device_attribute(what, module, device,
                               CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
@@ -286,11 +292,11 @@ static cubind_status load_on_device(const char *what, cubind_module *module, int
     if (r == CUDA_ERROR_NO_BINARY_FOR_GPU) { /* lazy loading reports it here */
       status = image_failure(what, module, device, call, r);
     } else if (r != CUDA_SUCCESS) {
-      status = cubind__fail_cuda(r, r == CUDA_ERROR_NOT_FOUND ? CUBIND_ERROR_KERNEL_NOT_FOUND
-                                                              : CUBIND_ERROR_MODULE_LOAD,
-                                 "%s: %s failed for kernel '%s' (symbol '%s') in module %s on "
-                                 "device %d",
-                                 what, call, kernel->name, kernel->symbol, module->name, device);
+      status = cubind__fail_cuda(
+          r, r == CUDA_ERROR_NOT_FOUND ? CUBIND_ERROR_KERNEL_NOT_FOUND : CUBIND_ERROR_MODULE_LOAD,
+          "%s: %s failed for kernel '%s' (symbol '%s') in module %s on "
+          "device %d",
+          what, call, kernel->name, kernel->symbol, module->name, device);
     }
     if (status == CUBIND_SUCCESS && cubind__drv.cuFuncGetParamInfo)
       status = check_abi(what, module, kernel, k->function);

@@ -36,7 +36,8 @@ cubind_status cubind_timer_start(cubind_timer *timer, CUstream stream) {
   r = cubind__drv.cuEventRecord(timer->start, stream);
   if (r != CUDA_SUCCESS)
     return cubind__fail_cuda(r, CUBIND_ERROR_STREAM,
-                             "cubind_timer_start: cuEventRecord on stream %p failed", (void *)stream);
+                             "cubind_timer_start: cuEventRecord on stream 0x%llx failed",
+                             CUBIND_STREAM_ARG(stream));
   timer->stream = stream;
   return CUBIND_SUCCESS;
 }
@@ -62,8 +63,9 @@ cubind_status cubind_timer_stop(cubind_timer *timer, float *elapsed_ms) {
     r = cubind__drv.cuEventElapsedTime(elapsed_ms, timer->start, timer->stop);
   }
   if (r != CUDA_SUCCESS)
-    return cubind__fail_cuda(r, CUBIND_ERROR_STREAM, "cubind_timer_stop: %s on stream %p failed",
-                             call, (void *)timer->stream);
+    return cubind__fail_cuda(r, CUBIND_ERROR_STREAM,
+                             "cubind_timer_stop: %s on stream 0x%llx failed", call,
+                             CUBIND_STREAM_ARG(timer->stream));
   return CUBIND_SUCCESS;
 }
 

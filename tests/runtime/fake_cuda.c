@@ -18,23 +18,52 @@
 
 /* ---- call counting and failure injection --------------------------------------------------- */
 
-static const char *const function_names[] = {
-    "cuInit", "cuGetErrorName", "cuGetErrorString", "cuDeviceGetCount", "cuDeviceGet",
-    "cuDeviceGetAttribute", "cuCtxGetCurrent", "cuCtxSetCurrent", "cuCtxGetDevice",
-    "cuCtxSynchronize", "cuDevicePrimaryCtxRetain", "cuLibraryLoadData", "cuLibraryUnload",
-    "cuLibraryGetKernel", "cuKernelGetFunction", "cuModuleLoadData", "cuModuleUnload",
-    "cuModuleGetFunction", "cuFuncGetAttribute", "cuFuncSetAttribute", "cuFuncGetParamInfo",
-    "cuLaunchKernel", "cuMemAlloc", "cuMemFree", "cuMemAllocHost", "cuMemFreeHost", "cuMemcpyHtoD",
-    "cuMemcpyDtoH", "cuMemcpyHtoDAsync", "cuMemcpyDtoHAsync", "cuMemsetD8", "cuStreamCreate",
-    "cuStreamDestroy", "cuStreamSynchronize", "cuEventCreate", "cuEventRecord",
-    "cuEventSynchronize", "cuEventElapsedTime", "cuEventDestroy"};
+static const char *const function_names[] = {"cuInit",
+                                             "cuGetErrorName",
+                                             "cuGetErrorString",
+                                             "cuDeviceGetCount",
+                                             "cuDeviceGet",
+                                             "cuDeviceGetAttribute",
+                                             "cuCtxGetCurrent",
+                                             "cuCtxSetCurrent",
+                                             "cuCtxGetDevice",
+                                             "cuCtxSynchronize",
+                                             "cuDevicePrimaryCtxRetain",
+                                             "cuLibraryLoadData",
+                                             "cuLibraryUnload",
+                                             "cuLibraryGetKernel",
+                                             "cuKernelGetFunction",
+                                             "cuModuleLoadData",
+                                             "cuModuleUnload",
+                                             "cuModuleGetFunction",
+                                             "cuFuncGetAttribute",
+                                             "cuFuncSetAttribute",
+                                             "cuFuncGetParamInfo",
+                                             "cuLaunchKernel",
+                                             "cuMemAlloc",
+                                             "cuMemFree",
+                                             "cuMemAllocHost",
+                                             "cuMemFreeHost",
+                                             "cuMemcpyHtoD",
+                                             "cuMemcpyDtoH",
+                                             "cuMemcpyHtoDAsync",
+                                             "cuMemcpyDtoHAsync",
+                                             "cuMemsetD8",
+                                             "cuStreamCreate",
+                                             "cuStreamDestroy",
+                                             "cuStreamSynchronize",
+                                             "cuEventCreate",
+                                             "cuEventRecord",
+                                             "cuEventSynchronize",
+                                             "cuEventElapsedTime",
+                                             "cuEventDestroy"};
 #define NUM_FUNCTIONS (sizeof function_names / sizeof function_names[0])
 
 static unsigned long calls[NUM_FUNCTIONS];
 static pthread_mutex_t rule_lock = PTHREAD_MUTEX_INITIALIZER;
 static int rule_armed; /* atomic: a rule is set */
 static struct {
-  char function[64]; /* "" = any */
+  char function[64];       /* "" = any */
   unsigned long remaining; /* calls to let through before failing */
   CUresult result;
   int always;
@@ -77,7 +106,8 @@ EXPORT void fake_cuda_reset(void) {
   pthread_mutex_lock(&rule_lock);
   __atomic_store_n(&rule_armed, 0, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&rule_lock);
-  for (i = 0; i < NUM_FUNCTIONS; i++) __atomic_store_n(&calls[i], 0, __ATOMIC_RELAXED);
+  for (i = 0; i < NUM_FUNCTIONS; i++)
+    __atomic_store_n(&calls[i], 0, __ATOMIC_RELAXED);
 }
 
 EXPORT void fake_cuda_fail(const char *function, unsigned nth, CUresult result, int always) {
@@ -118,7 +148,9 @@ EXPORT long fake_cuda_live_device_allocations(void) {
 EXPORT long fake_cuda_live_host_allocations(void) {
   return __atomic_load_n(&live_host, __ATOMIC_RELAXED);
 }
-EXPORT long fake_cuda_live_streams(void) { return __atomic_load_n(&live_streams, __ATOMIC_RELAXED); }
+EXPORT long fake_cuda_live_streams(void) {
+  return __atomic_load_n(&live_streams, __ATOMIC_RELAXED);
+}
 EXPORT long fake_cuda_live_events(void) { return __atomic_load_n(&live_events, __ATOMIC_RELAXED); }
 EXPORT long fake_cuda_live_images(void) { return __atomic_load_n(&live_images, __ATOMIC_RELAXED); }
 EXPORT void fake_cuda_set_compute_capability(int major, int minor) {
@@ -133,7 +165,8 @@ static CUresult fake_cuInit(unsigned flags) {
   ENTER("cuInit");
   if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
   if (env) num_devices = atoi(env) < 1 ? 1 : atoi(env) > MAX_DEVICES ? MAX_DEVICES : atoi(env);
-  for (i = 0; i < MAX_DEVICES; i++) primary_contexts[i].device = user_contexts[i].device = i;
+  for (i = 0; i < MAX_DEVICES; i++)
+    primary_contexts[i].device = user_contexts[i].device = i;
   return CUDA_SUCCESS;
 }
 
@@ -203,19 +236,30 @@ static CUresult fake_cuDeviceGetAttribute(int *value, CUdevice_attribute attribu
   if (dev < 0 || dev >= num_devices) return CUDA_ERROR_INVALID_DEVICE;
   switch (attribute) {
   case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X:
-  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: *value = 1024; break;
-  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: *value = 64; break;
-  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: *value = 2147483647; break;
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y:
+    *value = 1024;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z:
+    *value = 64;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X:
+    *value = 2147483647;
+    break;
   case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y:
-  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: *value = 65535; break;
-  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *value = 101376; break;
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z:
+    *value = 65535;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+    *value = 101376;
+    break;
   case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
     *value = __atomic_load_n(&cc_major, __ATOMIC_RELAXED);
     break;
   case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
     *value = __atomic_load_n(&cc_minor, __ATOMIC_RELAXED);
     break;
-  default: return CUDA_ERROR_INVALID_VALUE;
+  default:
+    return CUDA_ERROR_INVALID_VALUE;
   }
   return CUDA_SUCCESS;
 }
@@ -269,7 +313,8 @@ typedef struct fake_kernel {
 static void run_doublify(void **args, unsigned long threads) {
   float *a = *(float **)args[0];
   int n = *(int *)args[1], i;
-  for (i = 0; i < n && (unsigned long)i < threads; i++) a[i] *= 2.0f;
+  for (i = 0; i < n && (unsigned long)i < threads; i++)
+    a[i] *= 2.0f;
 }
 
 static const fake_param pointer_and_int[] = {{0, 8}, {8, 4}};
@@ -377,9 +422,14 @@ static CUresult fake_cuFuncGetAttribute(int *value, CUfunction_attribute attribu
   ENTER("cuFuncGetAttribute");
   if (!k) return CUDA_ERROR_INVALID_HANDLE;
   switch (attribute) {
-  case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = k->max_threads; break;
-  case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *value = 1024; break;
-  default: return CUDA_ERROR_INVALID_VALUE;
+  case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+    *value = k->max_threads;
+    break;
+  case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
+    *value = 1024;
+    break;
+  default:
+    return CUDA_ERROR_INVALID_VALUE;
   }
   return CUDA_SUCCESS;
 }
@@ -563,20 +613,47 @@ static const struct {
   void *fn;
   int since; /* driver version that introduced it */
 } procs[] = {
-#define P(name, since) {#name, (void *)fake_##name, since}
-    P(cuInit, 2000), P(cuGetErrorName, 6000), P(cuGetErrorString, 6000),
-    P(cuDeviceGetCount, 2000), P(cuDeviceGet, 2000), P(cuDeviceGetAttribute, 2000),
-    P(cuCtxGetCurrent, 4000), P(cuCtxSetCurrent, 4000), P(cuCtxGetDevice, 2000),
-    P(cuCtxSynchronize, 2000), P(cuDevicePrimaryCtxRetain, 7000), P(cuLibraryLoadData, 12000),
-    P(cuLibraryUnload, 12000), P(cuLibraryGetKernel, 12000), P(cuKernelGetFunction, 12000),
-    P(cuModuleLoadData, 2000), P(cuModuleUnload, 2000), P(cuModuleGetFunction, 2000),
-    P(cuFuncGetAttribute, 2020), P(cuFuncSetAttribute, 9000), P(cuFuncGetParamInfo, 12040),
-    P(cuLaunchKernel, 4000), P(cuMemAlloc, 3020), P(cuMemFree, 3020), P(cuMemAllocHost, 3020),
-    P(cuMemFreeHost, 2000), P(cuMemcpyHtoD, 3020), P(cuMemcpyDtoH, 3020),
-    P(cuMemcpyHtoDAsync, 3020), P(cuMemcpyDtoHAsync, 3020), P(cuMemsetD8, 3020),
-    P(cuStreamCreate, 2000), P(cuStreamDestroy, 4000), P(cuStreamSynchronize, 2000),
-    P(cuEventCreate, 2000), P(cuEventRecord, 2000), P(cuEventSynchronize, 2000),
-    P(cuEventElapsedTime, 2000), P(cuEventDestroy, 4000),
+#define P(name, since)                                                                             \
+  { #name, (void *)fake_##name, since }
+    P(cuInit, 2000),
+    P(cuGetErrorName, 6000),
+    P(cuGetErrorString, 6000),
+    P(cuDeviceGetCount, 2000),
+    P(cuDeviceGet, 2000),
+    P(cuDeviceGetAttribute, 2000),
+    P(cuCtxGetCurrent, 4000),
+    P(cuCtxSetCurrent, 4000),
+    P(cuCtxGetDevice, 2000),
+    P(cuCtxSynchronize, 2000),
+    P(cuDevicePrimaryCtxRetain, 7000),
+    P(cuLibraryLoadData, 12000),
+    P(cuLibraryUnload, 12000),
+    P(cuLibraryGetKernel, 12000),
+    P(cuKernelGetFunction, 12000),
+    P(cuModuleLoadData, 2000),
+    P(cuModuleUnload, 2000),
+    P(cuModuleGetFunction, 2000),
+    P(cuFuncGetAttribute, 2020),
+    P(cuFuncSetAttribute, 9000),
+    P(cuFuncGetParamInfo, 12040),
+    P(cuLaunchKernel, 4000),
+    P(cuMemAlloc, 3020),
+    P(cuMemFree, 3020),
+    P(cuMemAllocHost, 3020),
+    P(cuMemFreeHost, 2000),
+    P(cuMemcpyHtoD, 3020),
+    P(cuMemcpyDtoH, 3020),
+    P(cuMemcpyHtoDAsync, 3020),
+    P(cuMemcpyDtoHAsync, 3020),
+    P(cuMemsetD8, 3020),
+    P(cuStreamCreate, 2000),
+    P(cuStreamDestroy, 4000),
+    P(cuStreamSynchronize, 2000),
+    P(cuEventCreate, 2000),
+    P(cuEventRecord, 2000),
+    P(cuEventSynchronize, 2000),
+    P(cuEventElapsedTime, 2000),
+    P(cuEventDestroy, 4000),
 #undef P
 };
 

@@ -19,8 +19,8 @@
 #ifndef FAKE_CUDA_H
 #define FAKE_CUDA_H
 
-#include <stddef.h>
 #include <cuda.h>
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -4,9 +4,10 @@
  * aligned allocations of the whole process are counted by the interposers below.
  */
 #define _GNU_SOURCE
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
+/* cmocka.h needs the headers above */
 #include <cmocka.h>
 
 #include "test_support.h"
@@ -51,16 +52,19 @@ static void no_allocation_per_launch(void **state) {
 
   assert_int_equal(doublify_launch(&cfg, dev, 512), CUBIND_SUCCESS); /* loads the module */
   before = count();
-  for (i = 0; i < 100000; i++) assert_int_equal(doublify_launch(&cfg, dev, 512), CUBIND_SUCCESS);
+  for (i = 0; i < 100000; i++)
+    assert_int_equal(doublify_launch(&cfg, dev, 512), CUBIND_SUCCESS);
   after = count();
   print_message("[ allocs   ] %lu heap allocations in 100000 launches after the first\n",
                 after - before);
   assert_int_equal(after - before, 0);
 
-  for (i = 0; i < 512; i++) host[i] = 1.0f;
+  for (i = 0; i < 512; i++)
+    host[i] = 1.0f;
   assert_int_equal(doublify_call(&cfg, host, 512), CUBIND_SUCCESS); /* creates the scratch */
   before = count();
-  for (i = 0; i < 1000; i++) assert_int_equal(doublify_call(&cfg, host, 512), CUBIND_SUCCESS);
+  for (i = 0; i < 1000; i++)
+    assert_int_equal(doublify_call(&cfg, host, 512), CUBIND_SUCCESS);
   after = count();
   print_message("[ allocs   ] %lu heap allocations in 1000 _call round trips after the first\n",
                 after - before);

@@ -5,11 +5,12 @@
  * point, cuInit and cuDeviceGetCount failures, the CUBIND_DRIVER_LIBRARY override, and the
  * pre-12.0 module path (cuModuleLoadData) of an old driver.
  */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 #include <sys/wait.h>
 #include <unistd.h>
+/* cmocka.h needs the headers above */
 #include <cmocka.h>
 
 #include "test_support.h"
@@ -119,11 +120,23 @@ static void body_device_count_failure(void) {
 static void body_old_driver_module_path(void) {
   static const cubind_param_info params[] = {{"a", 0, 8}, {"n", 8, 4}};
   static const cubind_kernel_info kernels[] = {{"mismatch", "mismatch", params, 2}};
-  static cubind_module mismatch = {CUBIND_ABI_VERSION, "old", cubind_fatbin_vec,
-                                   &cubind_fatbin_vec_size, kernels, 1, NULL, NULL};
+  static cubind_module mismatch = {CUBIND_ABI_VERSION,
+                                   "old",
+                                   cubind_fatbin_vec,
+                                   &cubind_fatbin_vec_size,
+                                   kernels,
+                                   1,
+                                   NULL,
+                                   NULL};
   static const cubind_kernel_info missing[] = {{"gone", "gone", params, 2}};
-  static cubind_module gone = {CUBIND_ABI_VERSION, "gone", cubind_fatbin_vec,
-                               &cubind_fatbin_vec_size, missing, 1, NULL, NULL};
+  static cubind_module gone = {CUBIND_ABI_VERSION,
+                               "gone",
+                               cubind_fatbin_vec,
+                               &cubind_fatbin_vec_size,
+                               missing,
+                               1,
+                               NULL,
+                               NULL};
   float a[100];
   float *dev = NULL;
   int i, n = 0;
@@ -131,7 +144,8 @@ static void body_old_driver_module_path(void) {
   cubind_config cfg = cubind_config_1d(100, 64);
   setenv("FAKE_CUDA_VERSION", "11080", 1);
   use_fake_driver();
-  for (i = 0; i < 100; i++) a[i] = (float)i;
+  for (i = 0; i < 100; i++)
+    a[i] = (float)i;
   CHECK(doublify_call(&cfg, a, 100) == CUBIND_SUCCESS);
   CHECK(a[99] == 198.0f);
   CHECK(fake_cuda_calls("cuModuleLoadData") == 1);
@@ -150,15 +164,42 @@ static void body_old_driver_module_path(void) {
   CHECK(cubind_release_scratch() == CUBIND_SUCCESS);
 }
 
-static void no_driver(void **state) { (void)state; run_in_child(body_no_driver); }
-static void env_no_driver(void **state) { (void)state; run_in_child(body_env_no_driver); }
-static void env_override(void **state) { (void)state; run_in_child(body_env_override); }
-static void no_get_proc_address(void **state) { (void)state; run_in_child(body_no_get_proc_address); }
-static void missing_entry_point(void **state) { (void)state; run_in_child(body_missing_entry_point); }
-static void cuinit_no_device(void **state) { (void)state; run_in_child(body_cuinit_no_device); }
-static void cuinit_other_failure(void **state) { (void)state; run_in_child(body_cuinit_other_failure); }
-static void device_count_failure(void **state) { (void)state; run_in_child(body_device_count_failure); }
-static void old_driver_module_path(void **state) { (void)state; run_in_child(body_old_driver_module_path); }
+static void no_driver(void **state) {
+  (void)state;
+  run_in_child(body_no_driver);
+}
+static void env_no_driver(void **state) {
+  (void)state;
+  run_in_child(body_env_no_driver);
+}
+static void env_override(void **state) {
+  (void)state;
+  run_in_child(body_env_override);
+}
+static void no_get_proc_address(void **state) {
+  (void)state;
+  run_in_child(body_no_get_proc_address);
+}
+static void missing_entry_point(void **state) {
+  (void)state;
+  run_in_child(body_missing_entry_point);
+}
+static void cuinit_no_device(void **state) {
+  (void)state;
+  run_in_child(body_cuinit_no_device);
+}
+static void cuinit_other_failure(void **state) {
+  (void)state;
+  run_in_child(body_cuinit_other_failure);
+}
+static void device_count_failure(void **state) {
+  (void)state;
+  run_in_child(body_device_count_failure);
+}
+static void old_driver_module_path(void **state) {
+  (void)state;
+  run_in_child(body_old_driver_module_path);
+}
 
 int main(void) {
   const struct CMUnitTest tests[] = {

@@ -4,10 +4,11 @@
  * failure injected into every driver call the runtime makes after initialisation, each checked
  * for status, message and leaks. Initialisation failures are in test_init.c.
  */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 #include <stdint.h>
+/* cmocka.h needs the headers above */
 #include <cmocka.h>
 
 #include "test_support.h"
@@ -18,7 +19,7 @@ void cubind__fatbin_archs(const unsigned char *image, size_t size, char *buf, si
 #define assert_contains(haystack, needle)                                                          \
   do {                                                                                             \
     if (!strstr((haystack), (needle)))                                                             \
-      fail_msg("expected \"%s\" in the message: %s", (needle), (haystack));                       \
+      fail_msg("expected \"%s\" in the message: %s", (needle), (haystack));                        \
   } while (0)
 
 /* A pool of fresh module descriptors, so that each load-time test loads for the first time. */
@@ -94,13 +95,15 @@ static void launch_round_trip(void **state) {
   cubind_config cfg = cubind_config_1d(1000, 256);
   int i;
   (void)state;
-  for (i = 0; i < 1000; i++) host[i] = (float)i;
+  for (i = 0; i < 1000; i++)
+    host[i] = (float)i;
   assert_int_equal(cubind_malloc((void **)&dev, sizeof host), CUBIND_SUCCESS);
   assert_int_equal(cubind_to_device(dev, host, sizeof host), CUBIND_SUCCESS);
   assert_int_equal(doublify_launch(&cfg, dev, 1000), CUBIND_SUCCESS);
   assert_int_equal(cubind_synchronize(), CUBIND_SUCCESS);
   assert_int_equal(cubind_from_device(host, dev, sizeof host), CUBIND_SUCCESS);
-  for (i = 0; i < 1000; i++) assert_true(host[i] == 2.0f * (float)i);
+  for (i = 0; i < 1000; i++)
+    assert_true(host[i] == 2.0f * (float)i);
   assert_int_equal(cubind_memset_d8(dev, 0, sizeof host), CUBIND_SUCCESS);
   assert_int_equal(cubind_from_device(host, dev, sizeof host), CUBIND_SUCCESS);
   assert_true(host[999] == 0.0f);
@@ -122,7 +125,8 @@ static void memory_api(void **state) {
   assert_int_equal(cubind_malloc_host((void **)&pinned, 64 * sizeof(float)), CUBIND_SUCCESS);
   assert_int_equal(cubind_malloc((void **)&dev, 64 * sizeof(float)), CUBIND_SUCCESS);
   assert_int_equal(cubind_stream_create(&s), CUBIND_SUCCESS);
-  for (i = 0; i < 64; i++) pinned[i] = (float)i;
+  for (i = 0; i < 64; i++)
+    pinned[i] = (float)i;
   assert_int_equal(cubind_timer_create(&timer), CUBIND_SUCCESS);
   assert_int_equal(cubind_timer_start(&timer, s), CUBIND_SUCCESS);
   assert_int_equal(cubind_to_device_async(dev, pinned, 64 * sizeof(float), s), CUBIND_SUCCESS);
@@ -153,9 +157,11 @@ static void call_round_trip_and_scratch_reuse(void **state) {
   (void)state;
   assert_int_equal(cubind_release_scratch(), CUBIND_SUCCESS);
   fake_cuda_reset();
-  for (i = 0; i < 3000; i++) a[i] = (float)i;
+  for (i = 0; i < 3000; i++)
+    a[i] = (float)i;
   assert_int_equal(doublify_call(&cfg, a, 3000), CUBIND_SUCCESS);
-  for (i = 0; i < 3000; i++) assert_true(a[i] == 2.0f * (float)i);
+  for (i = 0; i < 3000; i++)
+    assert_true(a[i] == 2.0f * (float)i);
   assert_int_equal(fake_cuda_calls("cuMemAlloc"), 1);
   /* The second call, and a smaller one, reuse the scratch: no allocation, no free. */
   assert_int_equal(doublify_call(&cfg, a, 3000), CUBIND_SUCCESS);
@@ -220,9 +226,15 @@ static void launch_config_checks(void **state) {
       {{{1, 1, 1}, {32, 0, 1}, 0, NULL}, 0, "block.y is 0"},
       {{{1, 1, 1}, {2048, 1, 1}, 0, NULL}, 0, "block.x=2048 exceeds device 0's maximum of 1024"},
       {{{1, 70000, 1}, {32, 1, 1}, 0, NULL}, 0, "grid.y=70000 exceeds device 0's maximum of 65535"},
-      {{{1, 1, 1}, {32, 32, 2}, 0, NULL}, 0, "a block of 2048 threads exceeds the kernel's maximum of 1024"},
-      {{{1, 1, 1}, {256, 1, 1}, 0, NULL}, 2, "a block of 256 threads exceeds the kernel's maximum of 128"},
-      {{{1, 1, 1}, {32, 1, 1}, 200000, NULL}, 0, "200000 bytes of dynamic shared memory exceed the 100352 bytes"},
+      {{{1, 1, 1}, {32, 32, 2}, 0, NULL},
+       0,
+       "a block of 2048 threads exceeds the kernel's maximum of 1024"},
+      {{{1, 1, 1}, {256, 1, 1}, 0, NULL},
+       2,
+       "a block of 256 threads exceeds the kernel's maximum of 128"},
+      {{{1, 1, 1}, {32, 1, 1}, 200000, NULL},
+       0,
+       "200000 bytes of dynamic shared memory exceed the 100352 bytes"},
   };
   size_t i;
   float *dev = NULL;
@@ -235,8 +247,8 @@ static void launch_config_checks(void **state) {
     assert_int_equal(cubind_module_launch(&vec_module, cases[i].kernel, c, args),
                      CUBIND_ERROR_INVALID_CONFIG);
     assert_contains(cubind_last_error(), cases[i].expect);
-    snprintf(dims, sizeof dims, "grid=(%u,%u,%u) block=(%u,%u,%u) shared=%u", c->grid.x,
-             c->grid.y, c->grid.z, c->block.x, c->block.y, c->block.z, c->shared_bytes);
+    snprintf(dims, sizeof dims, "grid=(%u,%u,%u) block=(%u,%u,%u) shared=%u", c->grid.x, c->grid.y,
+             c->grid.z, c->block.x, c->block.y, c->block.z, c->shared_bytes);
     assert_contains(cubind_last_error(), dims);
     assert_contains(cubind_last_error(), vec_kernels[cases[i].kernel].name);
   }
@@ -269,11 +281,13 @@ static void load_once_per_device_and_preload(void **state) {
   unsigned long before0 = fake_cuda_loads(0), before1 = fake_cuda_loads(1);
   int i;
   (void)state;
-  for (i = 0; i < 3; i++) assert_int_equal(launch_first_kernel(m), CUBIND_SUCCESS);
+  for (i = 0; i < 3; i++)
+    assert_int_equal(launch_first_kernel(m), CUBIND_SUCCESS);
   assert_int_equal(fake_cuda_loads(0) - before0, 1);
   /* Device 1, from this thread: one more load, there. */
   assert_int_equal(cubind_set_device(1), CUBIND_SUCCESS);
-  for (i = 0; i < 3; i++) assert_int_equal(launch_first_kernel(m), CUBIND_SUCCESS);
+  for (i = 0; i < 3; i++)
+    assert_int_equal(launch_first_kernel(m), CUBIND_SUCCESS);
   assert_int_equal(fake_cuda_loads(1) - before1, 1);
   /* Preload: registered modules, on the current device (1): m is loaded, p gets loaded. */
   cubind_module_register(m);
@@ -525,89 +539,255 @@ static const char *const LAUNCH_TEXT[3] = {"doublify_launch", "grid=(4,1,1) bloc
 static void every_driver_call_fails_cleanly(void **state) {
   static const injection cases[] = {
       /* first launch of a module on a fresh thread: context, loading, checks, launch */
-      {"cuCtxGetCurrent", CUDA_ERROR_INVALID_CONTEXT, scenario_load_and_launch, NULL,
-       CUBIND_ERROR_CONTEXT, {0}},
-      {"cuCtxSetCurrent", CUDA_ERROR_UNKNOWN, scenario_load_and_launch, NULL, CUBIND_ERROR_CONTEXT, {0}},
-      {"cuLibraryLoadData", CUDA_ERROR_OUT_OF_MEMORY, scenario_load_and_launch, NULL,
-       CUBIND_ERROR_OUT_OF_MEMORY, {0}},
-      {"cuLibraryLoadData", CUDA_ERROR_INVALID_IMAGE, scenario_load_and_launch, NULL,
-       CUBIND_ERROR_MODULE_LOAD, {0}},
-      {"cuLibraryGetKernel", CUDA_ERROR_NOT_FOUND, scenario_load_and_launch, NULL,
-       CUBIND_ERROR_KERNEL_NOT_FOUND, {0}},
-      {"cuKernelGetFunction", CUDA_ERROR_UNKNOWN, scenario_load_and_launch, NULL,
-       CUBIND_ERROR_MODULE_LOAD, {0}},
-      {"cuFuncGetParamInfo", CUDA_ERROR_UNKNOWN, scenario_load_and_launch, NULL,
-       CUBIND_ERROR_MODULE_LOAD, {0}},
-      {"cuFuncGetAttribute", CUDA_ERROR_UNKNOWN, scenario_load_and_launch, NULL,
-       CUBIND_ERROR_MODULE_LOAD, {0}},
-      {"cuFuncSetAttribute", CUDA_ERROR_INVALID_VALUE, scenario_load_and_launch, NULL,
-       CUBIND_ERROR_MODULE_LOAD, {0}},
-      {"cuDeviceGet", CUDA_ERROR_UNKNOWN, scenario_load_and_launch, NULL,
-       CUBIND_ERROR_MODULE_LOAD, {0}},
-      {"cuDeviceGetAttribute", CUDA_ERROR_INVALID_VALUE, scenario_load_and_launch, NULL,
-       CUBIND_ERROR_MODULE_LOAD, {0}},
-      {"cuLaunchKernel", CUDA_ERROR_INVALID_VALUE, scenario_load_and_launch, NULL,
-       CUBIND_ERROR_LAUNCH, {"cuLaunchKernel failed for kernel 'doublify' (module vec) grid=(4,1,1) block=(256,1,1) shared=0"}},
-      {"cuLaunchKernel", CUDA_ERROR_ILLEGAL_ADDRESS, scenario_load_and_launch, NULL,
-       CUBIND_ERROR_KERNEL_FAULT, {0}},
-      {"cuLaunchKernel", CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, scenario_load_and_launch, NULL,
-       CUBIND_ERROR_INVALID_CONFIG, {0}},
+      {"cuCtxGetCurrent",
+       CUDA_ERROR_INVALID_CONTEXT,
+       scenario_load_and_launch,
+       NULL,
+       CUBIND_ERROR_CONTEXT,
+       {0}},
+      {"cuCtxSetCurrent",
+       CUDA_ERROR_UNKNOWN,
+       scenario_load_and_launch,
+       NULL,
+       CUBIND_ERROR_CONTEXT,
+       {0}},
+      {"cuLibraryLoadData",
+       CUDA_ERROR_OUT_OF_MEMORY,
+       scenario_load_and_launch,
+       NULL,
+       CUBIND_ERROR_OUT_OF_MEMORY,
+       {0}},
+      {"cuLibraryLoadData",
+       CUDA_ERROR_INVALID_IMAGE,
+       scenario_load_and_launch,
+       NULL,
+       CUBIND_ERROR_MODULE_LOAD,
+       {0}},
+      {"cuLibraryGetKernel",
+       CUDA_ERROR_NOT_FOUND,
+       scenario_load_and_launch,
+       NULL,
+       CUBIND_ERROR_KERNEL_NOT_FOUND,
+       {0}},
+      {"cuKernelGetFunction",
+       CUDA_ERROR_UNKNOWN,
+       scenario_load_and_launch,
+       NULL,
+       CUBIND_ERROR_MODULE_LOAD,
+       {0}},
+      {"cuFuncGetParamInfo",
+       CUDA_ERROR_UNKNOWN,
+       scenario_load_and_launch,
+       NULL,
+       CUBIND_ERROR_MODULE_LOAD,
+       {0}},
+      {"cuFuncGetAttribute",
+       CUDA_ERROR_UNKNOWN,
+       scenario_load_and_launch,
+       NULL,
+       CUBIND_ERROR_MODULE_LOAD,
+       {0}},
+      {"cuFuncSetAttribute",
+       CUDA_ERROR_INVALID_VALUE,
+       scenario_load_and_launch,
+       NULL,
+       CUBIND_ERROR_MODULE_LOAD,
+       {0}},
+      {"cuDeviceGet",
+       CUDA_ERROR_UNKNOWN,
+       scenario_load_and_launch,
+       NULL,
+       CUBIND_ERROR_MODULE_LOAD,
+       {0}},
+      {"cuDeviceGetAttribute",
+       CUDA_ERROR_INVALID_VALUE,
+       scenario_load_and_launch,
+       NULL,
+       CUBIND_ERROR_MODULE_LOAD,
+       {0}},
+      {"cuLaunchKernel",
+       CUDA_ERROR_INVALID_VALUE,
+       scenario_load_and_launch,
+       NULL,
+       CUBIND_ERROR_LAUNCH,
+       {"cuLaunchKernel failed for kernel 'doublify' (module vec) grid=(4,1,1) block=(256,1,1) "
+        "shared=0"}},
+      {"cuLaunchKernel",
+       CUDA_ERROR_ILLEGAL_ADDRESS,
+       scenario_load_and_launch,
+       NULL,
+       CUBIND_ERROR_KERNEL_FAULT,
+       {0}},
+      {"cuLaunchKernel",
+       CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
+       scenario_load_and_launch,
+       NULL,
+       CUBIND_ERROR_INVALID_CONFIG,
+       {0}},
       /* the host-buffer path on a fresh thread (fresh scratch) */
-      {"cuMemAlloc", CUDA_ERROR_OUT_OF_MEMORY, scenario_call, NULL, CUBIND_ERROR_OUT_OF_MEMORY,
+      {"cuMemAlloc",
+       CUDA_ERROR_OUT_OF_MEMORY,
+       scenario_call,
+       NULL,
+       CUBIND_ERROR_OUT_OF_MEMORY,
        {"doublify_call", "device scratch"}},
-      {"cuMemcpyHtoDAsync", CUDA_ERROR_INVALID_VALUE, scenario_call, NULL, CUBIND_ERROR_MEMCPY,
+      {"cuMemcpyHtoDAsync",
+       CUDA_ERROR_INVALID_VALUE,
+       scenario_call,
+       NULL,
+       CUBIND_ERROR_MEMCPY,
        {"doublify_call", "parameter 0 'a' (4000 bytes) to the device"}},
-      {"cuMemcpyDtoHAsync", CUDA_ERROR_ILLEGAL_ADDRESS, scenario_call, NULL,
-       CUBIND_ERROR_KERNEL_FAULT, {"doublify_call", "parameter 0 'a' (4000 bytes) back to the host"}},
-      {"cuStreamSynchronize", CUDA_ERROR_ILLEGAL_ADDRESS, scenario_call, NULL,
-       CUBIND_ERROR_KERNEL_FAULT, {"doublify_call", "kernel 'doublify'", "grid=(4,1,1)"}},
-      {"cuLaunchKernel", CUDA_ERROR_INVALID_VALUE, scenario_call, NULL, CUBIND_ERROR_LAUNCH,
+      {"cuMemcpyDtoHAsync",
+       CUDA_ERROR_ILLEGAL_ADDRESS,
+       scenario_call,
+       NULL,
+       CUBIND_ERROR_KERNEL_FAULT,
+       {"doublify_call", "parameter 0 'a' (4000 bytes) back to the host"}},
+      {"cuStreamSynchronize",
+       CUDA_ERROR_ILLEGAL_ADDRESS,
+       scenario_call,
+       NULL,
+       CUBIND_ERROR_KERNEL_FAULT,
+       {"doublify_call", "kernel 'doublify'", "grid=(4,1,1)"}},
+      {"cuLaunchKernel",
+       CUDA_ERROR_INVALID_VALUE,
+       scenario_call,
+       NULL,
+       CUBIND_ERROR_LAUNCH,
        {"doublify_call: cuLaunchKernel failed for kernel 'doublify'"}},
-      {"cuMemFree", CUDA_ERROR_UNKNOWN, scenario_call_growing, NULL, CUBIND_ERROR_CUDA,
+      {"cuMemFree",
+       CUDA_ERROR_UNKNOWN,
+       scenario_call_growing,
+       NULL,
+       CUBIND_ERROR_CUDA,
        {"doublify_call", "old scratch"}},
       /* the memory, stream, event and device API */
-      {"cuMemAlloc", CUDA_ERROR_OUT_OF_MEMORY, scenario_memory, "malloc",
-       CUBIND_ERROR_OUT_OF_MEMORY, {"cubind_malloc", "64 bytes"}},
-      {"cuMemFree", CUDA_ERROR_INVALID_VALUE, scenario_memory, "free", CUBIND_ERROR_CUDA,
+      {"cuMemAlloc",
+       CUDA_ERROR_OUT_OF_MEMORY,
+       scenario_memory,
+       "malloc",
+       CUBIND_ERROR_OUT_OF_MEMORY,
+       {"cubind_malloc", "64 bytes"}},
+      {"cuMemFree",
+       CUDA_ERROR_INVALID_VALUE,
+       scenario_memory,
+       "free",
+       CUBIND_ERROR_CUDA,
        {"cubind_free"}},
-      {"cuMemAllocHost", CUDA_ERROR_OUT_OF_MEMORY, scenario_memory, "malloc_host",
-       CUBIND_ERROR_OUT_OF_MEMORY, {"cubind_malloc_host"}},
-      {"cuMemcpyHtoD", CUDA_ERROR_INVALID_VALUE, scenario_memory, "to_device",
-       CUBIND_ERROR_MEMCPY, {"cubind_to_device", "64 bytes"}},
-      {"cuMemcpyDtoH", CUDA_ERROR_ILLEGAL_ADDRESS, scenario_memory, "from_device",
-       CUBIND_ERROR_KERNEL_FAULT, {"cubind_from_device"}},
-      {"cuMemcpyHtoDAsync", CUDA_ERROR_INVALID_VALUE, scenario_memory, "to_device_async",
-       CUBIND_ERROR_MEMCPY, {"cubind_to_device_async"}},
-      {"cuMemcpyDtoHAsync", CUDA_ERROR_INVALID_VALUE, scenario_memory, "from_device_async",
-       CUBIND_ERROR_MEMCPY, {"cubind_from_device_async"}},
-      {"cuMemsetD8", CUDA_ERROR_INVALID_VALUE, scenario_memory, "memset", CUBIND_ERROR_CUDA,
+      {"cuMemAllocHost",
+       CUDA_ERROR_OUT_OF_MEMORY,
+       scenario_memory,
+       "malloc_host",
+       CUBIND_ERROR_OUT_OF_MEMORY,
+       {"cubind_malloc_host"}},
+      {"cuMemcpyHtoD",
+       CUDA_ERROR_INVALID_VALUE,
+       scenario_memory,
+       "to_device",
+       CUBIND_ERROR_MEMCPY,
+       {"cubind_to_device", "64 bytes"}},
+      {"cuMemcpyDtoH",
+       CUDA_ERROR_ILLEGAL_ADDRESS,
+       scenario_memory,
+       "from_device",
+       CUBIND_ERROR_KERNEL_FAULT,
+       {"cubind_from_device"}},
+      {"cuMemcpyHtoDAsync",
+       CUDA_ERROR_INVALID_VALUE,
+       scenario_memory,
+       "to_device_async",
+       CUBIND_ERROR_MEMCPY,
+       {"cubind_to_device_async"}},
+      {"cuMemcpyDtoHAsync",
+       CUDA_ERROR_INVALID_VALUE,
+       scenario_memory,
+       "from_device_async",
+       CUBIND_ERROR_MEMCPY,
+       {"cubind_from_device_async"}},
+      {"cuMemsetD8",
+       CUDA_ERROR_INVALID_VALUE,
+       scenario_memory,
+       "memset",
+       CUBIND_ERROR_CUDA,
        {"cubind_memset_d8"}},
-      {"cuCtxSynchronize", CUDA_ERROR_LAUNCH_FAILED, scenario_memory, "synchronize",
-       CUBIND_ERROR_KERNEL_FAULT, {"cubind_synchronize"}},
-      {"cuStreamCreate", CUDA_ERROR_OUT_OF_MEMORY, scenario_memory, "stream_create",
-       CUBIND_ERROR_OUT_OF_MEMORY, {"cubind_stream_create"}},
-      {"cuStreamSynchronize", CUDA_ERROR_INVALID_HANDLE, scenario_memory, "stream_synchronize",
-       CUBIND_ERROR_STREAM, {"cubind_stream_synchronize"}},
-      {"cuEventCreate", CUDA_ERROR_INVALID_VALUE, scenario_memory, "timer_create",
-       CUBIND_ERROR_STREAM, {"cubind_timer_create"}},
-      {"cuEventRecord", CUDA_ERROR_INVALID_HANDLE, scenario_memory, "timer", CUBIND_ERROR_STREAM,
+      {"cuCtxSynchronize",
+       CUDA_ERROR_LAUNCH_FAILED,
+       scenario_memory,
+       "synchronize",
+       CUBIND_ERROR_KERNEL_FAULT,
+       {"cubind_synchronize"}},
+      {"cuStreamCreate",
+       CUDA_ERROR_OUT_OF_MEMORY,
+       scenario_memory,
+       "stream_create",
+       CUBIND_ERROR_OUT_OF_MEMORY,
+       {"cubind_stream_create"}},
+      {"cuStreamSynchronize",
+       CUDA_ERROR_INVALID_HANDLE,
+       scenario_memory,
+       "stream_synchronize",
+       CUBIND_ERROR_STREAM,
+       {"cubind_stream_synchronize"}},
+      {"cuEventCreate",
+       CUDA_ERROR_INVALID_VALUE,
+       scenario_memory,
+       "timer_create",
+       CUBIND_ERROR_STREAM,
+       {"cubind_timer_create"}},
+      {"cuEventRecord",
+       CUDA_ERROR_INVALID_HANDLE,
+       scenario_memory,
+       "timer",
+       CUBIND_ERROR_STREAM,
        {"cubind_timer_start"}},
-      {"cuEventSynchronize", CUDA_ERROR_LAUNCH_FAILED, scenario_memory, "timer",
-       CUBIND_ERROR_KERNEL_FAULT, {"cubind_timer_stop"}},
-      {"cuEventElapsedTime", CUDA_ERROR_INVALID_HANDLE, scenario_memory, "timer",
-       CUBIND_ERROR_STREAM, {"cubind_timer_stop"}},
-      {"cuEventDestroy", CUDA_ERROR_INVALID_HANDLE, scenario_memory, "timer", CUBIND_ERROR_STREAM,
+      {"cuEventSynchronize",
+       CUDA_ERROR_LAUNCH_FAILED,
+       scenario_memory,
+       "timer",
+       CUBIND_ERROR_KERNEL_FAULT,
+       {"cubind_timer_stop"}},
+      {"cuEventElapsedTime",
+       CUDA_ERROR_INVALID_HANDLE,
+       scenario_memory,
+       "timer",
+       CUBIND_ERROR_STREAM,
+       {"cubind_timer_stop"}},
+      {"cuEventDestroy",
+       CUDA_ERROR_INVALID_HANDLE,
+       scenario_memory,
+       "timer",
+       CUBIND_ERROR_STREAM,
        {"cubind_timer_destroy"}},
-      {"cuStreamDestroy", CUDA_ERROR_INVALID_HANDLE, scenario_memory, "stream",
-       CUBIND_ERROR_STREAM, {"cubind_stream_destroy"}},
-      {"cuMemFreeHost", CUDA_ERROR_INVALID_VALUE, scenario_memory, "free_host", CUBIND_ERROR_CUDA,
+      {"cuStreamDestroy",
+       CUDA_ERROR_INVALID_HANDLE,
+       scenario_memory,
+       "stream",
+       CUBIND_ERROR_STREAM,
+       {"cubind_stream_destroy"}},
+      {"cuMemFreeHost",
+       CUDA_ERROR_INVALID_VALUE,
+       scenario_memory,
+       "free_host",
+       CUBIND_ERROR_CUDA,
        {"cubind_free_host"}},
-      {"cuCtxGetDevice", CUDA_ERROR_INVALID_CONTEXT, scenario_memory, "device",
-       CUBIND_ERROR_CONTEXT, {"cubind_get_device"}},
-      {"cuDeviceGet", CUDA_ERROR_UNKNOWN, scenario_memory, "device", CUBIND_ERROR_CONTEXT,
+      {"cuCtxGetDevice",
+       CUDA_ERROR_INVALID_CONTEXT,
+       scenario_memory,
+       "device",
+       CUBIND_ERROR_CONTEXT,
        {"cubind_get_device"}},
-      {"cuDevicePrimaryCtxRetain", CUDA_ERROR_UNKNOWN, scenario_memory, "set_device_3",
-       CUBIND_ERROR_CONTEXT, {"cubind_set_device", "device 3"}},
+      {"cuDeviceGet",
+       CUDA_ERROR_UNKNOWN,
+       scenario_memory,
+       "device",
+       CUBIND_ERROR_CONTEXT,
+       {"cubind_get_device"}},
+      {"cuDevicePrimaryCtxRetain",
+       CUDA_ERROR_UNKNOWN,
+       scenario_memory,
+       "set_device_3",
+       CUBIND_ERROR_CONTEXT,
+       {"cubind_set_device", "device 3"}},
   };
   size_t i, j;
   (void)state;
@@ -653,8 +833,10 @@ static void every_driver_call_fails_cleanly(void **state) {
       assert_contains(o.message, cuda_name);
     }
     if (c->scenario == scenario_load_and_launch)
-      for (j = 0; j < 3; j++) assert_contains(o.message, LAUNCH_TEXT[j]);
-    for (j = 0; j < 3 && c->expect[j]; j++) assert_contains(o.message, c->expect[j]);
+      for (j = 0; j < 3; j++)
+        assert_contains(o.message, LAUNCH_TEXT[j]);
+    for (j = 0; j < 3 && c->expect[j]; j++)
+      assert_contains(o.message, c->expect[j]);
     /* Nothing leaked: the scenario thread's scratch went with it, failed loads were undone. */
     /* a module whose load succeeded before the failing launch stays loaded, by design */
     assert_int_equal(fake_cuda_live_images(),

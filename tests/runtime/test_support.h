@@ -58,8 +58,14 @@ static const cubind_kernel_info vec_kernels[] = {
     {"noop", "noop", NULL, 0},
     {"small", "small", doublify_params, 2},
 };
-static cubind_module vec_module = {CUBIND_ABI_VERSION, "vec", cubind_fatbin_vec,
-                                   &cubind_fatbin_vec_size, vec_kernels, 3, NULL, NULL};
+static cubind_module vec_module = {CUBIND_ABI_VERSION,
+                                   "vec",
+                                   cubind_fatbin_vec,
+                                   &cubind_fatbin_vec_size,
+                                   vec_kernels,
+                                   3,
+                                   NULL,
+                                   NULL};
 
 static __attribute__((unused)) cubind_status doublify_launch(const cubind_config *cfg, float *a,
                                                              int n) {

@@ -3,9 +3,10 @@
  * launch of the same module at once, then _call round trips. Exactly one load per device, every
  * launch succeeds. Built with -fsanitize=thread (runtime and fake driver included).
  */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
+/* cmocka.h needs the headers above */
 #include <cmocka.h>
 
 #include "test_support.h"
@@ -29,7 +30,8 @@ static void *worker_main(void *p) {
   pthread_barrier_wait(&start);
   if (w->status == CUBIND_SUCCESS) w->first = w->status = noop_launch(&cfg);
   for (round = 0; round < 20 && w->status == CUBIND_SUCCESS; round++) {
-    for (i = 0; i < 256; i++) data[i] = (float)(i + w->device);
+    for (i = 0; i < 256; i++)
+      data[i] = (float)(i + w->device);
     w->status = doublify_call(&cfg, data, 256);
     for (i = 0; i < 256 && w->status == CUBIND_SUCCESS; i++)
       if (data[i] != 2.0f * (float)(i + w->device)) w->status = CUBIND_ERROR_CUDA;
@@ -49,7 +51,8 @@ static void concurrent_first_launches(void **state) {
     workers[i].first = CUBIND_ERROR_CUDA;
     assert_int_equal(pthread_create(&threads[i], NULL, worker_main, &workers[i]), 0);
   }
-  for (i = 0; i < THREADS; i++) pthread_join(threads[i], NULL);
+  for (i = 0; i < THREADS; i++)
+    pthread_join(threads[i], NULL);
   pthread_barrier_destroy(&start);
   for (i = 0; i < THREADS; i++) {
     if (workers[i].status != CUBIND_SUCCESS) fail_msg("thread %d: %s", i, workers[i].message);
