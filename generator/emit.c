@@ -91,20 +91,41 @@ static void append_declarator(cubind_buf *out, const char *c_type, const char *n
                     (int)length, c_type, name);
 }
 
+/* Appends one argument of a signature, wrapping before it when the line would pass 100. */
+static void append_argument(cubind_buf *out, size_t *column, const char *text, int first) {
+  size_t length = strlen(text);
+  if (!first && *column + length + 3 > 100) {
+    cubind_buf_puts(out, ",\n    ");
+    *column = 4;
+  } else if (!first) {
+    cubind_buf_puts(out, ", ");
+    *column += 2;
+  }
+  cubind_buf_puts(out, text);
+  *column += length;
+}
+
 /* Appends the C signature of <kernel>_launch or <kernel>_call (with_counts: the _call one). */
 static void append_signature(cubind_buf *out, const cubind_kernel *kernel, int with_counts,
                              int definition) {
-  size_t i;
-  cubind_buf_printf(out, "cubind_status %s_%s(const cubind_config *cfg", kernel->c_name,
-                    with_counts ? "call" : "launch");
+  cubind_buf argument = {0};
+  size_t i, start = out->length, column;
+  cubind_buf_printf(out, "cubind_status %s_%s(", kernel->c_name, with_counts ? "call" : "launch");
+  column = out->length - start;
+  append_argument(out, &column, "const cubind_config *cfg", 1);
   for (i = 0; i < kernel->num_params; i++) {
     const cubind_param *param = &kernel->params[i];
-    cubind_buf_puts(out, ", ");
-    append_declarator(out, param->c_type, param->name, definition);
-    if (with_counts && param->direction != CUBIND_PARAM_DEVICE && !param->count_expr)
-      cubind_buf_printf(out, ", size_t %s_count", param->name);
+    argument.length = 0;
+    append_declarator(&argument, param->c_type, param->name, definition);
+    append_argument(out, &column, argument.data, 0);
+    if (with_counts && param->direction != CUBIND_PARAM_DEVICE && !param->count_expr) {
+      argument.length = 0;
+      cubind_buf_printf(&argument, "size_t %s_count", param->name);
+      append_argument(out, &column, argument.data, 0);
+    }
   }
   cubind_buf_puts(out, ")");
+  cubind_buf_free(&argument);
 }
 
 static void append_doc(cubind_buf *out, const cubind_kernel *kernel) {

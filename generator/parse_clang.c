@@ -432,9 +432,8 @@ static void map_pointer_type(CXType pointer, c_type *out, char **elem_type,
     append_qualifiers(&buf, pointee);
     if (value.spelling) {
       cubind_buf_puts(&buf, value.spelling);
-      *elem_type = cubind_xstrdup(buf.data);
+      *elem_type = value.spelling; /* unqualified: sizeof(float), not sizeof(const float) */
       out->needs |= value.needs;
-      free(value.spelling);
     } else {
       /* Structs and classes: C sees an opaque buffer of elem_size-byte elements. */
       cubind_buf_puts(&buf, "void");

@@ -61,43 +61,49 @@ __attribute__((constructor)) static void annotations_register(void) {
 }
 #endif
 
-cubind_status directions_launch(const cubind_config *cfg, const float *in, float *out, int *io, float *device_only) {
+cubind_status directions_launch(const cubind_config *cfg, const float *in, float *out, int *io,
+    float *device_only) {
   void *cubind_args[4] = {&in, &out, &io, &device_only};
   return cubind_module_launch(&annotations_module, 0, cfg, cubind_args);
 }
 
-cubind_status directions_call(const cubind_config *cfg, const float *in, size_t in_count, float *out, size_t out_count, int *io, size_t io_count, float *device_only) {
+cubind_status directions_call(const cubind_config *cfg, const float *in, size_t in_count,
+    float *out, size_t out_count, int *io, size_t io_count, float *device_only) {
   void *cubind_args[4] = {&in, &out, &io, &device_only};
   cubind_host_arg cubind_host_args[3] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, in_count, sizeof(const float)},
+      {0, CUBIND_DIRECTION_IN, (void *)in, in_count, sizeof(float)},
       {1, CUBIND_DIRECTION_OUT, (void *)out, out_count, sizeof(float)},
       {2, CUBIND_DIRECTION_INOUT, (void *)io, io_count, sizeof(int)}};
   return cubind_module_call(&annotations_module, 0, cfg, cubind_args, cubind_host_args, 3);
 }
 
-cubind_status counted_launch(const cubind_config *cfg, const float *in, float *out, char *io, int n, unsigned int rows) {
+cubind_status counted_launch(const cubind_config *cfg, const float *in, float *out, char *io, int n,
+    unsigned int rows) {
   void *cubind_args[5] = {&in, &out, &io, &n, &rows};
   return cubind_module_launch(&annotations_module, 1, cfg, cubind_args);
 }
 
-cubind_status counted_call(const cubind_config *cfg, const float *in, float *out, char *io, int n, unsigned int rows) {
+cubind_status counted_call(const cubind_config *cfg, const float *in, float *out, char *io, int n,
+    unsigned int rows) {
   void *cubind_args[5] = {&in, &out, &io, &n, &rows};
   cubind_host_arg cubind_host_args[3] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(const float)},
+      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(float)},
       {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)(n * 2), sizeof(float)},
       {2, CUBIND_DIRECTION_INOUT, (void *)io, (size_t)(sizeof(float) * (rows + 1) / 4), sizeof(char)}};
   return cubind_module_call(&annotations_module, 1, cfg, cubind_args, cubind_host_args, 3);
 }
 
-cubind_status mixed_launch(const cubind_config *cfg, float *device, const double *counted_in, double *sized_out, size_t count, float scale) {
+cubind_status mixed_launch(const cubind_config *cfg, float *device, const double *counted_in,
+    double *sized_out, size_t count, float scale) {
   void *cubind_args[5] = {&device, &counted_in, &sized_out, &count, &scale};
   return cubind_module_launch(&annotations_module, 2, cfg, cubind_args);
 }
 
-cubind_status mixed_call(const cubind_config *cfg, float *device, const double *counted_in, double *sized_out, size_t sized_out_count, size_t count, float scale) {
+cubind_status mixed_call(const cubind_config *cfg, float *device, const double *counted_in,
+    double *sized_out, size_t sized_out_count, size_t count, float scale) {
   void *cubind_args[5] = {&device, &counted_in, &sized_out, &count, &scale};
   cubind_host_arg cubind_host_args[2] = {
-      {1, CUBIND_DIRECTION_IN, (void *)counted_in, (size_t)(count), sizeof(const double)},
+      {1, CUBIND_DIRECTION_IN, (void *)counted_in, (size_t)(count), sizeof(double)},
       {2, CUBIND_DIRECTION_OUT, (void *)sized_out, sized_out_count, sizeof(double)}};
   return cubind_module_call(&annotations_module, 2, cfg, cubind_args, cubind_host_args, 2);
 }
@@ -117,10 +123,11 @@ cubind_status after_type_launch(const cubind_config *cfg, const float *in, float
   return cubind_module_launch(&annotations_module, 4, cfg, cubind_args);
 }
 
-cubind_status after_type_call(const cubind_config *cfg, const float *in, float *out, size_t out_count, int n) {
+cubind_status after_type_call(const cubind_config *cfg, const float *in, float *out,
+    size_t out_count, int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(const float)},
+      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(float)},
       {1, CUBIND_DIRECTION_OUT, (void *)out, out_count, sizeof(float)}};
   return cubind_module_call(&annotations_module, 4, cfg, cubind_args, cubind_host_args, 2);
 }

@@ -28,14 +28,20 @@ extern "C" {
  * Both return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
  */
 
-cubind_status directions_launch(const cubind_config *cfg, const float *in, float *out, int *io, float *device_only);
-cubind_status directions_call(const cubind_config *cfg, const float *in, size_t in_count, float *out, size_t out_count, int *io, size_t io_count, float *device_only);
+cubind_status directions_launch(const cubind_config *cfg, const float *in, float *out, int *io,
+    float *device_only);
+cubind_status directions_call(const cubind_config *cfg, const float *in, size_t in_count,
+    float *out, size_t out_count, int *io, size_t io_count, float *device_only);
 
-cubind_status counted_launch(const cubind_config *cfg, const float *in, float *out, char *io, int n, unsigned int rows);
-cubind_status counted_call(const cubind_config *cfg, const float *in, float *out, char *io, int n, unsigned int rows);
+cubind_status counted_launch(const cubind_config *cfg, const float *in, float *out, char *io, int n,
+    unsigned int rows);
+cubind_status counted_call(const cubind_config *cfg, const float *in, float *out, char *io, int n,
+    unsigned int rows);
 
-cubind_status mixed_launch(const cubind_config *cfg, float *device, const double *counted_in, double *sized_out, size_t count, float scale);
-cubind_status mixed_call(const cubind_config *cfg, float *device, const double *counted_in, double *sized_out, size_t sized_out_count, size_t count, float scale);
+cubind_status mixed_launch(const cubind_config *cfg, float *device, const double *counted_in,
+    double *sized_out, size_t count, float scale);
+cubind_status mixed_call(const cubind_config *cfg, float *device, const double *counted_in,
+    double *sized_out, size_t sized_out_count, size_t count, float scale);
 
 /// No annotated parameter: _call launches and synchronises, with no copies.
 cubind_status none_annotated_launch(const cubind_config *cfg, float *device, int n);
@@ -43,7 +49,8 @@ cubind_status none_annotated_launch(const cubind_config *cfg, float *device, int
 cubind_status none_annotated_call(const cubind_config *cfg, float *device, int n);
 
 cubind_status after_type_launch(const cubind_config *cfg, const float *in, float *out, int n);
-cubind_status after_type_call(const cubind_config *cfg, const float *in, float *out, size_t out_count, int n);
+cubind_status after_type_call(const cubind_config *cfg, const float *in, float *out,
+    size_t out_count, int n);
 
 #ifdef __cplusplus
 }

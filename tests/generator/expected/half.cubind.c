@@ -57,22 +57,26 @@ cubind_status half_scale_call(const cubind_config *cfg, cubind_half *x, cubind_h
   return cubind_module_call(&half_module, 0, cfg, cubind_args, cubind_host_args, 1);
 }
 
-cubind_status bf16_scale_launch(const cubind_config *cfg, cubind_bfloat16 *x, cubind_bfloat16 s, const cubind_bfloat16 *y, cubind_half h) {
+cubind_status bf16_scale_launch(const cubind_config *cfg, cubind_bfloat16 *x, cubind_bfloat16 s,
+    const cubind_bfloat16 *y, cubind_half h) {
   void *cubind_args[4] = {&x, &s, &y, &h};
   return cubind_module_launch(&half_module, 1, cfg, cubind_args);
 }
 
-cubind_status bf16_scale_call(const cubind_config *cfg, cubind_bfloat16 *x, cubind_bfloat16 s, const cubind_bfloat16 *y, cubind_half h) {
+cubind_status bf16_scale_call(const cubind_config *cfg, cubind_bfloat16 *x, cubind_bfloat16 s,
+    const cubind_bfloat16 *y, cubind_half h) {
   void *cubind_args[4] = {&x, &s, &y, &h};
   return cubind_module_call(&half_module, 1, cfg, cubind_args, NULL, 0);
 }
 
-cubind_status half_pointers_launch(const cubind_config *cfg, const cubind_half *in, cubind_bfloat16 *out) {
+cubind_status half_pointers_launch(const cubind_config *cfg, const cubind_half *in,
+    cubind_bfloat16 *out) {
   void *cubind_args[2] = {&in, &out};
   return cubind_module_launch(&half_module, 2, cfg, cubind_args);
 }
 
-cubind_status half_pointers_call(const cubind_config *cfg, const cubind_half *in, cubind_bfloat16 *out, size_t out_count) {
+cubind_status half_pointers_call(const cubind_config *cfg, const cubind_half *in,
+    cubind_bfloat16 *out, size_t out_count) {
   void *cubind_args[2] = {&in, &out};
   cubind_host_arg cubind_host_args[1] = {
       {1, CUBIND_DIRECTION_OUT, (void *)out, out_count, sizeof(cubind_bfloat16)}};

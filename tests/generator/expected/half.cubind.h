@@ -31,11 +31,15 @@ extern "C" {
 cubind_status half_scale_launch(const cubind_config *cfg, cubind_half *x, cubind_half s, int n);
 cubind_status half_scale_call(const cubind_config *cfg, cubind_half *x, cubind_half s, int n);
 
-cubind_status bf16_scale_launch(const cubind_config *cfg, cubind_bfloat16 *x, cubind_bfloat16 s, const cubind_bfloat16 *y, cubind_half h);
-cubind_status bf16_scale_call(const cubind_config *cfg, cubind_bfloat16 *x, cubind_bfloat16 s, const cubind_bfloat16 *y, cubind_half h);
+cubind_status bf16_scale_launch(const cubind_config *cfg, cubind_bfloat16 *x, cubind_bfloat16 s,
+    const cubind_bfloat16 *y, cubind_half h);
+cubind_status bf16_scale_call(const cubind_config *cfg, cubind_bfloat16 *x, cubind_bfloat16 s,
+    const cubind_bfloat16 *y, cubind_half h);
 
-cubind_status half_pointers_launch(const cubind_config *cfg, const cubind_half *CUBIND_RESTRICT in, cubind_bfloat16 *out);
-cubind_status half_pointers_call(const cubind_config *cfg, const cubind_half *CUBIND_RESTRICT in, cubind_bfloat16 *out, size_t out_count);
+cubind_status half_pointers_launch(const cubind_config *cfg, const cubind_half *CUBIND_RESTRICT in,
+    cubind_bfloat16 *out);
+cubind_status half_pointers_call(const cubind_config *cfg, const cubind_half *CUBIND_RESTRICT in,
+    cubind_bfloat16 *out, size_t out_count);
 
 #ifdef __cplusplus
 }

@@ -52,32 +52,38 @@ __attribute__((constructor)) static void pointers_register(void) {
 }
 #endif
 
-cubind_status restrict_ptrs_launch(const cubind_config *cfg, const float *in, float *out, const float *both) {
+cubind_status restrict_ptrs_launch(const cubind_config *cfg, const float *in, float *out,
+    const float *both) {
   void *cubind_args[3] = {&in, &out, &both};
   return cubind_module_launch(&pointers_module, 0, cfg, cubind_args);
 }
 
-cubind_status restrict_ptrs_call(const cubind_config *cfg, const float *in, float *out, const float *both) {
+cubind_status restrict_ptrs_call(const cubind_config *cfg, const float *in, float *out,
+    const float *both) {
   void *cubind_args[3] = {&in, &out, &both};
   return cubind_module_call(&pointers_module, 0, cfg, cubind_args, NULL, 0);
 }
 
-cubind_status void_ptrs_launch(const cubind_config *cfg, void *raw, const void *craw, volatile int *flag) {
+cubind_status void_ptrs_launch(const cubind_config *cfg, void *raw, const void *craw,
+    volatile int *flag) {
   void *cubind_args[3] = {&raw, &craw, &flag};
   return cubind_module_launch(&pointers_module, 1, cfg, cubind_args);
 }
 
-cubind_status void_ptrs_call(const cubind_config *cfg, void *raw, const void *craw, volatile int *flag) {
+cubind_status void_ptrs_call(const cubind_config *cfg, void *raw, const void *craw,
+    volatile int *flag) {
   void *cubind_args[3] = {&raw, &craw, &flag};
   return cubind_module_call(&pointers_module, 1, cfg, cubind_args, NULL, 0);
 }
 
-cubind_status nested_ptrs_launch(const cubind_config *cfg, float **rows, const float *const *crows, float *CUBIND_RESTRICT *rrows) {
+cubind_status nested_ptrs_launch(const cubind_config *cfg, float **rows, const float *const *crows,
+    float *CUBIND_RESTRICT *rrows) {
   void *cubind_args[3] = {&rows, &crows, &rrows};
   return cubind_module_launch(&pointers_module, 2, cfg, cubind_args);
 }
 
-cubind_status nested_ptrs_call(const cubind_config *cfg, float **rows, const float *const *crows, float *CUBIND_RESTRICT *rrows) {
+cubind_status nested_ptrs_call(const cubind_config *cfg, float **rows, const float *const *crows,
+    float *CUBIND_RESTRICT *rrows) {
   void *cubind_args[3] = {&rows, &crows, &rrows};
   return cubind_module_call(&pointers_module, 2, cfg, cubind_args, NULL, 0);
 }
@@ -92,12 +98,14 @@ cubind_status typedef_ptrs_call(const cubind_config *cfg, float *a, const float 
   return cubind_module_call(&pointers_module, 3, cfg, cubind_args, NULL, 0);
 }
 
-cubind_status annotated_void_launch(const cubind_config *cfg, const void *data, unsigned int *sum, size_t bytes) {
+cubind_status annotated_void_launch(const cubind_config *cfg, const void *data, unsigned int *sum,
+    size_t bytes) {
   void *cubind_args[3] = {&data, &sum, &bytes};
   return cubind_module_launch(&pointers_module, 4, cfg, cubind_args);
 }
 
-cubind_status annotated_void_call(const cubind_config *cfg, const void *data, unsigned int *sum, size_t sum_count, size_t bytes) {
+cubind_status annotated_void_call(const cubind_config *cfg, const void *data, unsigned int *sum,
+    size_t sum_count, size_t bytes) {
   void *cubind_args[3] = {&data, &sum, &bytes};
   cubind_host_arg cubind_host_args[2] = {
       {0, CUBIND_DIRECTION_IN, (void *)data, (size_t)(bytes), 1},

@@ -28,20 +28,28 @@ extern "C" {
  * Both return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
  */
 
-cubind_status restrict_ptrs_launch(const cubind_config *cfg, const float *CUBIND_RESTRICT in, float *CUBIND_RESTRICT out, const float *CUBIND_RESTRICT both);
-cubind_status restrict_ptrs_call(const cubind_config *cfg, const float *CUBIND_RESTRICT in, float *CUBIND_RESTRICT out, const float *CUBIND_RESTRICT both);
+cubind_status restrict_ptrs_launch(const cubind_config *cfg, const float *CUBIND_RESTRICT in,
+    float *CUBIND_RESTRICT out, const float *CUBIND_RESTRICT both);
+cubind_status restrict_ptrs_call(const cubind_config *cfg, const float *CUBIND_RESTRICT in,
+    float *CUBIND_RESTRICT out, const float *CUBIND_RESTRICT both);
 
-cubind_status void_ptrs_launch(const cubind_config *cfg, void *raw, const void *craw, volatile int *flag);
-cubind_status void_ptrs_call(const cubind_config *cfg, void *raw, const void *craw, volatile int *flag);
+cubind_status void_ptrs_launch(const cubind_config *cfg, void *raw, const void *craw,
+    volatile int *flag);
+cubind_status void_ptrs_call(const cubind_config *cfg, void *raw, const void *craw,
+    volatile int *flag);
 
-cubind_status nested_ptrs_launch(const cubind_config *cfg, float **rows, const float *const *crows, float *CUBIND_RESTRICT *rrows);
-cubind_status nested_ptrs_call(const cubind_config *cfg, float **rows, const float *const *crows, float *CUBIND_RESTRICT *rrows);
+cubind_status nested_ptrs_launch(const cubind_config *cfg, float **rows, const float *const *crows,
+    float *CUBIND_RESTRICT *rrows);
+cubind_status nested_ptrs_call(const cubind_config *cfg, float **rows, const float *const *crows,
+    float *CUBIND_RESTRICT *rrows);
 
 cubind_status typedef_ptrs_launch(const cubind_config *cfg, float *a, const float *b, float *c);
 cubind_status typedef_ptrs_call(const cubind_config *cfg, float *a, const float *b, float *c);
 
-cubind_status annotated_void_launch(const cubind_config *cfg, const void *data, unsigned int *sum, size_t bytes);
-cubind_status annotated_void_call(const cubind_config *cfg, const void *data, unsigned int *sum, size_t sum_count, size_t bytes);
+cubind_status annotated_void_launch(const cubind_config *cfg, const void *data, unsigned int *sum,
+    size_t bytes);
+cubind_status annotated_void_call(const cubind_config *cfg, const void *data, unsigned int *sum,
+    size_t sum_count, size_t bytes);
 
 #ifdef __cplusplus
 }

@@ -81,22 +81,30 @@ __attribute__((constructor)) static void scalars_register(void) {
 }
 #endif
 
-cubind_status builtin_ints_launch(const cubind_config *cfg, char c, signed char sc, unsigned char uc, short s, unsigned short us, int i, unsigned int u, long l, unsigned long ul, long long ll, unsigned long long ull, int *out) {
+cubind_status builtin_ints_launch(const cubind_config *cfg, char c, signed char sc,
+    unsigned char uc, short s, unsigned short us, int i, unsigned int u, long l, unsigned long ul,
+    long long ll, unsigned long long ull, int *out) {
   void *cubind_args[12] = {&c, &sc, &uc, &s, &us, &i, &u, &l, &ul, &ll, &ull, &out};
   return cubind_module_launch(&scalars_module, 0, cfg, cubind_args);
 }
 
-cubind_status builtin_ints_call(const cubind_config *cfg, char c, signed char sc, unsigned char uc, short s, unsigned short us, int i, unsigned int u, long l, unsigned long ul, long long ll, unsigned long long ull, int *out) {
+cubind_status builtin_ints_call(const cubind_config *cfg, char c, signed char sc, unsigned char uc,
+    short s, unsigned short us, int i, unsigned int u, long l, unsigned long ul, long long ll,
+    unsigned long long ull, int *out) {
   void *cubind_args[12] = {&c, &sc, &uc, &s, &us, &i, &u, &l, &ul, &ll, &ull, &out};
   return cubind_module_call(&scalars_module, 0, cfg, cubind_args, NULL, 0);
 }
 
-cubind_status fixed_ints_launch(const cubind_config *cfg, int8_t i8, int16_t i16, int32_t i32, int64_t i64, uint8_t u8, uint16_t u16, uint32_t u32, uint64_t u64, long si64, intptr_t ip, uintptr_t up, int *out) {
+cubind_status fixed_ints_launch(const cubind_config *cfg, int8_t i8, int16_t i16, int32_t i32,
+    int64_t i64, uint8_t u8, uint16_t u16, uint32_t u32, uint64_t u64, long si64, intptr_t ip,
+    uintptr_t up, int *out) {
   void *cubind_args[12] = {&i8, &i16, &i32, &i64, &u8, &u16, &u32, &u64, &si64, &ip, &up, &out};
   return cubind_module_launch(&scalars_module, 1, cfg, cubind_args);
 }
 
-cubind_status fixed_ints_call(const cubind_config *cfg, int8_t i8, int16_t i16, int32_t i32, int64_t i64, uint8_t u8, uint16_t u16, uint32_t u32, uint64_t u64, long si64, intptr_t ip, uintptr_t up, int *out) {
+cubind_status fixed_ints_call(const cubind_config *cfg, int8_t i8, int16_t i16, int32_t i32,
+    int64_t i64, uint8_t u8, uint16_t u16, uint32_t u32, uint64_t u64, long si64, intptr_t ip,
+    uintptr_t up, int *out) {
   void *cubind_args[12] = {&i8, &i16, &i32, &i64, &u8, &u16, &u32, &u64, &si64, &ip, &up, &out};
   return cubind_module_call(&scalars_module, 1, cfg, cubind_args, NULL, 0);
 }
@@ -111,12 +119,14 @@ cubind_status sizes_call(const cubind_config *cfg, size_t n, size_t sn, ptrdiff_
   return cubind_module_call(&scalars_module, 2, cfg, cubind_args, NULL, 0);
 }
 
-cubind_status floats_and_bools_launch(const cubind_config *cfg, bool b, float f, double d, int ci, unsigned char m, unsigned int col, double *out) {
+cubind_status floats_and_bools_launch(const cubind_config *cfg, bool b, float f, double d, int ci,
+    unsigned char m, unsigned int col, double *out) {
   void *cubind_args[7] = {&b, &f, &d, &ci, &m, &col, &out};
   return cubind_module_launch(&scalars_module, 3, cfg, cubind_args);
 }
 
-cubind_status floats_and_bools_call(const cubind_config *cfg, bool b, float f, double d, int ci, unsigned char m, unsigned int col, double *out) {
+cubind_status floats_and_bools_call(const cubind_config *cfg, bool b, float f, double d, int ci,
+    unsigned char m, unsigned int col, double *out) {
   void *cubind_args[7] = {&b, &f, &d, &ci, &m, &col, &out};
   return cubind_module_call(&scalars_module, 3, cfg, cubind_args, NULL, 0);
 }

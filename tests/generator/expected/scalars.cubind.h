@@ -30,17 +30,27 @@ extern "C" {
  * Both return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
  */
 
-cubind_status builtin_ints_launch(const cubind_config *cfg, char c, signed char sc, unsigned char uc, short s, unsigned short us, int i, unsigned int u, long l, unsigned long ul, long long ll, unsigned long long ull, int *out);
-cubind_status builtin_ints_call(const cubind_config *cfg, char c, signed char sc, unsigned char uc, short s, unsigned short us, int i, unsigned int u, long l, unsigned long ul, long long ll, unsigned long long ull, int *out);
+cubind_status builtin_ints_launch(const cubind_config *cfg, char c, signed char sc,
+    unsigned char uc, short s, unsigned short us, int i, unsigned int u, long l, unsigned long ul,
+    long long ll, unsigned long long ull, int *out);
+cubind_status builtin_ints_call(const cubind_config *cfg, char c, signed char sc, unsigned char uc,
+    short s, unsigned short us, int i, unsigned int u, long l, unsigned long ul, long long ll,
+    unsigned long long ull, int *out);
 
-cubind_status fixed_ints_launch(const cubind_config *cfg, int8_t i8, int16_t i16, int32_t i32, int64_t i64, uint8_t u8, uint16_t u16, uint32_t u32, uint64_t u64, long si64, intptr_t ip, uintptr_t up, int *out);
-cubind_status fixed_ints_call(const cubind_config *cfg, int8_t i8, int16_t i16, int32_t i32, int64_t i64, uint8_t u8, uint16_t u16, uint32_t u32, uint64_t u64, long si64, intptr_t ip, uintptr_t up, int *out);
+cubind_status fixed_ints_launch(const cubind_config *cfg, int8_t i8, int16_t i16, int32_t i32,
+    int64_t i64, uint8_t u8, uint16_t u16, uint32_t u32, uint64_t u64, long si64, intptr_t ip,
+    uintptr_t up, int *out);
+cubind_status fixed_ints_call(const cubind_config *cfg, int8_t i8, int16_t i16, int32_t i32,
+    int64_t i64, uint8_t u8, uint16_t u16, uint32_t u32, uint64_t u64, long si64, intptr_t ip,
+    uintptr_t up, int *out);
 
 cubind_status sizes_launch(const cubind_config *cfg, size_t n, size_t sn, ptrdiff_t d, int *out);
 cubind_status sizes_call(const cubind_config *cfg, size_t n, size_t sn, ptrdiff_t d, int *out);
 
-cubind_status floats_and_bools_launch(const cubind_config *cfg, bool b, float f, double d, int ci, unsigned char m, unsigned int col, double *out);
-cubind_status floats_and_bools_call(const cubind_config *cfg, bool b, float f, double d, int ci, unsigned char m, unsigned int col, double *out);
+cubind_status floats_and_bools_launch(const cubind_config *cfg, bool b, float f, double d, int ci,
+    unsigned char m, unsigned int col, double *out);
+cubind_status floats_and_bools_call(const cubind_config *cfg, bool b, float f, double d, int ci,
+    unsigned char m, unsigned int col, double *out);
 
 #ifdef __cplusplus
 }

@@ -46,7 +46,7 @@ cubind_status block_sums_launch(const cubind_config *cfg, const int *values, int
 cubind_status block_sums_call(const cubind_config *cfg, const int *values, int *sums, int n) {
   void *cubind_args[3] = {&values, &sums, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)values, (size_t)(n), sizeof(const int)},
+      {0, CUBIND_DIRECTION_IN, (void *)values, (size_t)(n), sizeof(int)},
       {1, CUBIND_DIRECTION_OUT, (void *)sums, (size_t)((n + 255) / 256), sizeof(int)}};
   return cubind_module_call(&toolkit_headers_module, 0, cfg, cubind_args, cubind_host_args, 2);
 }

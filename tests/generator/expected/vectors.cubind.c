@@ -59,22 +59,26 @@ __attribute__((constructor)) static void vectors_register(void) {
 }
 #endif
 
-cubind_status by_value_launch(const cubind_config *cfg, float4 f4, int2 i2, uchar4 u4, double2 d2, char1 c1, ulonglong2 ull2, short3 s3, float *out) {
+cubind_status by_value_launch(const cubind_config *cfg, float4 f4, int2 i2, uchar4 u4, double2 d2,
+    char1 c1, ulonglong2 ull2, short3 s3, float *out) {
   void *cubind_args[8] = {&f4, &i2, &u4, &d2, &c1, &ull2, &s3, &out};
   return cubind_module_launch(&vectors_module, 0, cfg, cubind_args);
 }
 
-cubind_status by_value_call(const cubind_config *cfg, float4 f4, int2 i2, uchar4 u4, double2 d2, char1 c1, ulonglong2 ull2, short3 s3, float *out) {
+cubind_status by_value_call(const cubind_config *cfg, float4 f4, int2 i2, uchar4 u4, double2 d2,
+    char1 c1, ulonglong2 ull2, short3 s3, float *out) {
   void *cubind_args[8] = {&f4, &i2, &u4, &d2, &c1, &ull2, &s3, &out};
   return cubind_module_call(&vectors_module, 0, cfg, cubind_args, NULL, 0);
 }
 
-cubind_status by_pointer_launch(const cubind_config *cfg, float4 *points, const int2 *offsets, uint3 *ids, int n) {
+cubind_status by_pointer_launch(const cubind_config *cfg, float4 *points, const int2 *offsets,
+    uint3 *ids, int n) {
   void *cubind_args[4] = {&points, &offsets, &ids, &n};
   return cubind_module_launch(&vectors_module, 1, cfg, cubind_args);
 }
 
-cubind_status by_pointer_call(const cubind_config *cfg, float4 *points, const int2 *offsets, uint3 *ids, size_t ids_count, int n) {
+cubind_status by_pointer_call(const cubind_config *cfg, float4 *points, const int2 *offsets,
+    uint3 *ids, size_t ids_count, int n) {
   void *cubind_args[4] = {&points, &offsets, &ids, &n};
   cubind_host_arg cubind_host_args[2] = {
       {0, CUBIND_DIRECTION_INOUT, (void *)points, (size_t)(n), sizeof(float4)},

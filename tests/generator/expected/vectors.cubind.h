@@ -29,11 +29,15 @@ extern "C" {
  * Both return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
  */
 
-cubind_status by_value_launch(const cubind_config *cfg, float4 f4, int2 i2, uchar4 u4, double2 d2, char1 c1, ulonglong2 ull2, short3 s3, float *out);
-cubind_status by_value_call(const cubind_config *cfg, float4 f4, int2 i2, uchar4 u4, double2 d2, char1 c1, ulonglong2 ull2, short3 s3, float *out);
+cubind_status by_value_launch(const cubind_config *cfg, float4 f4, int2 i2, uchar4 u4, double2 d2,
+    char1 c1, ulonglong2 ull2, short3 s3, float *out);
+cubind_status by_value_call(const cubind_config *cfg, float4 f4, int2 i2, uchar4 u4, double2 d2,
+    char1 c1, ulonglong2 ull2, short3 s3, float *out);
 
-cubind_status by_pointer_launch(const cubind_config *cfg, float4 *points, const int2 *offsets, uint3 *ids, int n);
-cubind_status by_pointer_call(const cubind_config *cfg, float4 *points, const int2 *offsets, uint3 *ids, size_t ids_count, int n);
+cubind_status by_pointer_launch(const cubind_config *cfg, float4 *points, const int2 *offsets,
+    uint3 *ids, int n);
+cubind_status by_pointer_call(const cubind_config *cfg, float4 *points, const int2 *offsets,
+    uint3 *ids, size_t ids_count, int n);
 
 cubind_status alignment_launch(const cubind_config *cfg, int a, float4 b, char c, double2 d);
 cubind_status alignment_call(const cubind_config *cfg, int a, float4 b, char c, double2 d);
