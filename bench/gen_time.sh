@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# gen_time.sh: what cubind adds to a build: cubind-gen's time per .cu file against nvcc -fatbin
+# on the same file, the embedding step, and a regeneration when nothing changed.
+#
+#   bench/gen_time.sh <build dir> [runs (default 3)] [out dir]
+#
+# CPU only: run it on the build machine (cubind-gen needs libclang, which GPU machines may lack).
+# Files: bench/kernels/bench_kernels.cu (4 kernels) and <build>/bench/many/many_kernels.cu (2000
+# kernels, written by bench/CMakeLists.txt). Steps, median wall time of `runs` each:
+#   nvcc_fatbin     nvcc -fatbin for sm_90 (what add_gpu_kernels runs anyway, cubind or not)
+#   gen_fresh       cubind-gen into an empty directory (parse + emit + write)
+#   gen_unchanged   cubind-gen again on the unchanged file (parse + compare; writes nothing)
+#   embed_fatbin    cubind-gen --embed-fatbin of the fatbin (writes the byte-array .c)
+# Reading the numbers: gen_fresh / nvcc_fatbin is cubind's share of the kernel build time.
+# Output: a table on stdout and, with an out dir, <out>/gen_time.csv in the suite's format.
+set -u
+build=${1:?usage: gen_time.sh <build dir> [runs] [out dir]}
+runs=${2:-3}
+out=${3:-}
+src=$(cd "$(dirname "$0")/.." && pwd)
+gen=$build/generator/cubind-gen
+nvcc=${CUBIND_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+cuda=$(dirname "$(dirname "$(readlink -f "$nvcc")")")
+for f in "$gen" "$nvcc"; do
+  [[ -x $f ]] || { echo "gen_time.sh: $f not found" >&2; exit 1; }
+done
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+now_us() { local t=${EPOCHREALTIME/[.,]/}; echo "$t"; }
+median() { sort -n | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+
+# timed <command...>: runs it (output to the log; stops the script on failure), prints us.
+timed() {
+  local t0 t1
+  t0=$(now_us)
+  if ! "$@" >"$work/log" 2>&1; then
+    echo "gen_time.sh: failed: $*" >&2
+    cat "$work/log" >&2
+    exit 1
+  fi
+  t1=$(now_us)
+  echo $((t1 - t0))
+}
+
+csv="benchmark,case,variant,metric,value,unit"$'\n'
+printf '%-16s %12s %12s %14s %13s %10s\n' file "nvcc ms" "gen ms" "unchanged ms" "embed ms" \
+  "gen/nvcc"
+for file in "$src/bench/kernels/bench_kernels.cu" "$build/bench/many/many_kernels.cu"; do
+  [[ -f $file ]] || { echo "gen_time.sh: $file not found (configure the build first)" >&2; exit 1; }
+  name=$(basename "$file" .cu)
+  declare -a t_nvcc=() t_fresh=() t_same=() t_embed=()
+  for ((r = 0; r < runs; r++)); do
+    rm -rf "$work/out" && mkdir -p "$work/out"
+    t_nvcc+=("$(timed "$nvcc" -fatbin -gencode arch=compute_90,code=sm_90 -I"$src/runtime/include" \
+      -o "$work/out/$name.fatbin" "$file")")
+    t_fresh+=("$(timed "$gen" -I"$src/runtime/include" --cuda-path "$cuda" --module-name "$name" \
+      -o "$work/out" "$file")")
+    t_same+=("$(timed "$gen" -I"$src/runtime/include" --cuda-path "$cuda" --module-name "$name" \
+      -o "$work/out" "$file")")
+    t_embed+=("$(timed "$gen" --embed-fatbin "$work/out/$name.fatbin" --module-name "$name" \
+      -o "$work/out")")
+  done
+  m_nvcc=$(printf '%s\n' "${t_nvcc[@]}" | median)
+  m_fresh=$(printf '%s\n' "${t_fresh[@]}" | median)
+  m_same=$(printf '%s\n' "${t_same[@]}" | median)
+  m_embed=$(printf '%s\n' "${t_embed[@]}" | median)
+  awk -v f="$name" -v a="$m_nvcc" -v b="$m_fresh" -v c="$m_same" -v d="$m_embed" \
+    'BEGIN {printf "%-16s %12.1f %12.1f %14.1f %13.1f %10.3f\n", f, a / 1000, b / 1000, c / 1000, d / 1000, b / a}'
+  for pair in nvcc_fatbin:$m_nvcc gen_fresh:$m_fresh gen_unchanged:$m_same embed_fatbin:$m_embed; do
+    csv+="gen_time,$name,${pair%%:*},wall_ms_median,$(awk -v v="${pair#*:}" 'BEGIN {printf "%.3f", v / 1000}'),ms"$'\n'
+  done
+done
+echo "(median of $runs runs; $(nproc) CPUs; $("$nvcc" --version | tail -1))"
+if [[ -n $out ]]; then
+  mkdir -p "$out"
+  printf '%s' "$csv" >"$out/gen_time.csv"
+  echo "results written to $out/gen_time.csv"
+fi
