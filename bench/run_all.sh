@@ -10,7 +10,8 @@
 #   summary.txt     every table, as printed (also on stdout), after the machine's description
 #   results.csv     all numbers: benchmark,case,variant,metric,value,unit
 #   results.json    the same as a JSON array
-# (Three files only: the GPU machine's file transfer limits how many come back.)
+#   launch.svg, transfer.svg   charts (bench/plot.py), where python3 exists
+# (Few files on purpose: the GPU machine's file transfer limits how many come back.)
 # Takes well under 3 minutes on an H100. Environment knobs: BENCH_BATCHES (launch_overhead,
 # default 200), BENCH_COLD_RUNS (default 20), BENCH_MODULE_RUNS (default 5), BENCH_NO_LARGE=1
 # (skip the 1 GiB transfer).
@@ -117,6 +118,10 @@ say
 awk -F, 'NR == 1 {print "["; next}
   {printf "%s  {\"benchmark\": \"%s\", \"case\": \"%s\", \"variant\": \"%s\", \"metric\": \"%s\", \"value\": %s, \"unit\": \"%s\"}", (NR > 2 ? ",\n" : ""), $1, $2, $3, $4, $5, $6}
   END {print "\n]"}' "$out/results.csv" >"$out/results.json"
+# Charts (SVG, standard-library Python only), where there is a python3.
+if [[ -f $out/results.csv ]] && command -v python3 >/dev/null; then
+  python3 "$here/plot.py" "$out/results.csv" "$out" | tee -a "$summary" >&3 || say "plot.py failed"
+fi
 say "results: $out/results.csv, $out/results.json, $summary"
 
 if ((failed > 0)); then exit 1; fi

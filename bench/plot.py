@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""plot.py: draws the suite's results as SVG charts, with no third-party packages.
+
+    bench/plot.py OUTDIR/results.csv [DIR]     (writes DIR/launch.svg and DIR/transfer.svg;
+                                                DIR defaults to the CSV's folder)
+
+launch.svg: host ns per launch for each kernel (0, 4, 16 parameters) and variant, the ratio to
+raw cuLaunchKernel printed on each bar. transfer.svg: `_call` round-trip GB/s against buffer
+size (log scale), cubind and the driver, pageable and pinned. SVG rather than PNG because it
+needs nothing beyond Python's standard library and renders on GitHub and in browsers.
+"""
+import csv
+import math
+import os
+import sys
+from xml.sax.saxutils import escape
+
+COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2"]
+
+
+def load(path):
+    rows = {}
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            rows[(r["benchmark"], r["case"], r["variant"], r["metric"])] = float(r["value"])
+    return rows
+
+
+def text(x, y, s, size=12, anchor="middle", rotate=None):
+    rot = f' transform="rotate({rotate} {x:.1f} {y:.1f})"' if rotate else ""
+    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" '
+            f'font-family="sans-serif"{rot}>{escape(s)}</text>')
+
+
+def svg(width, height, body):
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}"><rect width="100%" height="100%" fill="white"/>'
+            + "\n".join(body) + "</svg>\n")
+
+
+def launch_chart(rows):
+    kernels = ["empty0", "empty4", "empty16"]
+    variants = [v for v in ["cubind_stub", "cuLaunchKernel", "cuLaunchKernel_2", "ctx+cuLaunch",
+                            "cuLaunchKernelEx", "runtime_<<<>>>"]
+                if ("launch_overhead", "empty0", v, "ns_per_launch") in rows]
+    if not variants:
+        return None
+    vmax = max(rows[("launch_overhead", k, v, "ns_per_launch")] for k in kernels for v in variants)
+    W, H, L, B, T = 900, 460, 70, 60, 40
+    plot_h = H - B - T
+    group_w = (W - L - 20) / len(kernels)
+    bar_w = group_w * 0.8 / len(variants)
+    scale = plot_h / (vmax * 1.1)
+    body = [text(W / 2, 22, "Host time per launch (median ns; ratio to raw cuLaunchKernel)", 15)]
+    for i in range(6):  # y grid
+        v = vmax * 1.1 * i / 5
+        y = H - B - v * scale
+        body.append(f'<line x1="{L}" y1="{y:.1f}" x2="{W - 20}" y2="{y:.1f}" stroke="#ddd"/>')
+        body.append(text(L - 6, y + 4, f"{v:.0f}", 11, "end"))
+    body.append(text(18, T + plot_h / 2, "ns per launch", 12, rotate=-90))
+    for gi, k in enumerate(kernels):
+        x0 = L + gi * group_w + group_w * 0.1
+        for vi, v in enumerate(variants):
+            val = rows[("launch_overhead", k, v, "ns_per_launch")]
+            ratio = rows.get(("launch_overhead", k, v, "ratio_vs_raw"), float("nan"))
+            x, h = x0 + vi * bar_w, val * scale
+            body.append(f'<rect x="{x:.1f}" y="{H - B - h:.1f}" width="{bar_w * 0.9:.1f}" '
+                        f'height="{h:.1f}" fill="{COLORS[vi % len(COLORS)]}"/>')
+            body.append(text(x + bar_w * 0.45, H - B - h - 4, f"{ratio:.3f}", 9))
+        body.append(text(L + gi * group_w + group_w / 2, H - B + 18,
+                         k.replace("empty", "") + " parameters", 12))
+    for vi, v in enumerate(variants):  # legend
+        x = L + vi * (W - L) / len(variants)
+        body.append(f'<rect x="{x:.1f}" y="{H - 26}" width="10" height="10" '
+                    f'fill="{COLORS[vi % len(COLORS)]}"/>')
+        body.append(text(x + 14, H - 17, v, 11, "start"))
+    return svg(W, H, body)
+
+
+def transfer_chart(rows):
+    sizes = [c for c in ["4KiB", "64KiB", "1MiB", "4MiB", "16MiB", "64MiB", "256MiB", "1GiB"]
+             if ("call_transfer", c, "cubind_call", "GBps_pinned") in rows]
+    if not sizes:
+        return None
+    nbytes = {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+    xs = [math.log2(int(c[:-3]) * nbytes[c[-3:]]) for c in sizes]
+    series = [(impl, mem) for mem in ["pinned", "pageable"] for impl in ["cubind_call", "driver"]]
+    vmax = max(rows[("call_transfer", c, i, "GBps_" + m)] for c in sizes for i, m in series)
+    W, H, L, B, T, R = 820, 440, 70, 70, 40, 20
+    pw, ph = W - L - R, H - B - T
+    def px(x):
+        return L + (x - xs[0]) / max(xs[-1] - xs[0], 1) * pw
+    def py(v):
+        return H - B - v / (vmax * 1.1) * ph
+    body = [text(W / 2, 22, "_call round trip: GB/s = 2 x bytes / time (median)", 15)]
+    for i in range(6):
+        v = vmax * 1.1 * i / 5
+        body.append(f'<line x1="{L}" y1="{py(v):.1f}" x2="{W - R}" y2="{py(v):.1f}" stroke="#ddd"/>')
+        body.append(text(L - 6, py(v) + 4, f"{v:.0f}", 11, "end"))
+    for c, x in zip(sizes, xs):
+        body.append(text(px(x), H - B + 18, c, 11))
+    body.append(text(18, T + ph / 2, "GB/s", 12, rotate=-90))
+    for si, (impl, mem) in enumerate(series):
+        pts = [(px(x), py(rows[("call_transfer", c, impl, "GBps_" + mem)]))
+               for c, x in zip(sizes, xs)]
+        dash = ' stroke-dasharray="6 4"' if impl == "driver" else ""
+        color = COLORS[0] if mem == "pinned" else COLORS[1]
+        body.append(f'<polyline fill="none" stroke="{color}" stroke-width="2"{dash} points="'
+                    + " ".join(f"{x:.1f},{y:.1f}" for x, y in pts) + '"/>')
+        lx = L + si * pw / 4
+        body.append(f'<line x1="{lx:.1f}" y1="{H - 22}" x2="{lx + 24:.1f}" y2="{H - 22}" '
+                    f'stroke="{color}" stroke-width="2"{dash}/>')
+        body.append(text(lx + 28, H - 18, f"{impl}, {mem}", 11, "start"))
+    return svg(W, H, body)
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        sys.exit(__doc__)
+    rows = load(sys.argv[1])
+    out = sys.argv[2] if len(sys.argv) == 3 else os.path.dirname(os.path.abspath(sys.argv[1]))
+    os.makedirs(out, exist_ok=True)
+    for name, chart in (("launch.svg", launch_chart(rows)), ("transfer.svg", transfer_chart(rows))):
+        if chart:
+            with open(os.path.join(out, name), "w") as f:
+                f.write(chart)
+            print("wrote", os.path.join(out, name))
+
+
+if __name__ == "__main__":
+    main()
