@@ -88,19 +88,20 @@ function(add_gpu_kernels target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "PTX" ""
                         "SOURCES;ARCHS;INCLUDE_DIRECTORIES;COMPILE_OPTIONS")
   set(caller "add_gpu_kernels(${target})")
-  if(arg_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "${caller}: unknown argument(s): ${arg_UNPARSED_ARGUMENTS}. "
-      "Expected: SOURCES <file.cu>... [ARCHS <sm>...] [PTX] [INCLUDE_DIRECTORIES <dir>...] "
-      "[COMPILE_OPTIONS <option>...]")
-  endif()
-  # A misspelt keyword after a list (SOURCES k.cu ARCH 90) lands in that list: catch the
-  # upper-case words there too.
+  set(usage "Expected: add_gpu_kernels(<target> SOURCES <file.cu>... [ARCHS <sm>...] [PTX] "
+            "[INCLUDE_DIRECTORIES <dir>...] [COMPILE_OPTIONS <option>...])")
+  string(CONCAT usage ${usage})
+  # A misspelt keyword after a list (SOURCES k.cu ARCH 90) lands in that list: upper-case
+  # words there are taken for keywords too.
+  set(unknown ${arg_UNPARSED_ARGUMENTS})
   foreach(value IN LISTS arg_SOURCES arg_ARCHS arg_INCLUDE_DIRECTORIES arg_COMPILE_OPTIONS)
     if(value MATCHES "^[A-Z][A-Z_]+$")
-      message(FATAL_ERROR "${caller}: unknown argument(s): ${value}. Expected: SOURCES <file.cu>... "
-        "[ARCHS <sm>...] [PTX] [INCLUDE_DIRECTORIES <dir>...] [COMPILE_OPTIONS <option>...]")
+      list(APPEND unknown ${value})
     endif()
   endforeach()
+  if(unknown)
+    message(FATAL_ERROR "${caller}: unknown argument(s): ${unknown}. ${usage}")
+  endif()
   if(NOT arg_SOURCES)
     message(FATAL_ERROR "${caller}: no SOURCES given")
   endif()
