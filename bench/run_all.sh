@@ -60,7 +60,8 @@ run() {
   shift
   say "== $name"
   start=$SECONDS
-  "$@" 2>&1 | tee -a "$summary"
+  # (Each benchmark's "results written to <temporary file>" line says nothing useful here.)
+  "$@" 2>&1 | grep -v '^results written to ' | tee -a "$summary"
   rc=${PIPESTATUS[0]}
   case $rc in
   0) say "-- $name: ok ($((SECONDS - start)) s)" ;;
