@@ -19,15 +19,29 @@ extern const size_t cubind_fatbin_templates_size;
 /* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
    runtime checks them against the loaded kernel. */
 static const cubind_param_info plain_params[] = {{"x", 0, 8}};
+static const cubind_param_info scale_float_params[] = {{"x", 0, 8}, {"s", 8, 4}, {"n", 12, 4}};
+static const cubind_param_info scale_double_params[] = {{"x", 0, 8}, {"s", 8, 8}, {"n", 16, 4}};
+static const cubind_param_info scale_int_params[] = {{"x", 0, 8}, {"s", 8, 4}, {"n", 12, 4}};
+static const cubind_param_info scale_half_params[] = {{"x", 0, 8}, {"s", 8, 2}, {"n", 12, 4}};
+static const cubind_param_info fill_unsigned_int_4_params[] = {{"x", 0, 8}};
+static const cubind_param_info fill_float_ptr_minus2_params[] = {{"x", 0, 8}};
+static const cubind_param_info shift_geo_Point_params[] = {{"points", 0, 8}, {"n", 8, 4}};
 
 /* {C name, cubin symbol, parameters, number of parameters} */
 static const cubind_kernel_info templates_kernels[] = {
     {"plain", "_Z5plainPf", plain_params, 1},
+    {"scale_float", "_Z5scaleIfEvPT_S0_i", scale_float_params, 3},
+    {"scale_double", "_Z5scaleIdEvPT_S0_i", scale_double_params, 3},
+    {"scale_int", "_Z5scaleIiEvPT_S0_i", scale_int_params, 3},
+    {"scale_half", "_Z5scaleI6__halfEvPT_S1_i", scale_half_params, 3},
+    {"fill_unsigned_int_4", "_ZN2ns4fillIjLi4EEEvPT_", fill_unsigned_int_4_params, 1},
+    {"fill_float_ptr_minus2", "_ZN2ns4fillIPfLin2EEEvPT_", fill_float_ptr_minus2_params, 1},
+    {"shift_geo_Point", "_ZN3geo5shiftINS_5PointEEEvPT_i", shift_geo_Point_params, 2},
 };
 
 static cubind_module templates_module = {
     1, "templates", cubind_fatbin_templates, &cubind_fatbin_templates_size,
-    templates_kernels, 1, NULL, NULL};
+    templates_kernels, 8, NULL, NULL};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -44,4 +58,82 @@ cubind_status plain_launch(const cubind_config *cfg, float *x) {
 cubind_status plain_call(const cubind_config *cfg, float *x) {
   void *cubind_args[1] = {&x};
   return cubind_module_call(&templates_module, 0, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status scale_float_launch(const cubind_config *cfg, float *x, float s, int n) {
+  void *cubind_args[3] = {&x, &s, &n};
+  return cubind_module_launch(&templates_module, 1, cfg, cubind_args);
+}
+
+cubind_status scale_float_call(const cubind_config *cfg, float *x, float s, int n) {
+  void *cubind_args[3] = {&x, &s, &n};
+  cubind_host_arg cubind_host_args[1] = {
+      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(float)}};
+  return cubind_module_call(&templates_module, 1, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status scale_double_launch(const cubind_config *cfg, double *x, double s, int n) {
+  void *cubind_args[3] = {&x, &s, &n};
+  return cubind_module_launch(&templates_module, 2, cfg, cubind_args);
+}
+
+cubind_status scale_double_call(const cubind_config *cfg, double *x, double s, int n) {
+  void *cubind_args[3] = {&x, &s, &n};
+  cubind_host_arg cubind_host_args[1] = {
+      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(double)}};
+  return cubind_module_call(&templates_module, 2, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status scale_int_launch(const cubind_config *cfg, int *x, int s, int n) {
+  void *cubind_args[3] = {&x, &s, &n};
+  return cubind_module_launch(&templates_module, 3, cfg, cubind_args);
+}
+
+cubind_status scale_int_call(const cubind_config *cfg, int *x, int s, int n) {
+  void *cubind_args[3] = {&x, &s, &n};
+  cubind_host_arg cubind_host_args[1] = {
+      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(int)}};
+  return cubind_module_call(&templates_module, 3, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status scale_half_launch(const cubind_config *cfg, cubind_half *x, cubind_half s, int n) {
+  void *cubind_args[3] = {&x, &s, &n};
+  return cubind_module_launch(&templates_module, 4, cfg, cubind_args);
+}
+
+cubind_status scale_half_call(const cubind_config *cfg, cubind_half *x, cubind_half s, int n) {
+  void *cubind_args[3] = {&x, &s, &n};
+  cubind_host_arg cubind_host_args[1] = {
+      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(cubind_half)}};
+  return cubind_module_call(&templates_module, 4, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status fill_unsigned_int_4_launch(const cubind_config *cfg, unsigned int *x) {
+  void *cubind_args[1] = {&x};
+  return cubind_module_launch(&templates_module, 5, cfg, cubind_args);
+}
+
+cubind_status fill_unsigned_int_4_call(const cubind_config *cfg, unsigned int *x) {
+  void *cubind_args[1] = {&x};
+  return cubind_module_call(&templates_module, 5, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status fill_float_ptr_minus2_launch(const cubind_config *cfg, float **x) {
+  void *cubind_args[1] = {&x};
+  return cubind_module_launch(&templates_module, 6, cfg, cubind_args);
+}
+
+cubind_status fill_float_ptr_minus2_call(const cubind_config *cfg, float **x) {
+  void *cubind_args[1] = {&x};
+  return cubind_module_call(&templates_module, 6, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status shift_geo_Point_launch(const cubind_config *cfg, void *points, int n) {
+  void *cubind_args[2] = {&points, &n};
+  return cubind_module_launch(&templates_module, 7, cfg, cubind_args);
+}
+
+cubind_status shift_geo_Point_call(const cubind_config *cfg, void *points, int n) {
+  void *cubind_args[2] = {&points, &n};
+  return cubind_module_call(&templates_module, 7, cfg, cubind_args, NULL, 0);
 }

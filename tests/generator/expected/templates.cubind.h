@@ -31,6 +31,35 @@ extern "C" {
 cubind_status plain_launch(const cubind_config *cfg, float *x);
 cubind_status plain_call(const cubind_config *cfg, float *x);
 
+/** Scales x by s. */
+cubind_status scale_float_launch(const cubind_config *cfg, float *x, float s, int n);
+/** Scales x by s. */
+cubind_status scale_float_call(const cubind_config *cfg, float *x, float s, int n);
+
+/** Scales x by s. */
+cubind_status scale_double_launch(const cubind_config *cfg, double *x, double s, int n);
+/** Scales x by s. */
+cubind_status scale_double_call(const cubind_config *cfg, double *x, double s, int n);
+
+/** Scales x by s. */
+cubind_status scale_int_launch(const cubind_config *cfg, int *x, int s, int n);
+/** Scales x by s. */
+cubind_status scale_int_call(const cubind_config *cfg, int *x, int s, int n);
+
+/** Scales x by s. */
+cubind_status scale_half_launch(const cubind_config *cfg, cubind_half *x, cubind_half s, int n);
+/** Scales x by s. */
+cubind_status scale_half_call(const cubind_config *cfg, cubind_half *x, cubind_half s, int n);
+
+cubind_status fill_unsigned_int_4_launch(const cubind_config *cfg, unsigned int *x);
+cubind_status fill_unsigned_int_4_call(const cubind_config *cfg, unsigned int *x);
+
+cubind_status fill_float_ptr_minus2_launch(const cubind_config *cfg, float **x);
+cubind_status fill_float_ptr_minus2_call(const cubind_config *cfg, float **x);
+
+cubind_status shift_geo_Point_launch(const cubind_config *cfg, void *points, int n);
+cubind_status shift_geo_Point_call(const cubind_config *cfg, void *points, int n);
+
 #ifdef __cplusplus
 }
 #endif
