@@ -175,12 +175,6 @@ function(add_gpu_kernels target)
   get_filename_component(cuda_path "${nvcc_real}" DIRECTORY)
   get_filename_component(cuda_path "${cuda_path}" DIRECTORY)
 
-  # cubind-gen leaves an output that would not change untouched. Ninja notices (it re-stats
-  # outputs); make would rerun the step on every build, as the output stays older than its
-  # input, so for make the step ends by touching its outputs.
-  set(touch_header "")
-  set(touch_embedded "")
-
   set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/${target}")
   file(MAKE_DIRECTORY "${out_dir}")
   set(generated "")
@@ -198,6 +192,11 @@ function(add_gpu_kernels target)
     set(header "${out_dir}/${stem}.cubind.h")
     set(stubs "${out_dir}/${stem}.cubind.c")
     set(embedded "${out_dir}/${module}.fatbin.c")
+    # cubind-gen leaves an output that would not change untouched. Ninja notices (it re-stats
+    # outputs); make would rerun the step on every build, as the output stays older than its
+    # input, so for make the step ends by touching its outputs.
+    set(touch_header "")
+    set(touch_embedded "")
     if(NOT CMAKE_GENERATOR MATCHES "Ninja")
       set(touch_header COMMAND "${CMAKE_COMMAND}" -E touch_nocreate "${header}" "${stubs}")
       set(touch_embedded COMMAND "${CMAKE_COMMAND}" -E touch_nocreate "${embedded}")
