@@ -4,8 +4,8 @@
 #include <cubind/annotations.h>
 #include <cuda_fp16.h>
 
-// y = a * x + y over n elements, for each type. (One extern "C" kernel per type: cubind-gen
-// does not take explicit template instantiations yet; axpy<float> would also be axpy_float.)
+// y = a * x + y over n elements, one extern "C" kernel per type (templates.cu covers
+// template kernels).
 template <typename T>
 __device__ void axpy(T a, const T *x, T *y, int n)
 {
