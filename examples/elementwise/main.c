@@ -25,7 +25,8 @@ static void cpu_elementwise(float *a, const float *b, size_t n) {
 int main(void) {
   const size_t max_n = (size_t)1 << MAX_LOG2;
   float *a = malloc(max_n * sizeof *a), *b = malloc(max_n * sizeof *b);
-  float *gpu_result = malloc(max_n * sizeof *gpu_result), *cpu_result = malloc(max_n * sizeof *a);
+  float *gpu_result = malloc(max_n * sizeof *gpu_result);
+  float *cpu_result = malloc(max_n * sizeof *cpu_result);
   void *a_gpu = NULL, *b_gpu = NULL;
   cubind_timer timer = {0};
   size_t bad = 0;

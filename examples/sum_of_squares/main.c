@@ -16,7 +16,8 @@ int main(void) {
   const size_t per_thread = (n + (size_t)BLOCK * GRID - 1) / ((size_t)BLOCK * GRID);
   cubind_config cfg = {{GRID, 1, 1}, {BLOCK, 1, 1}, 0, 0};
   cubind_timer timer = {0};
-  float *a = malloc(n * sizeof *a), gpu_sum, gpu_ms;
+  float *a = malloc(n * sizeof *a);
+  float gpu_sum, gpu_ms;
   void *a_gpu = NULL, *sum_gpu = NULL;
   double cpu_sum = 0.0, cpu_ms, rel_err, tolerance;
   size_t i;
