@@ -304,7 +304,6 @@ static void abi_mismatch(void **state) {
   static const cubind_param_info params[] = {{"a", 0, 8}, {"n", 8, 4}};
   static const cubind_kernel_info kernels[] = {{"mismatch", "mismatch", params, 2}};
   static const cubind_kernel_info too_many[] = {{"noop", "noop", params, 2}};
-  static const cubind_kernel_info too_few[] = {{"doublify", "doublify", params, 1}};
   long images = fake_cuda_live_images();
   (void)state;
   assert_int_equal(launch_first_kernel(fresh_module(kernels, 1)), CUBIND_ERROR_ABI_MISMATCH);
@@ -315,13 +314,11 @@ static void abi_mismatch(void **state) {
   assert_int_equal(fake_cuda_live_images(), images); /* unloaded again */
   assert_int_equal(launch_first_kernel(fresh_module(too_many, 1)), CUBIND_ERROR_ABI_MISMATCH);
   assert_contains(cubind_last_error(), "has only 0");
-  assert_int_equal(launch_first_kernel(fresh_module(too_few, 1)), CUBIND_ERROR_ABI_MISMATCH);
-  assert_contains(cubind_last_error(), "more than the 1 parameters");
   /* A failing unload during that cleanup does not change the report. */
   fake_cuda_fail("cuLibraryUnload", 1, CUDA_ERROR_UNKNOWN, 0);
   assert_int_equal(launch_first_kernel(fresh_module(kernels, 1)), CUBIND_ERROR_ABI_MISMATCH);
   assert_contains(cubind_last_error(), "parameter 1 'n'");
-  assert_int_equal(fake_cuda_calls("cuLibraryUnload"), 4);
+  assert_int_equal(fake_cuda_calls("cuLibraryUnload"), 3);
 }
 
 static void no_binary_for_gpu(void **state) {
