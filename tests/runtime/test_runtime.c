@@ -437,6 +437,11 @@ static void error_hook_and_fault_attribution(void **state) {
   assert_int_equal(cubind_set_device(-1), CUBIND_ERROR_INVALID_DEVICE);
   assert_int_equal(hook_calls, 1);
   assert_int_equal(cubind_free(dev), CUBIND_SUCCESS);
+  /* A result the driver cannot name is still reported, by number. */
+  fake_cuda_fail("cuMemAlloc", 1, (CUresult)12345, 0);
+  assert_int_equal(cubind_malloc((void **)&dev, 16), CUBIND_ERROR_OUT_OF_MEMORY);
+  assert_contains(cubind_last_error(),
+                  "cubind_malloc: cuMemAlloc of 16 bytes failed: CUDA error 12345");
 }
 
 /* ---- a failure in every driver call -------------------------------------------------------- */

@@ -79,6 +79,7 @@ const char *cubind_last_error(void);
 /*
  * cubind_error_hook: called on the failing thread for every failure, with the status and the
  * full message, before the failing call returns. Lets embedded users route errors to their logs.
+ * The hook may run while cubind holds an internal lock: it must not call cubind functions.
  */
 typedef void (*cubind_error_hook)(cubind_status status, const char *message, void *user_data);
 
