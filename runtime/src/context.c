@@ -10,12 +10,7 @@
 
 #include "internal.h"
 
-/* Per-thread cache, so that the fast path costs one cuCtxGetCurrent and a comparison. */
-static CUBIND_THREAD_LOCAL struct {
-  CUcontext context; /* last context seen current on this thread (NULL: none yet) */
-  int device;        /* its device ordinal */
-  int selected;      /* device chosen with cubind_set_device (default 0) */
-} thread_ctx;
+CUBIND_THREAD_LOCAL cubind__thread_cache cubind__thread_ctx;
 
 static pthread_mutex_t primary_lock = PTHREAD_MUTEX_INITIALIZER;
 static CUcontext *primary; /* device_count entries, under primary_lock */
@@ -81,26 +76,26 @@ cubind_status cubind__thread_context(const char *what, CUcontext *ctx, int *devi
   CUresult r = cubind__drv.cuCtxGetCurrent(&current);
   if (CUBIND_UNLIKELY(r != CUDA_SUCCESS))
     return cubind__fail_cuda(r, CUBIND_ERROR_CONTEXT, "%s: cuCtxGetCurrent failed", what);
-  if (CUBIND_LIKELY(current != NULL && current == thread_ctx.context)) {
+  if (CUBIND_LIKELY(current != NULL && current == cubind__thread_ctx.context)) {
     *ctx = current;
-    *device = thread_ctx.device;
+    *device = cubind__thread_ctx.device;
     return CUBIND_SUCCESS;
   }
   if (current) { /* a context we have not seen on this thread: find its device */
     status = device_of_current(what, device);
     if (status != CUBIND_SUCCESS) return status;
   } else {
-    status = primary_context(what, thread_ctx.selected, &current);
+    status = primary_context(what, cubind__thread_ctx.selected, &current);
     if (status != CUBIND_SUCCESS) return status;
     r = cubind__drv.cuCtxSetCurrent(current);
     if (r != CUDA_SUCCESS)
       return cubind__fail_cuda(r, CUBIND_ERROR_CONTEXT,
                                "%s: cuCtxSetCurrent failed for the primary context of device %d",
-                               what, thread_ctx.selected);
-    *device = thread_ctx.selected;
+                               what, cubind__thread_ctx.selected);
+    *device = cubind__thread_ctx.selected;
   }
-  thread_ctx.context = current;
-  thread_ctx.device = *device;
+  cubind__thread_ctx.context = current;
+  cubind__thread_ctx.device = *device;
   *ctx = current;
   return CUBIND_SUCCESS;
 }
@@ -120,9 +115,9 @@ cubind_status cubind_set_device(int ordinal) {
   if (r != CUDA_SUCCESS)
     return cubind__fail_cuda(r, CUBIND_ERROR_CONTEXT,
                              "cubind_set_device: cuCtxSetCurrent failed for device %d", ordinal);
-  thread_ctx.selected = ordinal;
-  thread_ctx.context = ctx;
-  thread_ctx.device = ordinal;
+  cubind__thread_ctx.selected = ordinal;
+  cubind__thread_ctx.context = ctx;
+  cubind__thread_ctx.device = ordinal;
   return CUBIND_SUCCESS;
 }
 
@@ -136,15 +131,9 @@ cubind_status cubind_get_device(int *ordinal) {
   return cubind__thread_context("cubind_get_device", &ctx, ordinal);
 }
 
-int cubind__cached_device(CUcontext current, int *device) {
-  if (current == NULL || current != thread_ctx.context) return 0;
-  *device = thread_ctx.device;
-  return 1;
-}
-
 cubind_status cubind__enter(const char *what) {
   CUcontext ctx;
-  int device;
+  int device = 0;
   cubind_status status = cubind__driver_ready(what);
   if (status != CUBIND_SUCCESS) return status;
   return cubind__thread_context(what, &ctx, &device);

@@ -14,6 +14,7 @@
 #define CUBIND_DEFAULT_DRIVER "libcuda.so.1"
 
 cubind__driver_table cubind__drv;
+int cubind__ready;
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t path_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -23,7 +24,6 @@ static cubind_status init_status; /* written once inside init_once */
 static char init_message[1024];   /* the init failure, replayed to every later caller */
 static int device_count;
 static void *driver_handle; /* kept open for the life of the process */
-static int ready;           /* 1 once init succeeded (release store; acquire loads) */
 
 /* Records the init failure; the message is replayed by cubind__driver_ready. */
 static void init_fail(cubind_status status, const char *message) {
@@ -147,10 +147,8 @@ static void driver_init(void) {
   }
   device_count = count;
   init_status = CUBIND_SUCCESS;
-  __atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&cubind__ready, 1, __ATOMIC_RELEASE);
 }
-
-int cubind__driver_loaded(void) { return __atomic_load_n(&ready, __ATOMIC_ACQUIRE); }
 
 cubind_status cubind__driver_ready(const char *what) {
   pthread_once(&init_once, driver_init);

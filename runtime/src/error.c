@@ -13,12 +13,7 @@
 
 static CUBIND_THREAD_LOCAL char last_error[CUBIND_MESSAGE_SIZE];
 
-/* The calling thread's last launch: named when a fault surfaces in a later call. */
-static CUBIND_THREAD_LOCAL struct {
-  const cubind_module *module;
-  unsigned kernel_index;
-  cubind_config cfg;
-} last_launch;
+CUBIND_THREAD_LOCAL cubind__launch_note cubind__last_launch;
 
 static cubind_error_hook error_hook;
 static void *error_hook_data;
@@ -125,21 +120,15 @@ cubind_status cubind__fail_cuda(CUresult result, cubind_status fallback, const c
     snprintf(last_error + used, sizeof last_error - used, ": CUDA error %d", (int)result);
 
   /* Faults are asynchronous: they surface in a later call, so name the kernel that ran. */
-  if (status == CUBIND_ERROR_KERNEL_FAULT && last_launch.module) {
-    const cubind_config *c = &last_launch.cfg;
+  if (status == CUBIND_ERROR_KERNEL_FAULT && cubind__last_launch.module) {
+    const cubind_config *c = &cubind__last_launch.cfg;
     used = strlen(last_error);
     snprintf(last_error + used, sizeof last_error - used,
              "; the calling thread's last launch was kernel '%s' (module %s) grid=(%u,%u,%u) "
              "block=(%u,%u,%u) shared=%u",
-             last_launch.module->kernels[last_launch.kernel_index].name, last_launch.module->name,
-             c->grid.x, c->grid.y, c->grid.z, c->block.x, c->block.y, c->block.z, c->shared_bytes);
+             cubind__last_launch.module->kernels[cubind__last_launch.kernel_index].name,
+             cubind__last_launch.module->name, c->grid.x, c->grid.y, c->grid.z, c->block.x,
+             c->block.y, c->block.z, c->shared_bytes);
   }
   return report(status);
-}
-
-void cubind__note_launch(const cubind_module *module, unsigned kernel_index,
-                         const cubind_config *cfg) {
-  last_launch.module = module;
-  last_launch.kernel_index = kernel_index;
-  last_launch.cfg = *cfg;
 }

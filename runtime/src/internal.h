@@ -7,6 +7,7 @@
 
 #include <cuda.h>
 #include <cudaTypedefs.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,12 @@
 
 /* Thread-local storage (a GNU extension that gcc and clang accept in C99). */
 #define CUBIND_THREAD_LOCAL __thread
+
+/*
+ * For the few bytes the launch path touches: initial-exec TLS is read without a __tls_get_addr
+ * call, even in the shared library (glibc keeps spare static TLS for such dlopen'ed libraries).
+ */
+#define CUBIND_FAST_TLS __attribute__((visibility("hidden"), tls_model("initial-exec")))
 
 /* Streams in messages: "0x0" for the legacy default stream rather than glibc's "(nil)". */
 #define CUBIND_STREAM_ARG(stream) ((unsigned long long)(uintptr_t)(stream))
@@ -46,8 +53,13 @@ extern cubind__driver_table cubind__drv CUBIND_INTERNAL;
  */
 CUBIND_INTERNAL cubind_status cubind__driver_ready(const char *what);
 
+/* 1 once the driver is initialised; written once with release semantics. */
+extern int cubind__ready CUBIND_INTERNAL;
+
 /* cubind__driver_loaded: 1 once the driver is initialised (the launch fast path's check). */
-CUBIND_INTERNAL int cubind__driver_loaded(void);
+static inline int cubind__driver_loaded(void) {
+  return __atomic_load_n(&cubind__ready, __ATOMIC_ACQUIRE);
+}
 
 /* cubind__device_count: the number of devices, known once the driver is ready. */
 CUBIND_INTERNAL int cubind__device_count(void);
@@ -74,12 +86,24 @@ CUBIND_INTERNAL cubind_status cubind__fail_cuda(CUresult result, cubind_status f
 /* cubind__status_from_cuda: the cubind status class of a driver result. */
 CUBIND_INTERNAL cubind_status cubind__status_from_cuda(CUresult result, cubind_status fallback);
 
+/* The calling thread's last launch: named when a fault surfaces in a later call. */
+typedef struct cubind__launch_note {
+  const cubind_module *module; /* NULL: no launch yet */
+  unsigned kernel_index;
+  cubind_config cfg;
+} cubind__launch_note;
+extern CUBIND_THREAD_LOCAL cubind__launch_note cubind__last_launch CUBIND_FAST_TLS;
+
 /*
  * cubind__note_launch: remembers the calling thread's last launch (pointers to static strings
  * and the dims: no allocation), so that a fault surfacing later names the kernel.
  */
-CUBIND_INTERNAL void cubind__note_launch(const cubind_module *module, unsigned kernel_index,
-                                         const cubind_config *cfg);
+static inline void cubind__note_launch(const cubind_module *module, unsigned kernel_index,
+                                       const cubind_config *cfg) {
+  cubind__last_launch.module = module;
+  cubind__last_launch.kernel_index = kernel_index;
+  cubind__last_launch.cfg = *cfg;
+}
 
 /* ---- context.c ----------------------------------------------------------------------------- */
 
@@ -90,11 +114,23 @@ CUBIND_INTERNAL void cubind__note_launch(const cubind_module *module, unsigned k
  */
 CUBIND_INTERNAL cubind_status cubind__thread_context(const char *what, CUcontext *ctx, int *device);
 
+/* Per-thread cache, so that the fast path costs one cuCtxGetCurrent and a comparison. */
+typedef struct cubind__thread_cache {
+  CUcontext context; /* last context seen current on this thread (NULL: none yet) */
+  int device;        /* its device ordinal */
+  int selected;      /* device chosen with cubind_set_device (default 0) */
+} cubind__thread_cache;
+extern CUBIND_THREAD_LOCAL cubind__thread_cache cubind__thread_ctx CUBIND_FAST_TLS;
+
 /*
  * cubind__cached_device: if `current` is the context this thread last resolved, writes its device
  * ordinal and returns 1; else 0 (then call cubind__thread_context).
  */
-CUBIND_INTERNAL int cubind__cached_device(CUcontext current, int *device);
+static inline int cubind__cached_device(CUcontext current, int *device) {
+  if (current == NULL || current != cubind__thread_ctx.context) return 0;
+  *device = cubind__thread_ctx.device;
+  return 1;
+}
 
 /*
  * cubind__enter: what every public call that needs the GPU does first: the driver is ready and
@@ -126,8 +162,22 @@ CUBIND_INTERNAL cubind_status cubind__module_slot(const char *what, cubind_modul
                                                   CUcontext ctx, int device,
                                                   cubind__device_slot **slot);
 
+/* A module's runtime state (module->state), allocated at its first load. */
+typedef struct cubind__module_state {
+  pthread_mutex_t lock; /* serialises loading; never taken on the launch path */
+  int num_devices;
+  cubind__device_slot slots[]; /* num_devices, then num_devices * num_kernels kernel slots */
+} cubind__module_state;
+
 /* cubind__fast_slot: the loaded slot if the module is loaded on `device`, else NULL. No lock. */
-CUBIND_INTERNAL cubind__device_slot *cubind__fast_slot(const cubind_module *module, int device);
+static inline cubind__device_slot *cubind__fast_slot(const cubind_module *module, int device) {
+  cubind__module_state *state =
+      __atomic_load_n((cubind__module_state *const *)&module->state, __ATOMIC_ACQUIRE);
+  cubind__device_slot *slot;
+  if (CUBIND_UNLIKELY(!state)) return NULL;
+  slot = &state->slots[device];
+  return __atomic_load_n(&slot->loaded, __ATOMIC_ACQUIRE) ? slot : NULL;
+}
 
 /*
  * cubind__fatbin_archs: writes "sm_80 (cubin), sm_90 (PTX)"-style text for the architectures a

@@ -16,12 +16,6 @@
 
 #define FATBIN_MAGIC 0xBA55ED50u
 
-typedef struct module_state {
-  pthread_mutex_t lock; /* serialises loading; never taken on the launch path */
-  int num_devices;
-  cubind__device_slot slots[]; /* num_devices, then num_devices * num_kernels kernel slots */
-} module_state;
-
 /* The registry: a lock-free push list, walked by cubind_preload. */
 static cubind_module *registry;
 
@@ -86,9 +80,11 @@ void cubind__fatbin_archs(const unsigned char *image, size_t size, char *buf, si
 /* ---- per-module state ---------------------------------------------------------------------- */
 
 /* The module's state, created (once, by whichever thread wins the race) if needed. */
-static cubind_status get_state(const char *what, cubind_module *module, module_state **out) {
-  module_state *state = __atomic_load_n((module_state **)&module->state, __ATOMIC_ACQUIRE);
-  module_state *expected = NULL;
+static cubind_status get_state(const char *what, cubind_module *module,
+                               cubind__module_state **out) {
+  cubind__module_state *state =
+      __atomic_load_n((cubind__module_state **)&module->state, __ATOMIC_ACQUIRE);
+  cubind__module_state *expected = NULL;
   cubind__kernel_slot *kernels;
   int i, n = cubind__device_count();
 
@@ -107,7 +103,7 @@ static cubind_status get_state(const char *what, cubind_module *module, module_s
   kernels = (cubind__kernel_slot *)(state->slots + n);
   for (i = 0; i < n; i++)
     state->slots[i].kernels = kernels + (size_t)i * module->num_kernels;
-  if (!__atomic_compare_exchange_n((module_state **)&module->state, &expected, state, 0,
+  if (!__atomic_compare_exchange_n((cubind__module_state **)&module->state, &expected, state, 0,
                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
     pthread_mutex_destroy(&state->lock); /* another thread won: use its state */
     free(state);
@@ -115,14 +111,6 @@ static cubind_status get_state(const char *what, cubind_module *module, module_s
   }
   *out = state;
   return CUBIND_SUCCESS;
-}
-
-cubind__device_slot *cubind__fast_slot(const cubind_module *module, int device) {
-  module_state *state = __atomic_load_n((module_state *const *)&module->state, __ATOMIC_ACQUIRE);
-  cubind__device_slot *slot;
-  if (CUBIND_UNLIKELY(!state)) return NULL;
-  slot = &state->slots[device];
-  return __atomic_load_n(&slot->loaded, __ATOMIC_ACQUIRE) ? slot : NULL;
 }
 
 /* ---- loading ------------------------------------------------------------------------------- */
@@ -321,7 +309,7 @@ static cubind_status load_on_device(const char *what, cubind_module *module, int
 cubind_status cubind__module_slot(const char *what, cubind_module *module, CUcontext ctx,
                                   int device, cubind__device_slot **out) {
   cubind__device_slot *slot = cubind__fast_slot(module, device);
-  module_state *state;
+  cubind__module_state *state = NULL;
   cubind_status status = CUBIND_SUCCESS;
 
   if (!slot) {
