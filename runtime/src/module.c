@@ -20,13 +20,16 @@
 static cubind_module *registry;
 
 void cubind_module_register(cubind_module *module) {
-  cubind_module *head;
+  cubind_module *head, *m;
   if (!module) return;
-  head = __atomic_load_n(&registry, __ATOMIC_RELAXED);
+  head = __atomic_load_n(&registry, __ATOMIC_ACQUIRE);
   do {
+    /* Registering twice would make a cycle; entries are never removed, so the walk is safe. */
+    for (m = head; m; m = m->next)
+      if (m == module) return;
     module->next = head;
   } while (!__atomic_compare_exchange_n(&registry, &head, module, 1, __ATOMIC_RELEASE,
-                                        __ATOMIC_RELAXED));
+                                        __ATOMIC_ACQUIRE));
 }
 
 /* ---- fatbin inspection (for the "no code for this GPU" message) ---------------------------- */

@@ -292,6 +292,7 @@ static void load_once_per_device_and_preload(void **state) {
   /* Preload: registered modules, on the current device (1): m is loaded, p gets loaded. */
   cubind_module_register(m);
   cubind_module_register(p);
+  cubind_module_register(m); /* twice: ignored */
   assert_int_equal(cubind_preload(), CUBIND_SUCCESS);
   assert_int_equal(fake_cuda_loads(1) - before1, 2);
   assert_int_equal(launch_first_kernel(p), CUBIND_SUCCESS);
