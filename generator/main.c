@@ -98,6 +98,21 @@ static int generate(const cubind_cli *cli) {
                                        : cubind_sanitize_identifier(model.file_stem);
   options.input = cli->input;
   options.cuda_path = cuda_path(cli);
+  {
+    /* a wrong toolkit path would otherwise surface as a cascade of unknown CUDA keywords */
+    char *probe_path = cubind_xasprintf("%s/include/cuda_runtime.h", options.cuda_path);
+    FILE *header = fopen(probe_path, "r");
+    free(probe_path);
+    if (!header) {
+      cubind_diag(NULL, 0, 0, "error",
+                  "no CUDA toolkit at '%s' (it has no include/cuda_runtime.h): pass --cuda-path "
+                  "or set CUDA_PATH",
+                  options.cuda_path);
+      cubind_model_free(&model);
+      return CUBIND_EXIT_ERROR;
+    }
+    fclose(header);
+  }
   options.std = cli->std;
   options.user_args = &cli->clang_args;
 
