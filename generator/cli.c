@@ -29,6 +29,10 @@ void cubind_cli_usage(FILE *out) {
       "  --cuda-path DIR     CUDA toolkit (default: $CUDA_PATH, else " CUBIND_GEN_DEFAULT_CUDA_PATH
       ")\n"
       "  --depfile FILE      write a Makefile-style depfile listing the files the parse read\n"
+      "  --cache-dir DIR     keep the precompiled CUDA headers there (default:\n"
+      "                      $CUBIND_GEN_CACHE_DIR, else $XDG_CACHE_HOME/cubind-gen, else\n"
+      "                      ~/.cache/cubind-gen); saves ~0.35 s per run\n"
+      "  --no-cache          parse everything every time\n"
       "  --embed-fatbin FILE embed FILE (a fatbin) instead of generating stubs\n"
       "  --help              print this help and exit\n"
       "  --version           print the version and exit\n"
@@ -118,6 +122,10 @@ int cubind_cli_parse(int argc, char **argv, cubind_cli *cli) {
       cli->cuda_path = value;
     } else if ((value = option_value(argc, argv, &i, "--depfile", 0, &missing))) {
       cli->depfile = value;
+    } else if ((value = option_value(argc, argv, &i, "--cache-dir", 0, &missing))) {
+      cli->cache_dir = value;
+    } else if (strcmp(arg, "--no-cache") == 0) {
+      cli->no_cache = 1;
     } else if ((value = option_value(argc, argv, &i, "--embed-fatbin", 0, &missing))) {
       if (cli->input)
         return usage_error("more than one input file", value);

@@ -12,6 +12,8 @@ typedef struct cubind_cli {
   const char *module_name;  /* --module-name; NULL: the input's stem */
   const char *cuda_path;    /* --cuda-path; NULL: $CUDA_PATH, else the configured toolkit */
   const char *depfile;      /* --depfile */
+  const char *cache_dir;    /* --cache-dir; NULL: the default (see main.c) */
+  int no_cache;             /* --no-cache */
   int embed_fatbin;         /* --embed-fatbin FILE: input is a fatbin to embed */
   const char *std;          /* -std=...; "-std=c++17" by default */
   cubind_strlist clang_args; /* -I, -isystem, -D, -U, in order, as clang arguments */

@@ -149,7 +149,7 @@ void cubind_outputs_discard(cubind_outputs *outputs) {
 }
 
 /* cubind_make_dirs: see fs.h. */
-int cubind_make_dirs(const char *dir) {
+int cubind_make_dirs(const char *dir, int report) {
   char *path = cubind_xstrdup(dir);
   char *at = path;
   struct stat info;
@@ -161,8 +161,9 @@ int cubind_make_dirs(const char *dir) {
     saved = *at;
     *at = '\0';
     if (path[0] && mkdir(path, 0777) != 0 && errno != EEXIST) {
-      cubind_diag(NULL, 0, 0, "error", "cannot create output directory '%s': %s", path,
-                  strerror(errno));
+      if (report)
+        cubind_diag(NULL, 0, 0, "error", "cannot create output directory '%s': %s", path,
+                    strerror(errno));
       status = 1;
       break;
     }
@@ -171,7 +172,8 @@ int cubind_make_dirs(const char *dir) {
       break;
   }
   if (!status && (stat(dir, &info) != 0 || !S_ISDIR(info.st_mode))) {
-    cubind_diag(NULL, 0, 0, "error", "output directory '%s' is not a directory", dir);
+    if (report)
+      cubind_diag(NULL, 0, 0, "error", "output directory '%s' is not a directory", dir);
     status = 1;
   }
   free(path);

@@ -35,9 +35,9 @@ void cubind_outputs_discard(cubind_outputs *outputs);
 
 /*
  * cubind_make_dirs: creates `dir` and its missing parents (like mkdir -p).
- * Returns 0, or 1 after reporting why.
+ * Returns 0, or 1 (after reporting why when `report` is 1).
  */
-int cubind_make_dirs(const char *dir);
+int cubind_make_dirs(const char *dir, int report);
 
 /*
  * cubind_read_file: reads a whole file into *data (NUL-terminated, caller frees) and *size.

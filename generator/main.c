@@ -59,12 +59,40 @@ static const char *cuda_path(const cubind_cli *cli) {
   return env && *env ? env : CUBIND_GEN_DEFAULT_CUDA_PATH;
 }
 
+/*
+ * The directory of the precompiled CUDA prelude: --cache-dir, else $CUBIND_GEN_CACHE_DIR, else
+ * $XDG_CACHE_HOME/cubind-gen, else $HOME/.cache/cubind-gen. NULL with --no-cache or when it
+ * cannot be created (cubind-gen then works without it). Returns a new string or NULL.
+ */
+static char *cache_dir(const cubind_cli *cli) {
+  const char *env = getenv("CUBIND_GEN_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
+             *home = getenv("HOME");
+  char *dir;
+  if (cli->no_cache)
+    return NULL;
+  if (cli->cache_dir)
+    dir = cubind_xstrdup(cli->cache_dir);
+  else if (env && *env)
+    dir = cubind_xstrdup(env);
+  else if (xdg && *xdg)
+    dir = cubind_xasprintf("%s/cubind-gen", xdg);
+  else if (home && *home)
+    dir = cubind_xasprintf("%s/.cache/cubind-gen", home);
+  else
+    return NULL;
+  if (cubind_make_dirs(dir, 0) != 0) {
+    free(dir);
+    return NULL;
+  }
+  return dir;
+}
+
 /* Stages and commits the outputs; returns the exit status. */
 static int write_outputs(const char *output_dir, const char *const *paths, cubind_buf *contents,
                          size_t count) {
   cubind_outputs outputs = {0};
   size_t i;
-  int failed = cubind_make_dirs(output_dir);
+  int failed = cubind_make_dirs(output_dir, 1);
   for (i = 0; i < count && !failed; i++)
     failed = cubind_outputs_stage(&outputs, paths[i], contents[i].data, contents[i].length);
   if (!failed)
@@ -79,7 +107,7 @@ static int generate(const cubind_cli *cli) {
   cubind_strlist deps = {0};
   cubind_buf contents[3] = {{0}, {0}, {0}};
   const char *paths[3];
-  char *header_path = NULL, *source_path = NULL, *name;
+  char *header_path = NULL, *source_path = NULL, *name, *cache = NULL;
   cubind_parse_options options;
   int status = CUBIND_EXIT_ERROR;
   FILE *probe = fopen(cli->input, "r");
@@ -115,7 +143,9 @@ static int generate(const cubind_cli *cli) {
   }
   options.std = cli->std;
   options.user_args = &cli->clang_args;
+  options.cache_dir = NULL;
 
+  options.cache_dir = cache = cache_dir(cli);
   if (cubind_parse(&options, &model, cli->depfile ? &deps : NULL) == 0 &&
       cubind_check(&model) == 0 && cubind_emit_header(&model, &contents[0]) == 0 &&
       cubind_emit_source(&model, &contents[1]) == 0) {
@@ -135,6 +165,7 @@ static int generate(const cubind_cli *cli) {
   }
   free(header_path);
   free(source_path);
+  free(cache);
   cubind_buf_free(&contents[0]);
   cubind_buf_free(&contents[1]);
   cubind_buf_free(&contents[2]);

@@ -12,6 +12,7 @@ typedef struct cubind_parse_options {
   const char *cuda_path;       /* the CUDA toolkit root */
   const char *std;             /* "-std=c++17" */
   const cubind_strlist *user_args; /* -I/-isystem/-D/-U arguments, each option and value joined */
+  const char *cache_dir;       /* where the precompiled CUDA prelude is kept; NULL: none */
 } cubind_parse_options;
 
 /*
@@ -19,6 +20,10 @@ typedef struct cubind_parse_options {
  * defined or declared in it to model (templates are skipped with a warning). Clang's errors in
  * the user's files are printed as "file:line:col: error: ...". When deps is not NULL, every
  * non-system file the parse read (the input first) is added to it.
+ * With a cache_dir, the headers clang's CUDA mode includes before every file are precompiled
+ * once per toolkit, libclang and option set (cache_dir/prelude-<hash>.pch) and reused: that
+ * takes ~0.35 s off every run. Any failure with the cached prelude is retried without it, so
+ * diagnostics and outputs never depend on the cache.
  * Returns 0 on success, 1 when an error was reported.
  */
 int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubind_strlist *deps);

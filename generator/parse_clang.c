@@ -64,42 +64,72 @@ static const char texture_shim[] =
     "#include_next <cuda_runtime.h>\n"
     "template <class T, int dim, enum cudaTextureReadMode mode> struct texture {};\n";
 
-/* Creates the shim directory; returns its path (new string) or NULL after reporting why. */
-static char *make_shim_dir(int major) {
+/* Writes a file through a temporary name and a rename, so concurrent runs never see half of it. */
+static int write_file_atomically(const char *path, const char *text) {
+  char *temp = cubind_xasprintf("%s.tmp-%ld", path, (long)getpid());
+  int ok = write_text_file(temp, text) && rename(temp, path) == 0;
+  if (!ok)
+    unlink(temp);
+  free(temp);
+  return ok;
+}
+
+/* Fills dir with the shim headers (the texture shim only for libclang < 16). */
+static int fill_shim_dir(const char *dir, int major) {
+  char *path = cubind_xasprintf("%s/texture_fetch_functions.h", dir);
+  int ok = write_file_atomically(path, "");
+  free(path);
+  if (ok && major < 16) {
+    path = cubind_xasprintf("%s/cuda_runtime.h", dir);
+    ok = write_file_atomically(path, texture_shim);
+    free(path);
+  }
+  return ok;
+}
+
+/*
+ * The shim directory: in the cache (stable, so that a precompiled prelude that names its files
+ * stays valid), else a temporary directory. Returns its path (new string) and sets *temporary,
+ * or returns NULL after reporting why.
+ */
+static char *make_shim_dir(int major, const char *cache_dir, int *temporary) {
   const char *tmp = getenv("TMPDIR");
-  char *dir = cubind_xasprintf("%s/cubind-gen-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  char *path;
-  int ok;
+  char *dir;
+  if (cache_dir) {
+    dir = cubind_xasprintf("%s/shim-clang%d", cache_dir, major);
+    if ((mkdir(dir, 0777) == 0 || errno == EEXIST) && fill_shim_dir(dir, major)) {
+      *temporary = 0;
+      return dir;
+    }
+    free(dir); /* an unusable cache: work without it */
+  }
+  *temporary = 1;
+  dir = cubind_xasprintf("%s/cubind-gen-XXXXXX", tmp && *tmp ? tmp : "/tmp");
   if (!mkdtemp(dir)) {
     cubind_diag(NULL, 0, 0, "error", "cannot create a temporary directory '%s': %s", dir,
                 strerror(errno));
     free(dir);
     return NULL;
   }
-  path = cubind_xasprintf("%s/texture_fetch_functions.h", dir);
-  ok = write_text_file(path, "");
-  free(path);
-  if (ok && major < 16) {
-    path = cubind_xasprintf("%s/cuda_runtime.h", dir);
-    ok = write_text_file(path, texture_shim);
-    free(path);
-  }
-  if (!ok)
+  if (!fill_shim_dir(dir, major))
     cubind_diag(NULL, 0, 0, "error", "cannot write to the temporary directory '%s'", dir);
   return dir; /* removed by remove_shim_dir even when a write failed */
 }
 
-static void remove_shim_dir(char *dir) {
+/* Removes a temporary shim directory (a cached one stays). */
+static void remove_shim_dir(char *dir, int temporary) {
   char *path;
   if (!dir)
     return;
-  path = cubind_xasprintf("%s/texture_fetch_functions.h", dir);
-  unlink(path);
-  free(path);
-  path = cubind_xasprintf("%s/cuda_runtime.h", dir);
-  unlink(path);
-  free(path);
-  rmdir(dir);
+  if (temporary) {
+    path = cubind_xasprintf("%s/texture_fetch_functions.h", dir);
+    unlink(path);
+    free(path);
+    path = cubind_xasprintf("%s/cuda_runtime.h", dir);
+    unlink(path);
+    free(path);
+    rmdir(dir);
+  }
   free(dir);
 }
 
@@ -1103,11 +1133,134 @@ static void build_arguments(const cubind_parse_options *options, const char *shi
     cubind_strlist_add(args, options->user_args->items[i]);
 }
 
+/* ---- The precompiled prelude ------------------------------------------------------------- */
+
+/* FNV-1a: a stable 64-bit hash for cache file names (not for security). */
+static unsigned long long hash_bytes(unsigned long long hash, const void *data, size_t size) {
+  const unsigned char *bytes = data;
+  size_t i;
+  for (i = 0; i < size; i++)
+    hash = (hash ^ bytes[i]) * 1099511628211ull;
+  return hash;
+}
+
+/*
+ * The cached prelude for these arguments: cache_dir/prelude-<hash>.pch, the hash covering the
+ * libclang version, every argument and the toolkit's cuda_runtime.h (size and time), so that a
+ * new toolkit, libclang or option set gets its own. Built when missing (written through a
+ * temporary file and a rename: parallel runs may race, harmlessly). Returns the path (new
+ * string) or NULL when there is none and none could be made.
+ */
+static char *prelude_pch(CXIndex index, const cubind_strlist *args, const char *cache_dir,
+                         const char *cuda_path) {
+  unsigned long long hash = 14695981039346656037ull;
+  char *version = cubind_libclang_version(), *runtime_h, *path, *prelude, *temp;
+  struct stat info;
+  struct CXUnsavedFile empty;
+  CXTranslationUnit tu = NULL;
+  size_t i;
+  int ok;
+  hash = hash_bytes(hash, version, strlen(version) + 1);
+  free(version);
+  for (i = 0; i < args->count; i++)
+    hash = hash_bytes(hash, args->items[i], strlen(args->items[i]) + 1);
+  runtime_h = cubind_xasprintf("%s/include/cuda_runtime.h", cuda_path);
+  if (stat(runtime_h, &info) == 0) {
+    long long stamp[2];
+    stamp[0] = (long long)info.st_size;
+    stamp[1] = (long long)info.st_mtime;
+    hash = hash_bytes(hash, stamp, sizeof stamp);
+  }
+  free(runtime_h);
+  path = cubind_xasprintf("%s/prelude-%016llx.pch", cache_dir, hash);
+  if (access(path, R_OK) == 0)
+    return path;
+  /* an empty .cu: what remains is what clang includes before every CUDA file */
+  prelude = cubind_xasprintf("%s/prelude-%016llx.cu", cache_dir, hash);
+  empty.Filename = prelude;
+  empty.Contents = "";
+  empty.Length = 0;
+  ok = clang_parseTranslationUnit2(index, prelude, (const char *const *)args->items,
+                                   (int)args->count, &empty, 1,
+                                   CXTranslationUnit_ForSerialization |
+                                       CXTranslationUnit_SkipFunctionBodies |
+                                       CXTranslationUnit_KeepGoing,
+                                   &tu) == CXError_Success &&
+       tu;
+  temp = cubind_xasprintf("%s.tmp-%ld", path, (long)getpid());
+  ok = ok && clang_saveTranslationUnit(tu, temp, clang_defaultSaveOptions(tu)) ==
+                 CXSaveError_None &&
+       rename(temp, path) == 0;
+  if (tu)
+    clang_disposeTranslationUnit(tu);
+  if (!ok) {
+    unlink(temp);
+    free(path);
+    path = NULL;
+  }
+  free(temp);
+  free(prelude);
+  return path;
+}
+
+/* The number of error diagnostics of a translation unit, wherever they are. */
+static unsigned count_errors(CXTranslationUnit tu) {
+  unsigned i, count = clang_getNumDiagnostics(tu), errors = 0;
+  for (i = 0; i < count; i++) {
+    CXDiagnostic diag = clang_getDiagnostic(tu, i);
+    errors += clang_getDiagnosticSeverity(diag) >= CXDiagnostic_Error;
+    clang_disposeDiagnostic(diag);
+  }
+  return errors;
+}
+
+/*
+ * Parses the input, with the cached prelude when there is one. A parse with the prelude that
+ * reports any error is redone without it, so that what the user sees never depends on the
+ * cache; when only the prelude parse failed, the prelude is stale and removed.
+ * On success *args holds the arguments that worked (for the instantiation wrapper).
+ */
+static enum CXErrorCode parse_input(const cubind_parse_options *options, CXIndex index,
+                                    cubind_strlist *args, CXTranslationUnit *tu) {
+  const unsigned flags = CXTranslationUnit_SkipFunctionBodies | CXTranslationUnit_KeepGoing;
+  char *pch = options->cache_dir ? prelude_pch(index, args, options->cache_dir, options->cuda_path)
+                                 : NULL;
+  enum CXErrorCode status;
+  if (pch) {
+    cubind_strlist with_pch = {0};
+    size_t i;
+    for (i = 0; i < args->count; i++)
+      cubind_strlist_add(&with_pch, args->items[i]);
+    cubind_strlist_add(&with_pch, "-include-pch");
+    cubind_strlist_add(&with_pch, pch);
+    status = clang_parseTranslationUnit2(index, options->input,
+                                         (const char *const *)with_pch.items,
+                                         (int)with_pch.count, NULL, 0, flags, tu);
+    if (status == CXError_Success && *tu && count_errors(*tu) == 0) {
+      cubind_strlist_free(args);
+      *args = with_pch;
+      free(pch);
+      return status;
+    }
+    if (*tu)
+      clang_disposeTranslationUnit(*tu);
+    *tu = NULL;
+    cubind_strlist_free(&with_pch);
+  }
+  status = clang_parseTranslationUnit2(index, options->input, (const char *const *)args->items,
+                                       (int)args->count, NULL, 0, flags, tu);
+  if (pch && status == CXError_Success && *tu && count_errors(*tu) == 0)
+    unlink(pch);
+  free(pch);
+  return status;
+}
+
 /* cubind_parse: see parse.h. */
 int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubind_strlist *deps) {
   parser p;
-  int major = libclang_major();
-  char *shim_dir = make_shim_dir(major);
+  int major = libclang_major(), temporary_shim;
+  char *shim_dir = make_shim_dir(major, options->cache_dir, &temporary_shim);
+  cubind_parse_options effective = *options;
   cubind_strlist args = {0};
   CXIndex index;
   enum CXErrorCode status;
@@ -1116,14 +1269,14 @@ int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubin
   p.input = options->input;
   p.model = model;
   if (!shim_dir || cubind_error_count()) {
-    remove_shim_dir(shim_dir);
+    remove_shim_dir(shim_dir, 1);
     return 1;
   }
+  if (temporary_shim)
+    effective.cache_dir = NULL; /* the cache directory is not usable */
   build_arguments(options, shim_dir, major, &args);
   index = clang_createIndex(0, 0);
-  status = clang_parseTranslationUnit2(
-      index, options->input, (const char *const *)args.items, (int)args.count, NULL, 0,
-      CXTranslationUnit_SkipFunctionBodies | CXTranslationUnit_KeepGoing, &p.tu);
+  status = parse_input(&effective, index, &args, &p.tu);
   if (status != CXError_Success || !p.tu) {
     cubind_diag(NULL, 0, 0, "error",
                 "libclang could not parse '%s' (error %d): check --cuda-path ('%s') and the "
@@ -1148,7 +1301,7 @@ int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubin
     clang_disposeTranslationUnit(p.tu);
   }
   clang_disposeIndex(index);
-  remove_shim_dir(shim_dir);
+  remove_shim_dir(shim_dir, temporary_shim);
   cubind_strlist_free(&args);
   cubind_strlist_free(&p.kernel_usrs);
   cubind_strlist_free(&p.template_usrs);

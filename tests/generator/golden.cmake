@@ -4,13 +4,15 @@
 #         -DINCLUDE_DIR=runtime/include [-DEXPECT_STDERR=regex] -P golden.cmake
 #
 # With the environment variable CUBIND_UPDATE_GOLDEN=1 it rewrites the expected files instead.
-# It also checks that a second run leaves the unchanged outputs untouched (same mtime).
+# Runs: 1. with a fresh prelude cache (built, then used), compared with the expected files;
+# 2. with the warm cache and 3. with --no-cache: both must leave the outputs untouched (same
+# bytes, so not rewritten: same mtime), which also shows the cache changes nothing.
 cmake_minimum_required(VERSION 3.20)
 
 get_filename_component(stem "${FIXTURE}" NAME_WE)
-file(REMOVE_RECURSE "${OUT_DIR}")
+file(REMOVE_RECURSE "${OUT_DIR}" "${OUT_DIR}.cache")
 execute_process(
-  COMMAND "${GEN}" -I "${INCLUDE_DIR}" -o "${OUT_DIR}" "${FIXTURE}"
+  COMMAND "${GEN}" -I "${INCLUDE_DIR}" --cache-dir "${OUT_DIR}.cache" -o "${OUT_DIR}" "${FIXTURE}"
   RESULT_VARIABLE rc ERROR_VARIABLE stderr OUTPUT_VARIABLE stdout)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "cubind-gen failed (${rc}) on ${FIXTURE}:\n${stderr}")
@@ -43,17 +45,20 @@ foreach(suffix cubind.h cubind.c)
   endif()
 endforeach()
 
-# Unchanged content: the second run must not rewrite the outputs.
-execute_process(COMMAND stat -c %y "${OUT_DIR}/${stem}.cubind.h" "${OUT_DIR}/${stem}.cubind.c"
-                OUTPUT_VARIABLE before)
-execute_process(COMMAND "${CMAKE_COMMAND}" -E sleep 0.05)
-execute_process(COMMAND "${GEN}" -I "${INCLUDE_DIR}" -o "${OUT_DIR}" "${FIXTURE}"
-                RESULT_VARIABLE rc ERROR_QUIET)
-execute_process(COMMAND stat -c %y "${OUT_DIR}/${stem}.cubind.h" "${OUT_DIR}/${stem}.cubind.c"
-                OUTPUT_VARIABLE after)
-if(NOT rc EQUAL 0 OR NOT before STREQUAL after)
-  message(FATAL_ERROR "second run rewrote unchanged outputs (rc ${rc}):\n${before}${after}")
-endif()
+# Unchanged content: the later runs must not rewrite the outputs.
+foreach(cache_option "--cache-dir;${OUT_DIR}.cache" "--no-cache")
+  execute_process(COMMAND stat -c %y "${OUT_DIR}/${stem}.cubind.h" "${OUT_DIR}/${stem}.cubind.c"
+                  OUTPUT_VARIABLE before)
+  execute_process(COMMAND "${CMAKE_COMMAND}" -E sleep 0.05)
+  execute_process(COMMAND "${GEN}" -I "${INCLUDE_DIR}" ${cache_option} -o "${OUT_DIR}" "${FIXTURE}"
+                  RESULT_VARIABLE rc ERROR_VARIABLE stderr)
+  execute_process(COMMAND stat -c %y "${OUT_DIR}/${stem}.cubind.h" "${OUT_DIR}/${stem}.cubind.c"
+                  OUTPUT_VARIABLE after)
+  if(NOT rc EQUAL 0 OR NOT before STREQUAL after)
+    message(FATAL_ERROR "run with ${cache_option} rewrote unchanged outputs (rc ${rc}):\n"
+                        "${before}${after}${stderr}")
+  endif()
+endforeach()
 file(GLOB leftovers "${OUT_DIR}/.*")
 if(leftovers)
   message(FATAL_ERROR "temporary files left behind: ${leftovers}")
