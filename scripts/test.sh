@@ -26,4 +26,4 @@ echo "== cubind-gen against libclang 14"
 cmake -S . -B build-llvm14 -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUBIND_LLVM_VERSION=14 \
   -DCUBIND_BUILD_EXAMPLES=OFF -DCUBIND_BUILD_BENCHMARKS=OFF >/dev/null
 cmake --build build-llvm14 -j "$jobs"
-ctest --test-dir build-llvm14 -L generator --output-on-failure -j "$jobs"
+ctest --test-dir build-llvm14 -R "^generator\." --no-tests=error --output-on-failure -j "$jobs"

@@ -23,13 +23,13 @@ endfunction()
 
 # cubind_expect_no_gpu(<name> <executable>...): runs the program with a driver library that does
 # not exist (so a GPU machine behaves like one without) and checks that it exits 77 saying
-# "<name>: no GPU: ...". <executable>... may start with NAME=VALUE environment settings.
+# "<name>: skipped: no GPU: ...". <executable>... may start with NAME=VALUE environment settings.
 function(cubind_expect_no_gpu name)
   execute_process(COMMAND "${CMAKE_COMMAND}" -E env CUBIND_DRIVER_LIBRARY=/nonexistent/libcuda.so.1
                           ${ARGN}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE output ERROR_VARIABLE output)
-  if(NOT rc EQUAL 77 OR NOT output MATCHES "${name}: no GPU: [^\n]")
-    message(FATAL_ERROR "${name}: expected exit code 77 and a line '${name}: no GPU: <why>', "
+  if(NOT rc EQUAL 77 OR NOT output MATCHES "${name}: skipped: no GPU: [^\n]")
+    message(FATAL_ERROR "${name}: expected exit code 77 and a line '${name}: skipped: no GPU: <why>', "
                         "got exit code ${rc} and:\n${output}")
   endif()
   message(STATUS "${name} without a GPU: ${output}")

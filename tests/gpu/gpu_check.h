@@ -3,7 +3,7 @@
  * call, make seeded random inputs, poison outputs, compare with a CPU reference, time the CPU.
  *
  *   int main(void) {
- *     gpu_require_gpu("doublify");          no GPU: prints "doublify: no GPU: <why>", exits 77
+ *     gpu_require_gpu("doublify");          no GPU: prints "doublify: skipped: no GPU: <why>", exits 77
  *     gpu_seed("doublify");                 seeds gpu_rand_*(); CUBIND_SEED=<n> picks another
  *     GPU_CHECK(cubind_malloc(&p, bytes));  on failure: the call, the status, cubind_last_error()
  *     ...
@@ -42,7 +42,7 @@ static inline void gpu_check_(cubind_status status, const char *call, const char
 static inline void gpu_require_gpu(const char *program) {
   cubind_status status = cubind_init();
   if (status == CUBIND_ERROR_NO_DRIVER || status == CUBIND_ERROR_NO_DEVICE) {
-    printf("%s: no GPU: %s\n", program, cubind_last_error());
+    printf("%s: skipped: no GPU: %s\n", program, cubind_last_error());
     exit(GPU_SKIP);
   }
   if (status != CUBIND_SUCCESS) {
