@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
 cubind_base_deps
-cubind_need_packages libclang-14-dev valgrind
+cubind_need_packages libclang-14-dev valgrind gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
 cubind_find_cuda
 jobs=$(nproc)
 
