@@ -3,7 +3,8 @@
 # report "skipped: no GPU" where there is none), then rebuilds cubind-gen against libclang 14 and
 # runs the CPU tests again. Installs what is missing from Debian's packages.
 #   scripts/test.sh          the whole suite
-#   scripts/test.sh --gpu    only the GPU tests and examples (label "gpu"), on a GPU machine
+#   scripts/test.sh --gpu    only the GPU tests and examples, plus compute-sanitizer over them,
+#                            on a GPU machine (scripts/gpu-suite.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
@@ -16,8 +17,7 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUBIND_LLVM_VER
 cmake --build build -j "$jobs"
 
 if [ "${1:-}" = "--gpu" ]; then
-  ctest --test-dir build -L gpu --output-on-failure -j 1
-  exit
+  exec scripts/gpu-suite.sh build
 fi
 
 ctest --test-dir build --output-on-failure -j "$jobs"
