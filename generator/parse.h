@@ -20,7 +20,8 @@ typedef struct cubind_parse_options {
  * defined or declared in it to model (templates are skipped with a warning). Clang's errors in
  * the user's files are printed as "file:line:col: error: ...". When deps is not NULL, every
  * non-system file the parse read (the input first) is added to it.
- * With a cache_dir, the headers clang's CUDA mode includes before every file are precompiled
+ * With a cache_dir and libclang 16 or newer, the headers clang's CUDA mode includes before
+ * every file are precompiled
  * once per toolkit, libclang and option set (cache_dir/prelude-<hash>.pch) and reused: that
  * takes ~0.35 s off every run. Any failure with the cached prelude is retried without it, so
  * diagnostics and outputs never depend on the cache.

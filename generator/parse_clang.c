@@ -1272,8 +1272,10 @@ int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubin
     remove_shim_dir(shim_dir, 1);
     return 1;
   }
-  if (temporary_shim)
-    effective.cache_dir = NULL; /* the cache directory is not usable */
+  /* Measured: libclang 14 parses files that include toolkit headers (cuda_fp16.h, cub) against
+     the prelude only with errors, so every run would parse twice; the prelude is for 16+. */
+  if (temporary_shim || major < 16)
+    effective.cache_dir = NULL;
   build_arguments(options, shim_dir, major, &args);
   index = clang_createIndex(0, 0);
   status = parse_input(&effective, index, &args, &p.tu);
