@@ -140,43 +140,66 @@ CUBIND_INTERNAL cubind_status cubind__enter(const char *what);
 
 /* ---- module.c ------------------------------------------------------------------------------ */
 
-/* What a launch needs of one kernel on one device, cached at load time. */
+/*
+ * What a launch needs of one kernel on one device, resolved on the kernel's first launch there
+ * (or by cubind_preload). `function` is the publication flag: it is stored last, with release
+ * semantics, and only once the device slot is committed (loaded, context and limits written), so
+ * a launch that reads it non-NULL with an acquire load may use everything here and in the slot.
+ */
 typedef struct cubind__kernel_slot {
-  CUfunction function;
+  CUfunction function;         /* NULL until resolved on this device */
   unsigned max_threads;        /* cuFuncGetAttribute MAX_THREADS_PER_BLOCK */
   unsigned max_dynamic_shared; /* dynamic shared memory the launch may ask for */
 } cubind__kernel_slot;
 
 /* One module on one device. */
 typedef struct cubind__device_slot {
-  int loaded;        /* 0 until everything below is valid; published with release semantics */
-  CUcontext context; /* the context the kernels were resolved in */
+  int loaded;        /* 0 until the fields below are valid; published with release semantics */
+  CUcontext context; /* the context the module was loaded (and its kernels resolved) in */
   CUlibrary library; /* either library (CUDA >= 12.0) ... */
   CUmodule cumodule; /* ... or module is set */
   unsigned max_block[3], max_grid[3];
+  int optin_shared;             /* MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, for resolving kernels */
   cubind__kernel_slot *kernels; /* num_kernels entries */
 } cubind__device_slot;
 
-/* cubind__module_slot: the module's loaded slot for `device`, loading it there first if needed. */
+/* cubind__module_slot's `kernel_index` for "every kernel" (cubind_preload). */
+#define CUBIND__ALL_KERNELS (~0u)
+
+/*
+ * cubind__module_slot: the module's slot for `device`, loading the module there first if needed
+ * and resolving kernel `kernel_index` (CUBIND__ALL_KERNELS: every kernel) if it is not yet. Takes
+ * the module's mutex: the slow path only. A first load whose first kernel cannot be resolved is
+ * undone (nothing stays loaded); a later kernel's failure leaves the module loaded for the others.
+ */
 CUBIND_INTERNAL cubind_status cubind__module_slot(const char *what, cubind_module *module,
-                                                  CUcontext ctx, int device,
+                                                  CUcontext ctx, int device, unsigned kernel_index,
                                                   cubind__device_slot **slot);
 
 /* A module's runtime state (module->state), allocated at its first load. */
 typedef struct cubind__module_state {
-  pthread_mutex_t lock; /* serialises loading; never taken on the launch path */
+  pthread_mutex_t lock; /* serialises loading and resolving; never taken on the launch path */
   int num_devices;
   cubind__device_slot slots[]; /* num_devices, then num_devices * num_kernels kernel slots */
 } cubind__module_state;
 
-/* cubind__fast_slot: the loaded slot if the module is loaded on `device`, else NULL. No lock. */
-static inline cubind__device_slot *cubind__fast_slot(const cubind_module *module, int device) {
+/*
+ * cubind__fast_kernel: the kernel's resolved slot on `device` and the device slot, if the kernel
+ * has been resolved there; else NULL. No lock: two acquire loads.
+ */
+static inline const cubind__kernel_slot *cubind__fast_kernel(const cubind_module *module,
+                                                             int device, unsigned kernel_index,
+                                                             cubind__device_slot **slot) {
   cubind__module_state *state =
       __atomic_load_n((cubind__module_state *const *)&module->state, __ATOMIC_ACQUIRE);
-  cubind__device_slot *slot;
+  cubind__device_slot *s;
+  const cubind__kernel_slot *k;
   if (CUBIND_UNLIKELY(!state)) return NULL;
-  slot = &state->slots[device];
-  return __atomic_load_n(&slot->loaded, __ATOMIC_ACQUIRE) ? slot : NULL;
+  s = &state->slots[device];
+  k = &s->kernels[kernel_index];
+  if (CUBIND_UNLIKELY(!__atomic_load_n(&k->function, __ATOMIC_ACQUIRE))) return NULL;
+  *slot = s;
+  return k;
 }
 
 /*

@@ -45,12 +45,13 @@ static cubind_status check_arguments(const char *entry, const cubind_module *mod
 }
 
 /*
- * Everything before the launch when the fast path does not apply: driver, context, loading.
- * `r` is the result of the fast path's cuCtxGetCurrent (reported if it failed).
+ * Everything before the launch when the fast path does not apply: driver, context, loading the
+ * module, resolving the kernel. `r` is the result of the fast path's cuCtxGetCurrent (reported if
+ * it failed). Out of line, so that the fast path stays small.
  */
-static cubind_status resolve_slow(const char *entry, cubind_module *module, unsigned kernel_index,
-                                  const cubind_config *cfg, CUresult r, cubind__device_slot **slot,
-                                  int *device) {
+static __attribute__((noinline, cold)) cubind_status
+resolve_slow(const char *entry, cubind_module *module, unsigned kernel_index,
+             const cubind_config *cfg, CUresult r, cubind__device_slot **slot, int *device) {
   char what[512];
   CUcontext ctx;
   cubind_status status;
@@ -59,11 +60,15 @@ static cubind_status resolve_slow(const char *entry, cubind_module *module, unsi
     return cubind__fail_cuda(r, CUBIND_ERROR_CONTEXT, "%s: cuCtxGetCurrent failed", what);
   status = cubind__driver_ready(what);
   if (status == CUBIND_SUCCESS) status = cubind__thread_context(what, &ctx, device);
-  if (status == CUBIND_SUCCESS) status = cubind__module_slot(what, module, ctx, *device, slot);
+  if (status == CUBIND_SUCCESS)
+    status = cubind__module_slot(what, module, ctx, *device, kernel_index, slot);
   return status;
 }
 
-/* The thread's device and the module's loaded slot there; fast when already loaded. */
+/*
+ * The thread's device, the module's slot there and the kernel's resolved slot; fast (no lock, no
+ * call but cuCtxGetCurrent) once the kernel has been launched on this device.
+ */
 static inline cubind_status resolve(const char *entry, cubind_module *module, unsigned kernel_index,
                                     const cubind_config *cfg, cubind__device_slot **slot,
                                     int *device) {
@@ -72,8 +77,9 @@ static inline cubind_status resolve(const char *entry, cubind_module *module, un
     CUcontext current = NULL;
     r = cubind__drv.cuCtxGetCurrent(&current);
     if (CUBIND_LIKELY(r == CUDA_SUCCESS && cubind__cached_device(current, device))) {
-      cubind__device_slot *s = cubind__fast_slot(module, *device);
-      if (CUBIND_LIKELY(s != NULL && s->context == current)) {
+      cubind__device_slot *s = NULL;
+      if (CUBIND_LIKELY(cubind__fast_kernel(module, *device, kernel_index, &s) != NULL &&
+                        s->context == current)) {
         *slot = s;
         return CUBIND_SUCCESS;
       }

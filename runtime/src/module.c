@@ -1,10 +1,15 @@
 /*
- * module.c: the registry of generated modules and their lazy, once-per-device loading.
+ * module.c: the registry of generated modules and their lazy loading: the module once per device
+ * at its first use there, each kernel at its own first launch there.
  *
  * Each module's runtime state (module->state) is allocated on first use: a mutex plus one slot
- * per device. A slot is filled under the module's mutex and then published with a release store
- * of slot->loaded; launches read it with an acquire load, so after the first load on a device a
- * launch takes no lock and allocates nothing. Loaded code stays loaded until the process exits.
+ * per device and one kernel slot per kernel and device. Both are filled under the module's mutex.
+ * A device slot is committed with a release store of slot->loaded; a kernel slot is published
+ * after that with a release store of its function handle, which launches read with an acquire
+ * load: after a kernel's first launch on a device, launching it takes no lock and allocates
+ * nothing. Resolving kernels one by one keeps the driver's own lazy loading (CUDA_MODULE_LOADING
+ * =LAZY) working: a module of 2000 kernels costs what the kernels actually launched cost.
+ * Loaded code stays loaded until the process exits.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -225,7 +230,63 @@ static cubind_status prepare_kernel(const char *what, const cubind_module *modul
   return CUBIND_SUCCESS;
 }
 
-/* Loads the image and resolves every kernel on `device` (module mutex held; ctx current). */
+/*
+ * Resolves kernel `index` of the module loaded in `slot` (module mutex held; the slot's context
+ * current) into *k: its function handle, the ABI check, its limits. Publishes nothing.
+ */
+static cubind_status resolve_kernel(const char *what, const cubind_module *module, int device,
+                                    const cubind__device_slot *slot, unsigned index,
+                                    cubind__kernel_slot *k) {
+  const cubind_kernel_info *kernel = &module->kernels[index];
+  cubind_status status = CUBIND_SUCCESS;
+  const char *call;
+  CUresult r;
+  k->function = NULL;
+  if (slot->library) {
+    CUkernel handle;
+    call = "cuLibraryGetKernel";
+    r = cubind__drv.cuLibraryGetKernel(&handle, slot->library, kernel->symbol);
+    if (r == CUDA_SUCCESS) {
+      call = "cuKernelGetFunction";
+      r = cubind__drv.cuKernelGetFunction(&k->function, handle);
+    }
+  } else {
+    call = "cuModuleGetFunction";
+    r = cubind__drv.cuModuleGetFunction(&k->function, slot->cumodule, kernel->symbol);
+  }
+  if (r == CUDA_ERROR_NO_BINARY_FOR_GPU) /* lazy loading reports it here */
+    return image_failure(what, module, device, call, r);
+  if (r != CUDA_SUCCESS)
+    return cubind__fail_cuda(
+        r, r == CUDA_ERROR_NOT_FOUND ? CUBIND_ERROR_KERNEL_NOT_FOUND : CUBIND_ERROR_MODULE_LOAD,
+        "%s: %s failed for kernel '%s' (symbol '%s') in module %s on "
+        "device %d",
+        what, call, kernel->name, kernel->symbol, module->name, device);
+  if (cubind__drv.cuFuncGetParamInfo) status = check_abi(what, module, kernel, k->function);
+  if (status == CUBIND_SUCCESS) status = prepare_kernel(what, module, kernel, k, slot->optin_shared);
+  return status;
+}
+
+/* Makes a resolved kernel visible to launches (module mutex held; the slot committed). */
+static void publish_kernel(cubind__device_slot *slot, unsigned index, const cubind__kernel_slot *k) {
+  cubind__kernel_slot *dst = &slot->kernels[index];
+  dst->max_threads = k->max_threads;
+  dst->max_dynamic_shared = k->max_dynamic_shared;
+  __atomic_store_n(&dst->function, k->function, __ATOMIC_RELEASE);
+}
+
+/* Unloads what load_on_device loaded; its own failure would hide the first one: unreported. */
+static void unload(cubind__device_slot *slot) {
+  if (slot->library) (void)cubind__drv.cuLibraryUnload(slot->library);
+  if (slot->cumodule) (void)cubind__drv.cuModuleUnload(slot->cumodule);
+  slot->library = NULL;
+  slot->cumodule = NULL;
+}
+
+/*
+ * Loads the image on `device` and reads the device limits into the slot, without committing it
+ * (module mutex held; ctx current). Resolves no kernel.
+ */
 static cubind_status load_on_device(const char *what, cubind_module *module, int device,
                                     CUcontext ctx, cubind__device_slot *slot) {
   static const struct {
@@ -253,6 +314,8 @@ static cubind_status load_on_device(const char *what, cubind_module *module, int
     r = cubind__drv.cuModuleLoadData(&cumodule, module->image);
     if (r != CUDA_SUCCESS) return image_failure(what, module, device, "cuModuleLoadData", r);
   }
+  slot->library = library;
+  slot->cumodule = cumodule;
 
   for (i = 0; i < 6 && status == CUBIND_SUCCESS; i++)
     status =
@@ -261,83 +324,82 @@ static cubind_status load_on_device(const char *what, cubind_module *module, int
     status = device_attribute(what, module, device,
                               CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
                               "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN", &optin_shared);
-
-  for (i = 0; i < module->num_kernels && status == CUBIND_SUCCESS; i++) {
-    const cubind_kernel_info *kernel = &module->kernels[i];
-    cubind__kernel_slot *k = &slot->kernels[i];
-    const char *call;
-    if (library) {
-      CUkernel handle;
-      call = "cuLibraryGetKernel";
-      r = cubind__drv.cuLibraryGetKernel(&handle, library, kernel->symbol);
-      if (r == CUDA_SUCCESS) {
-        call = "cuKernelGetFunction";
-        r = cubind__drv.cuKernelGetFunction(&k->function, handle);
-      }
-    } else {
-      call = "cuModuleGetFunction";
-      r = cubind__drv.cuModuleGetFunction(&k->function, cumodule, kernel->symbol);
-    }
-    if (r == CUDA_ERROR_NO_BINARY_FOR_GPU) { /* lazy loading reports it here */
-      status = image_failure(what, module, device, call, r);
-    } else if (r != CUDA_SUCCESS) {
-      status = cubind__fail_cuda(
-          r, r == CUDA_ERROR_NOT_FOUND ? CUBIND_ERROR_KERNEL_NOT_FOUND : CUBIND_ERROR_MODULE_LOAD,
-          "%s: %s failed for kernel '%s' (symbol '%s') in module %s on "
-          "device %d",
-          what, call, kernel->name, kernel->symbol, module->name, device);
-    }
-    if (status == CUBIND_SUCCESS && cubind__drv.cuFuncGetParamInfo)
-      status = check_abi(what, module, kernel, k->function);
-    if (status == CUBIND_SUCCESS) status = prepare_kernel(what, module, kernel, k, optin_shared);
-  }
-
   if (status != CUBIND_SUCCESS) {
-    /* Undo the load; its own failure would hide the first one, so it only goes unreported. */
-    if (library) (void)cubind__drv.cuLibraryUnload(library);
-    if (cumodule) (void)cubind__drv.cuModuleUnload(cumodule);
+    unload(slot);
     return status;
   }
   for (i = 0; i < 3; i++) {
     slot->max_block[i] = (unsigned)values[i];
     slot->max_grid[i] = (unsigned)values[3 + i];
   }
-  slot->library = library;
-  slot->cumodule = cumodule;
+  slot->optin_shared = optin_shared;
   slot->context = ctx;
-  __atomic_store_n(&slot->loaded, 1, __ATOMIC_RELEASE);
+  return CUBIND_SUCCESS;
+}
+
+/* Resolves and publishes kernel `index` unless it already is (module mutex held; committed). */
+static cubind_status ensure_kernel(const char *what, cubind_module *module, int device,
+                                   cubind__device_slot *slot, unsigned index) {
+  cubind__kernel_slot k;
+  cubind_status status;
+  if (__atomic_load_n(&slot->kernels[index].function, __ATOMIC_ACQUIRE)) return CUBIND_SUCCESS;
+  status = resolve_kernel(what, module, device, slot, index, &k);
+  if (status == CUBIND_SUCCESS) publish_kernel(slot, index, &k);
+  return status;
+}
+
+/* Loads the module on the device and resolves its first wanted kernel (module mutex held). */
+static cubind_status first_load(const char *what, cubind_module *module, int device, CUcontext ctx,
+                                cubind__device_slot *slot, unsigned first) {
+  cubind__kernel_slot k;
+  cubind_status status = load_on_device(what, module, device, ctx, slot);
+  if (status != CUBIND_SUCCESS) return status;
+  if (first < module->num_kernels) {
+    status = resolve_kernel(what, module, device, slot, first, &k);
+    if (status != CUBIND_SUCCESS) { /* nothing stays loaded after a failed first launch */
+      unload(slot);
+      return status;
+    }
+  }
+  __atomic_store_n(&slot->loaded, 1, __ATOMIC_RELEASE); /* commit, then publish the kernel */
+  if (first < module->num_kernels) publish_kernel(slot, first, &k);
   return CUBIND_SUCCESS;
 }
 
 cubind_status cubind__module_slot(const char *what, cubind_module *module, CUcontext ctx,
-                                  int device, cubind__device_slot **out) {
-  cubind__device_slot *slot = cubind__fast_slot(module, device);
+                                  int device, unsigned kernel_index, cubind__device_slot **out) {
   cubind__module_state *state = NULL;
-  cubind_status status = CUBIND_SUCCESS;
+  cubind__device_slot *slot;
+  cubind_status status;
+  unsigned i;
 
-  if (!slot) {
-    if (module->abi_version != CUBIND_ABI_VERSION)
-      return cubind__fail(CUBIND_ERROR_VERSION_MISMATCH,
-                          "%s: module %s was generated for cubind ABI %u but this runtime has ABI "
-                          "%d; regenerate it with this cubind's cubind-gen",
-                          what, module->name, module->abi_version, CUBIND_ABI_VERSION);
-    status = get_state(what, module, &state);
-    if (status != CUBIND_SUCCESS) return status;
-    slot = &state->slots[device];
-    pthread_mutex_lock(&state->lock);
-    if (!__atomic_load_n(&slot->loaded, __ATOMIC_ACQUIRE)) /* double-checked under the lock */
-      status = load_on_device(what, module, device, ctx, slot);
-    pthread_mutex_unlock(&state->lock);
-    if (status != CUBIND_SUCCESS) return status;
-  }
-  if (slot->context != ctx)
-    return cubind__fail(CUBIND_ERROR_CONTEXT,
-                        "%s: module %s was loaded on device %d in another context than the "
-                        "calling thread's current one; cubind uses one context per device (the "
-                        "primary one, or the first one it is used in)",
-                        what, module->name, device);
-  *out = slot;
-  return CUBIND_SUCCESS;
+  if (module->abi_version != CUBIND_ABI_VERSION)
+    return cubind__fail(CUBIND_ERROR_VERSION_MISMATCH,
+                        "%s: module %s was generated for cubind ABI %u but this runtime has ABI "
+                        "%d; regenerate it with this cubind's cubind-gen",
+                        what, module->name, module->abi_version, CUBIND_ABI_VERSION);
+  status = get_state(what, module, &state);
+  if (status != CUBIND_SUCCESS) return status;
+  slot = &state->slots[device];
+  pthread_mutex_lock(&state->lock);
+  if (!__atomic_load_n(&slot->loaded, __ATOMIC_ACQUIRE))
+    status = first_load(what, module, device, ctx, slot,
+                        kernel_index == CUBIND__ALL_KERNELS ? 0 : kernel_index);
+  if (status == CUBIND_SUCCESS && slot->context != ctx)
+    status = cubind__fail(CUBIND_ERROR_CONTEXT,
+                          "%s: module %s was loaded on device %d in another context than the "
+                          "calling thread's current one; cubind uses one context per device (the "
+                          "primary one, or the first one it is used in)",
+                          what, module->name, device);
+  if (status == CUBIND_SUCCESS && kernel_index != CUBIND__ALL_KERNELS)
+    status = ensure_kernel(what, module, device, slot, kernel_index);
+  for (i = 0; status == CUBIND_SUCCESS && kernel_index == CUBIND__ALL_KERNELS &&
+              i < module->num_kernels;
+       i++)
+    status = ensure_kernel(what, module, device, slot, i);
+  pthread_mutex_unlock(&state->lock);
+  if (status == CUBIND_SUCCESS) *out = slot;
+  return status;
 }
 
 cubind_status cubind_preload(void) {
@@ -353,7 +415,7 @@ cubind_status cubind_preload(void) {
   if (status != CUBIND_SUCCESS) return status;
   for (module = __atomic_load_n(&registry, __ATOMIC_ACQUIRE); module; module = module->next) {
     snprintf(what, sizeof what, "cubind_preload (module %s)", module->name);
-    status = cubind__module_slot(what, module, ctx, device, &slot);
+    status = cubind__module_slot(what, module, ctx, device, CUBIND__ALL_KERNELS, &slot);
     if (status != CUBIND_SUCCESS) return status;
   }
   return CUBIND_SUCCESS;

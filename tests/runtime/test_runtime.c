@@ -301,6 +301,116 @@ static void load_once_per_device_and_preload(void **state) {
   assert_int_equal(cubind_set_device(0), CUBIND_SUCCESS);
 }
 
+/* Launches kernel `index` of `m` (doublify-shaped arguments for kernels that take them). */
+static cubind_status launch_kernel(cubind_module *m, unsigned index) {
+  float *a = NULL;
+  int n = 0;
+  void *args[2] = {&a, &n};
+  cubind_config cfg = {{4, 1, 1}, {64, 1, 1}, 0, NULL};
+  return cubind_module_launch(m, index, &cfg, m->kernels[index].num_params ? args : NULL);
+}
+
+static unsigned long resolutions(void) { return fake_cuda_calls("cuLibraryGetKernel"); }
+
+/* Kernels are resolved on their own first launch, once per device; preload resolves them all. */
+static void kernels_resolve_lazily(void **state) {
+  cubind_module *m = fresh_module(vec_kernels, 3), *p = fresh_module(vec_kernels, 3);
+  unsigned long before0 = fake_cuda_loads(0);
+  int i;
+  (void)state;
+  assert_int_equal(launch_kernel(m, 1), CUBIND_SUCCESS); /* noop first: only it is resolved */
+  assert_int_equal(fake_cuda_loads(0) - before0, 1);
+  assert_int_equal(resolutions(), 1);
+  assert_int_equal(fake_cuda_calls("cuFuncGetParamInfo"), 0); /* noop has no parameters */
+  assert_int_equal(fake_cuda_calls("cuFuncSetAttribute"), 1);
+  for (i = 0; i < 3; i++)
+    assert_int_equal(launch_kernel(m, 0), CUBIND_SUCCESS); /* B after A: resolved once */
+  assert_int_equal(resolutions(), 2);
+  assert_int_equal(fake_cuda_calls("cuFuncGetParamInfo"), 2);
+  assert_int_equal(fake_cuda_loads(0) - before0, 1); /* the module is not loaded again */
+  assert_int_equal(launch_kernel(m, 1), CUBIND_SUCCESS);
+  assert_int_equal(resolutions(), 2);
+  /* Another device: its own load and resolution. */
+  assert_int_equal(cubind_set_device(2), CUBIND_SUCCESS);
+  assert_int_equal(launch_kernel(m, 0), CUBIND_SUCCESS);
+  assert_int_equal(resolutions(), 3);
+  assert_int_equal(cubind_set_device(0), CUBIND_SUCCESS);
+  /* Preload resolves every kernel of a loaded module (m: the one left) and of a new one (p). */
+  cubind_module_register(m);
+  cubind_module_register(p);
+  fake_cuda_reset();
+  assert_int_equal(cubind_preload(), CUBIND_SUCCESS);
+  assert_true(resolutions() >= 1 + 3); /* other registered modules may add theirs */
+  fake_cuda_reset();
+  for (i = 0; i < 3; i++) {
+    assert_int_equal(launch_kernel(m, (unsigned)i), CUBIND_SUCCESS);
+    assert_int_equal(launch_kernel(p, (unsigned)i), CUBIND_SUCCESS);
+  }
+  assert_int_equal(resolutions(), 0); /* all resolved: the launches took the fast path */
+  assert_int_equal(fake_cuda_calls("cuLaunchKernel"), 6);
+}
+
+/*
+ * A failure while resolving a later kernel (B after A) is reported with the same precision as at
+ * load; the module stays loaded, A keeps working, and B resolves on a later attempt.
+ */
+static void lazy_resolution_failures(void **state) {
+  static const struct {
+    const char *function;
+    CUresult result;
+    cubind_status expected;
+    const char *expect;
+  } cases[] = {
+      {"cuLibraryGetKernel", CUDA_ERROR_NOT_FOUND, CUBIND_ERROR_KERNEL_NOT_FOUND,
+       "cuLibraryGetKernel failed for kernel 'doublify' (symbol 'doublify') in module vec on "
+       "device 0: CUDA_ERROR_NOT_FOUND"},
+      {"cuKernelGetFunction", CUDA_ERROR_UNKNOWN, CUBIND_ERROR_MODULE_LOAD,
+       "cuKernelGetFunction failed for kernel 'doublify'"},
+      {"cuKernelGetFunction", CUDA_ERROR_NO_BINARY_FOR_GPU, CUBIND_ERROR_NO_KERNEL_IMAGE,
+       "sm_80 (cubin), sm_90 (cubin), sm_90 (PTX)"},
+      {"cuFuncGetParamInfo", CUDA_ERROR_UNKNOWN, CUBIND_ERROR_MODULE_LOAD,
+       "cuFuncGetParamInfo failed for parameter 0 of kernel 'doublify' (module vec)"},
+      {"cuFuncGetAttribute", CUDA_ERROR_UNKNOWN, CUBIND_ERROR_MODULE_LOAD,
+       "cuFuncGetAttribute failed for kernel 'doublify' (module vec)"},
+      {"cuFuncSetAttribute", CUDA_ERROR_INVALID_VALUE, CUBIND_ERROR_MODULE_LOAD,
+       "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES=100352) failed for kernel 'doublify'"},
+  };
+  static const cubind_param_info params[] = {{"a", 0, 8}, {"n", 8, 4}};
+  static const cubind_kernel_info with_mismatch[] = {{"noop", "noop", NULL, 0},
+                                                     {"mismatch", "mismatch", params, 2}};
+  size_t i;
+  (void)state;
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    cubind_module *m = fresh_module(vec_kernels, 3);
+    long images;
+    assert_int_equal(launch_kernel(m, 1), CUBIND_SUCCESS); /* A: noop */
+    images = fake_cuda_live_images();
+    fake_cuda_fail(cases[i].function, 1, cases[i].result, 0);
+    assert_int_equal(launch_kernel(m, 0), cases[i].expected); /* B: doublify */
+    assert_contains(cubind_last_error(), "doublify_launch: kernel 'doublify' (module vec)");
+    assert_contains(cubind_last_error(), "grid=(4,1,1) block=(64,1,1)");
+    assert_contains(cubind_last_error(), cases[i].expect);
+    assert_int_equal(fake_cuda_live_images(), images); /* still loaded, nothing more */
+    assert_int_equal(launch_kernel(m, 1), CUBIND_SUCCESS);
+    assert_int_equal(launch_kernel(m, 0), CUBIND_SUCCESS); /* B resolves on the next try */
+    assert_int_equal(fake_cuda_live_images(), images);
+  }
+  /* An ABI mismatch in a later kernel: reported at its first launch; the others still run. */
+  {
+    cubind_module *m = fresh_module(with_mismatch, 2);
+    assert_int_equal(launch_kernel(m, 0), CUBIND_SUCCESS);
+    assert_int_equal(launch_kernel(m, 1), CUBIND_ERROR_ABI_MISMATCH);
+    assert_contains(cubind_last_error(), "mismatch_launch: kernel 'mismatch' (module vec)");
+    assert_contains(cubind_last_error(), "parameter 1 'n'");
+    assert_int_equal(launch_kernel(m, 1), CUBIND_ERROR_ABI_MISMATCH); /* every time */
+    assert_int_equal(launch_kernel(m, 0), CUBIND_SUCCESS);
+    /* preload reports it too, naming the module (no later test preloads: it stays registered) */
+    cubind_module_register(m);
+    assert_int_equal(cubind_preload(), CUBIND_ERROR_ABI_MISMATCH);
+    assert_contains(cubind_last_error(), "cubind_preload (module vec): kernel 'mismatch'");
+  }
+}
+
 static void abi_mismatch(void **state) {
   static const cubind_param_info params[] = {{"a", 0, 8}, {"n", 8, 4}};
   static const cubind_kernel_info kernels[] = {{"mismatch", "mismatch", params, 2}};
@@ -864,6 +974,8 @@ int main(void) {
       cmocka_unit_test_setup(call_size_overflow, test_setup),
       cmocka_unit_test_setup(launch_config_checks, test_setup),
       cmocka_unit_test_setup(load_once_per_device_and_preload, test_setup),
+      cmocka_unit_test_setup(kernels_resolve_lazily, test_setup),
+      cmocka_unit_test_setup(lazy_resolution_failures, test_setup),
       cmocka_unit_test_setup(abi_mismatch, test_setup),
       cmocka_unit_test_setup(no_binary_for_gpu, test_setup),
       cmocka_unit_test_setup(fatbin_parser_is_bounded, test_setup),

@@ -1,7 +1,9 @@
 /*
  * test_threads.c: 32 threads (16 per device, on 2 devices) start together and make their first
- * launch of the same module at once, then _call round trips. Exactly one load per device, every
- * launch succeeds. Built with -fsanitize=thread (runtime and fake driver included).
+ * launch of the same module at once, each of one of its three kernels (so kernels are resolved
+ * concurrently with the module's load and with each other), then _call round trips. Exactly one
+ * load per device and one resolution per kernel and device; every launch succeeds. Built with
+ * -fsanitize=thread (runtime and fake driver included).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +19,7 @@ static pthread_barrier_t start;
 
 typedef struct worker {
   int device;
+  unsigned kernel; /* the kernel of the first launch */
   cubind_status first, status;
   char message[1024];
 } worker;
@@ -28,7 +31,13 @@ static void *worker_main(void *p) {
   int i, round;
   w->status = cubind_set_device(w->device);
   pthread_barrier_wait(&start);
-  if (w->status == CUBIND_SUCCESS) w->first = w->status = noop_launch(&cfg);
+  if (w->status == CUBIND_SUCCESS) {
+    float *a = NULL;
+    int n = 0;
+    void *args[2] = {&a, &n};
+    w->first = w->status = cubind_module_launch(&vec_module, w->kernel, &cfg,
+                                                w->kernel == 1 ? NULL : args);
+  }
   for (round = 0; round < 20 && w->status == CUBIND_SUCCESS; round++) {
     for (i = 0; i < 256; i++)
       data[i] = (float)(i + w->device);
@@ -48,6 +57,7 @@ static void concurrent_first_launches(void **state) {
   assert_int_equal(pthread_barrier_init(&start, NULL, THREADS), 0);
   for (i = 0; i < THREADS; i++) {
     workers[i].device = i % 2;
+    workers[i].kernel = (unsigned)(i / 2) % 3;
     workers[i].first = CUBIND_ERROR_CUDA;
     assert_int_equal(pthread_create(&threads[i], NULL, worker_main, &workers[i]), 0);
   }
@@ -60,6 +70,7 @@ static void concurrent_first_launches(void **state) {
   }
   assert_int_equal(fake_cuda_loads(0), 1);
   assert_int_equal(fake_cuda_loads(1), 1);
+  assert_int_equal(fake_cuda_calls("cuLibraryGetKernel"), 3 * 2); /* each kernel once per device */
   assert_int_equal(fake_cuda_calls("cuLaunchKernel"), THREADS * 21);
   assert_int_equal(fake_cuda_live_device_allocations(), 0);
 }
