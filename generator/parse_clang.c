@@ -679,27 +679,42 @@ static enum CXChildVisitResult visit_declaration(CXCursor cursor, CXCursor paren
 
 /* ---- Diagnostics and included files ----------------------------------------------------- */
 
-/* Prints clang's errors located in the user's files; returns how many there were. */
+/* Prints one clang diagnostic as "file:line:col: <kind>: message". */
+static void print_diagnostic(CXDiagnostic diag, const char *kind) {
+  CXFile file;
+  unsigned line, column, offset;
+  char *message = take_string(clang_getDiagnosticSpelling(diag));
+  clang_getExpansionLocation(clang_getDiagnosticLocation(diag), &file, &line, &column, &offset);
+  if (file) {
+    char *name = take_string(clang_getFileName(file));
+    cubind_diag(name, line, column, kind, "%s", message);
+    free(name);
+  } else {
+    cubind_diag(NULL, 0, 0, kind, "%s", message);
+  }
+  free(message);
+}
+
+/*
+ * Prints clang's errors located in the user's files, each with the notes clang attaches to it
+ * ("to match this '('") outside system headers; returns how many errors there were.
+ */
 static unsigned report_diagnostics(parser *p) {
   unsigned i, count = clang_getNumDiagnostics(p->tu), errors = 0;
   for (i = 0; i < count; i++) {
     CXDiagnostic diag = clang_getDiagnostic(p->tu, i);
-    enum CXDiagnosticSeverity severity = clang_getDiagnosticSeverity(diag);
-    CXSourceLocation where = clang_getDiagnosticLocation(diag);
-    if (severity >= CXDiagnostic_Error && !clang_Location_isInSystemHeader(where)) {
-      CXFile file;
-      unsigned line, column, offset;
-      char *message = take_string(clang_getDiagnosticSpelling(diag));
-      clang_getExpansionLocation(where, &file, &line, &column, &offset);
-      if (file) {
-        char *name = take_string(clang_getFileName(file));
-        cubind_diag(name, line, column, "error", "%s", message);
-        free(name);
-      } else {
-        cubind_diag(NULL, 0, 0, "error", "%s", message);
-      }
-      free(message);
+    if (clang_getDiagnosticSeverity(diag) >= CXDiagnostic_Error &&
+        !clang_Location_isInSystemHeader(clang_getDiagnosticLocation(diag))) {
+      CXDiagnosticSet notes = clang_getChildDiagnostics(diag);
+      unsigned n, num_notes = notes ? clang_getNumDiagnosticsInSet(notes) : 0;
+      print_diagnostic(diag, "error");
       errors++;
+      for (n = 0; n < num_notes; n++) {
+        CXDiagnostic note = clang_getDiagnosticInSet(notes, n);
+        if (!clang_Location_isInSystemHeader(clang_getDiagnosticLocation(note)))
+          print_diagnostic(note, "note");
+        clang_disposeDiagnostic(note);
+      }
     }
     clang_disposeDiagnostic(diag);
   }
