@@ -196,6 +196,10 @@ static int embed_fatbin(const cubind_cli *cli) {
   return status;
 }
 
+/*
+ * main: cubind-gen's entry point. Inputs: the command line (see cli.c or --help).
+ * Returns 0 on success, 1 when an error was reported (no output written), 2 on a usage error.
+ */
 int main(int argc, char **argv) {
   cubind_cli cli;
   int status;

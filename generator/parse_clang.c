@@ -1159,6 +1159,17 @@ static unsigned long long hash_bytes(unsigned long long hash, const void *data, 
   return hash;
 }
 
+/* The number of error diagnostics of a translation unit, wherever they are. */
+static unsigned count_errors(CXTranslationUnit tu) {
+  unsigned i, count = clang_getNumDiagnostics(tu), errors = 0;
+  for (i = 0; i < count; i++) {
+    CXDiagnostic diag = clang_getDiagnostic(tu, i);
+    errors += clang_getDiagnosticSeverity(diag) >= CXDiagnostic_Error;
+    clang_disposeDiagnostic(diag);
+  }
+  return errors;
+}
+
 /*
  * The cached prelude for these arguments: cache_dir/prelude-<hash>.pch, the hash covering the
  * libclang version, every argument and the toolkit's cuda_runtime.h (size and time), so that a
@@ -1203,7 +1214,8 @@ static char *prelude_pch(CXIndex index, const cubind_strlist *args, const char *
                                    &tu) == CXError_Success &&
        tu;
   temp = cubind_xasprintf("%s.tmp-%ld", path, (long)getpid());
-  ok = ok && clang_saveTranslationUnit(tu, temp, clang_defaultSaveOptions(tu)) ==
+  ok = ok && count_errors(tu) == 0 && /* a broken prelude would only cost a retry every run */
+       clang_saveTranslationUnit(tu, temp, clang_defaultSaveOptions(tu)) ==
                  CXSaveError_None &&
        rename(temp, path) == 0;
   if (tu)
@@ -1216,17 +1228,6 @@ static char *prelude_pch(CXIndex index, const cubind_strlist *args, const char *
   free(temp);
   free(prelude);
   return path;
-}
-
-/* The number of error diagnostics of a translation unit, wherever they are. */
-static unsigned count_errors(CXTranslationUnit tu) {
-  unsigned i, count = clang_getNumDiagnostics(tu), errors = 0;
-  for (i = 0; i < count; i++) {
-    CXDiagnostic diag = clang_getDiagnostic(tu, i);
-    errors += clang_getDiagnosticSeverity(diag) >= CXDiagnostic_Error;
-    clang_disposeDiagnostic(diag);
-  }
-  return errors;
 }
 
 /*
