@@ -142,15 +142,19 @@ CUBIND_INTERNAL cubind_status cubind__enter(const char *what);
 
 /*
  * What a launch needs of one kernel on one device, resolved on the kernel's first launch there
- * (or by cubind_preload). `function` is the publication flag: it is stored last, with release
- * semantics, and only once the device slot is committed (loaded, context and limits written), so
- * a launch that reads it non-NULL with an acquire load may use everything here and in the slot.
+ * (or by cubind_preload), in one 64-byte cache line: the launch path's checks read nothing else
+ * of the module's state. `function` is the publication flag: it is stored last, with release
+ * semantics, and only once the device slot is committed, so a launch that reads it non-NULL with
+ * an acquire load may use every field here.
  */
 typedef struct cubind__kernel_slot {
   CUfunction function;         /* NULL until resolved on this device */
+  CUcontext context;           /* the context it was resolved in (the module's, on this device) */
+  unsigned max_block[3];       /* the device's limits (copies of the device slot's) */
+  unsigned max_grid[3];
   unsigned max_threads;        /* cuFuncGetAttribute MAX_THREADS_PER_BLOCK */
   unsigned max_dynamic_shared; /* dynamic shared memory the launch may ask for */
-} cubind__kernel_slot;
+} __attribute__((aligned(64))) cubind__kernel_slot;
 
 /* One module on one device. */
 typedef struct cubind__device_slot {
@@ -159,47 +163,43 @@ typedef struct cubind__device_slot {
   CUlibrary library; /* either library (CUDA >= 12.0) ... */
   CUmodule cumodule; /* ... or module is set */
   unsigned max_block[3], max_grid[3];
-  int optin_shared;             /* MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, for resolving kernels */
-  cubind__kernel_slot *kernels; /* num_kernels entries */
+  int optin_shared; /* MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, for resolving kernels */
 } cubind__device_slot;
 
 /* cubind__module_slot's `kernel_index` for "every kernel" (cubind_preload). */
 #define CUBIND__ALL_KERNELS (~0u)
 
 /*
- * cubind__module_slot: the module's slot for `device`, loading the module there first if needed
- * and resolving kernel `kernel_index` (CUBIND__ALL_KERNELS: every kernel) if it is not yet. Takes
- * the module's mutex: the slow path only. A first load whose first kernel cannot be resolved is
- * undone (nothing stays loaded); a later kernel's failure leaves the module loaded for the others.
+ * cubind__module_slot: loads the module on `device` if needed and resolves kernel `kernel_index`
+ * (CUBIND__ALL_KERNELS: every kernel) if it is not yet; *kernel (unless kernel is NULL) gets the
+ * kernel's slot. Takes the module's mutex: the slow path only. A first load whose first kernel
+ * cannot be resolved is undone (nothing stays loaded); a later kernel's failure leaves the module
+ * loaded for the others.
  */
 CUBIND_INTERNAL cubind_status cubind__module_slot(const char *what, cubind_module *module,
                                                   CUcontext ctx, int device, unsigned kernel_index,
-                                                  cubind__device_slot **slot);
+                                                  const cubind__kernel_slot **kernel);
 
-/* A module's runtime state (module->state), allocated at its first load. */
+/* A module's runtime state (module->state), allocated (64-byte aligned) at its first load. */
 typedef struct cubind__module_state {
-  pthread_mutex_t lock; /* serialises loading and resolving; never taken on the launch path */
+  cubind__kernel_slot *kernels; /* [device * num_kernels + kernel], after the device slots */
+  pthread_mutex_t lock;         /* serialises loading and resolving; never on the launch path */
   int num_devices;
-  cubind__device_slot slots[]; /* num_devices, then num_devices * num_kernels kernel slots */
+  cubind__device_slot slots[]; /* num_devices */
 } cubind__module_state;
 
 /*
- * cubind__fast_kernel: the kernel's resolved slot on `device` and the device slot, if the kernel
- * has been resolved there; else NULL. No lock: two acquire loads.
+ * cubind__fast_kernel: the kernel's slot on `device` if the kernel has been resolved there, else
+ * NULL. No lock: two acquire loads (plain loads on x86).
  */
 static inline const cubind__kernel_slot *cubind__fast_kernel(const cubind_module *module,
-                                                             int device, unsigned kernel_index,
-                                                             cubind__device_slot **slot) {
+                                                             int device, unsigned kernel_index) {
   cubind__module_state *state =
       __atomic_load_n((cubind__module_state *const *)&module->state, __ATOMIC_ACQUIRE);
-  cubind__device_slot *s;
   const cubind__kernel_slot *k;
   if (CUBIND_UNLIKELY(!state)) return NULL;
-  s = &state->slots[device];
-  k = &s->kernels[kernel_index];
-  if (CUBIND_UNLIKELY(!__atomic_load_n(&k->function, __ATOMIC_ACQUIRE))) return NULL;
-  *slot = s;
-  return k;
+  k = &state->kernels[(size_t)device * module->num_kernels + kernel_index];
+  return CUBIND_LIKELY(__atomic_load_n(&k->function, __ATOMIC_ACQUIRE) != NULL) ? k : NULL;
 }
 
 /*

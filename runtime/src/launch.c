@@ -51,7 +51,8 @@ static cubind_status check_arguments(const char *entry, const cubind_module *mod
  */
 static __attribute__((noinline, cold)) cubind_status
 resolve_slow(const char *entry, cubind_module *module, unsigned kernel_index,
-             const cubind_config *cfg, CUresult r, cubind__device_slot **slot, int *device) {
+             const cubind_config *cfg, CUresult r, const cubind__kernel_slot **kernel,
+             int *device) {
   char what[512];
   CUcontext ctx;
   cubind_status status;
@@ -61,38 +62,36 @@ resolve_slow(const char *entry, cubind_module *module, unsigned kernel_index,
   status = cubind__driver_ready(what);
   if (status == CUBIND_SUCCESS) status = cubind__thread_context(what, &ctx, device);
   if (status == CUBIND_SUCCESS)
-    status = cubind__module_slot(what, module, ctx, *device, kernel_index, slot);
+    status = cubind__module_slot(what, module, ctx, *device, kernel_index, kernel);
   return status;
 }
 
 /*
- * The thread's device, the module's slot there and the kernel's resolved slot; fast (no lock, no
- * call but cuCtxGetCurrent) once the kernel has been launched on this device.
+ * The thread's device and the kernel's resolved slot there; fast (no lock, no call but
+ * cuCtxGetCurrent) once the kernel has been launched on this device.
  */
 static inline cubind_status resolve(const char *entry, cubind_module *module, unsigned kernel_index,
-                                    const cubind_config *cfg, cubind__device_slot **slot,
+                                    const cubind_config *cfg, const cubind__kernel_slot **kernel,
                                     int *device) {
   CUresult r = CUDA_SUCCESS;
   if (CUBIND_LIKELY(cubind__driver_loaded())) {
     CUcontext current = NULL;
     r = cubind__drv.cuCtxGetCurrent(&current);
     if (CUBIND_LIKELY(r == CUDA_SUCCESS && cubind__cached_device(current, device))) {
-      cubind__device_slot *s = NULL;
-      if (CUBIND_LIKELY(cubind__fast_kernel(module, *device, kernel_index, &s) != NULL &&
-                        s->context == current)) {
-        *slot = s;
+      const cubind__kernel_slot *k = cubind__fast_kernel(module, *device, kernel_index);
+      if (CUBIND_LIKELY(k != NULL && k->context == current)) {
+        *kernel = k;
         return CUBIND_SUCCESS;
       }
     }
   }
-  return resolve_slow(entry, module, kernel_index, cfg, r, slot, device);
+  return resolve_slow(entry, module, kernel_index, cfg, r, kernel, device);
 }
 
 /* The precise reason a configuration is refused (slow path of the checks). */
-static cubind_status config_failure(const char *entry, const cubind_module *module,
-                                    unsigned kernel_index, const cubind_config *cfg,
-                                    const cubind__device_slot *slot, int device) {
-  const cubind__kernel_slot *k = &slot->kernels[kernel_index];
+static __attribute__((noinline, cold)) cubind_status
+config_failure(const char *entry, const cubind_module *module, unsigned kernel_index,
+               const cubind_config *cfg, const cubind__kernel_slot *k, int device) {
   const unsigned grid[3] = {cfg->grid.x, cfg->grid.y, cfg->grid.z};
   const unsigned block[3] = {cfg->block.x, cfg->block.y, cfg->block.z};
   unsigned long long threads = (unsigned long long)block[0] * block[1] * block[2];
@@ -105,14 +104,14 @@ static cubind_status config_failure(const char *entry, const cubind_module *modu
                           "%s: %s.%c is 0; every grid and block dimension must be at least 1", what,
                           grid[i] == 0 ? "grid" : "block", "xyz"[i]);
   for (i = 0; i < 3; i++) {
-    if (block[i] > slot->max_block[i])
+    if (block[i] > k->max_block[i])
       return cubind__fail(CUBIND_ERROR_INVALID_CONFIG,
                           "%s: block.%c=%u exceeds device %d's maximum of %u", what, "xyz"[i],
-                          block[i], device, slot -> max_block[i]);
-    if (grid[i] > slot->max_grid[i])
+                          block[i], device, k->max_block[i]);
+    if (grid[i] > k->max_grid[i])
       return cubind__fail(CUBIND_ERROR_INVALID_CONFIG,
                           "%s: grid.%c=%u exceeds device %d's maximum of %u", what, "xyz"[i],
-                          grid[i], device, slot -> max_grid[i]);
+                          grid[i], device, k->max_grid[i]);
   }
   if (threads > k->max_threads)
     return cubind__fail(CUBIND_ERROR_INVALID_CONFIG,
@@ -125,41 +124,75 @@ static cubind_status config_failure(const char *entry, const cubind_module *modu
                       what, cfg->shared_bytes, k->max_dynamic_shared, device);
 }
 
-/* Checks the configuration against the cached limits and launches. */
-static inline cubind_status launch(const char *entry, cubind_module *module, unsigned kernel_index,
-                                   const cubind_config *cfg, void **args) {
-  cubind__device_slot *slot = NULL;
-  const cubind__kernel_slot *k;
-  int device = 0;
-  CUresult r;
-  cubind_status status = resolve(entry, module, kernel_index, cfg, &slot, &device);
-  if (CUBIND_UNLIKELY(status != CUBIND_SUCCESS)) return status;
+/* cuLaunchKernel's failure, reported (slow path). */
+static __attribute__((noinline, cold)) cubind_status
+launch_failure(CUresult r, const char *entry, const cubind_module *module, unsigned kernel_index,
+               const cubind_config *cfg) {
+  const cubind_kernel_info *kernel = &module->kernels[kernel_index];
+  return cubind__fail_cuda(r, CUBIND_ERROR_LAUNCH,
+                           "%s_%s: cuLaunchKernel failed for kernel '%s' (module %s) "
+                           "grid=(%u,%u,%u) block=(%u,%u,%u) shared=%u stream=0x%llx",
+                           kernel->name, entry, kernel->name, module->name, cfg->grid.x,
+                           cfg->grid.y, cfg->grid.z, cfg->block.x, cfg->block.y, cfg->block.z,
+                           cfg->shared_bytes, CUBIND_STREAM_ARG(cfg->stream));
+}
 
-  k = &slot->kernels[kernel_index];
-  if (CUBIND_UNLIKELY(cfg->grid.x == 0 || cfg->grid.y == 0 || cfg->grid.z == 0 ||
-                      cfg->block.x == 0 || cfg->block.y == 0 || cfg->block.z == 0 ||
-                      cfg->block.x > slot->max_block[0] || cfg->block.y > slot->max_block[1] ||
-                      cfg->block.z > slot->max_block[2] || cfg->grid.x > slot->max_grid[0] ||
-                      cfg->grid.y > slot->max_grid[1] || cfg->grid.z > slot->max_grid[2] ||
+/*
+ * Checks the configuration against the kernel slot's cached limits and launches. `d - 1 >= max`
+ * (unsigned) is "d == 0 or d > max": one comparison per dimension; config_failure says which.
+ * The device for messages is the thread's cached one (set by whichever path resolved `k`).
+ */
+static inline cubind_status launch_checked(const char *entry, cubind_module *module,
+                                           unsigned kernel_index, const cubind_config *cfg,
+                                           void **args, const cubind__kernel_slot *k) {
+  CUresult r;
+  if (CUBIND_UNLIKELY(cfg->block.x - 1u >= k->max_block[0] || cfg->block.y - 1u >= k->max_block[1] ||
+                      cfg->block.z - 1u >= k->max_block[2] || cfg->grid.x - 1u >= k->max_grid[0] ||
+                      cfg->grid.y - 1u >= k->max_grid[1] || cfg->grid.z - 1u >= k->max_grid[2] ||
                       (unsigned long long)cfg->block.x * cfg->block.y * cfg->block.z >
                           k->max_threads ||
                       cfg->shared_bytes > k->max_dynamic_shared))
-    return config_failure(entry, module, kernel_index, cfg, slot, device);
+    return config_failure(entry, module, kernel_index, cfg, k, cubind__thread_ctx.device);
 
   r = cubind__drv.cuLaunchKernel(k->function, cfg->grid.x, cfg->grid.y, cfg->grid.z, cfg->block.x,
                                  cfg->block.y, cfg->block.z, cfg->shared_bytes, cfg->stream, args,
                                  NULL);
-  if (CUBIND_UNLIKELY(r != CUDA_SUCCESS)) {
-    const cubind_kernel_info *kernel = &module->kernels[kernel_index];
-    return cubind__fail_cuda(r, CUBIND_ERROR_LAUNCH,
-                             "%s_%s: cuLaunchKernel failed for kernel '%s' (module %s) "
-                             "grid=(%u,%u,%u) block=(%u,%u,%u) shared=%u stream=0x%llx",
-                             kernel->name, entry, kernel->name, module->name, cfg->grid.x,
-                             cfg->grid.y, cfg->grid.z, cfg->block.x, cfg->block.y, cfg->block.z,
-                             cfg->shared_bytes, CUBIND_STREAM_ARG(cfg->stream));
-  }
+  if (CUBIND_UNLIKELY(r != CUDA_SUCCESS))
+    return launch_failure(r, entry, module, kernel_index, cfg);
   cubind__note_launch(module, kernel_index, cfg);
   return CUBIND_SUCCESS;
+}
+
+/* A launch whose kernel is not resolved on this thread's device and context yet (slow path). */
+static __attribute__((noinline, cold)) cubind_status
+launch_slow(const char *entry, cubind_module *module, unsigned kernel_index,
+            const cubind_config *cfg, void **args, CUresult r) {
+  const cubind__kernel_slot *k = NULL;
+  int device;
+  cubind_status status = resolve_slow(entry, module, kernel_index, cfg, r, &k, &device);
+  if (status != CUBIND_SUCCESS) return status;
+  return launch_checked(entry, module, kernel_index, cfg, args, k);
+}
+
+/*
+ * The launch: the fast path (driver ready, cuCtxGetCurrent is the thread's cached context, the
+ * kernel resolved there) inline, everything else in launch_slow.
+ */
+static inline cubind_status launch(const char *entry, cubind_module *module, unsigned kernel_index,
+                                   const cubind_config *cfg, void **args) {
+  CUresult r = CUDA_SUCCESS;
+  if (CUBIND_LIKELY(cubind__driver_loaded())) {
+    CUcontext current = NULL;
+    r = cubind__drv.cuCtxGetCurrent(&current);
+    if (CUBIND_LIKELY(r == CUDA_SUCCESS && current != NULL &&
+                      current == cubind__thread_ctx.context)) {
+      const cubind__kernel_slot *k =
+          cubind__fast_kernel(module, cubind__thread_ctx.device, kernel_index);
+      if (CUBIND_LIKELY(k != NULL && k->context == current))
+        return launch_checked(entry, module, kernel_index, cfg, args, k);
+    }
+  }
+  return launch_slow(entry, module, kernel_index, cfg, args, r);
 }
 
 cubind_status cubind_module_launch(cubind_module *module, unsigned kernel_index,
@@ -280,7 +313,7 @@ static const char *param_name(const cubind_module *module, unsigned kernel_index
 cubind_status cubind_module_call(cubind_module *module, unsigned kernel_index,
                                  const cubind_config *cfg, void **args,
                                  const cubind_host_arg *host_args, unsigned num_host_args) {
-  cubind__device_slot *slot = NULL;
+  const cubind__kernel_slot *k = NULL;
   CUdeviceptr base = 0;
   size_t total = 0, offsets_end;
   unsigned i;
@@ -318,9 +351,9 @@ cubind_status cubind_module_call(cubind_module *module, unsigned kernel_index,
     total += (bytes + SCRATCH_ALIGNMENT - 1) & ~(size_t)(SCRATCH_ALIGNMENT - 1);
   }
 
-  status = resolve("call", module, kernel_index, cfg, &slot, &device);
+  status = resolve("call", module, kernel_index, cfg, &k, &device);
   if (status == CUBIND_SUCCESS && total > 0)
-    status = scratch(what, device, slot->context, total, &base);
+    status = scratch(what, device, k->context, total, &base);
   if (status != CUBIND_SUCCESS) return status;
 
   /* Copy in, and point each annotated parameter at its part of the arena. */

@@ -11,6 +11,7 @@
  * =LAZY) working: a module of 2000 kernels costs what the kernels actually launched cost.
  * Loaded code stays loaded until the process exits.
  */
+#define _POSIX_C_SOURCE 200112L /* posix_memalign */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -93,24 +94,28 @@ static cubind_status get_state(const char *what, cubind_module *module,
   cubind__module_state *state =
       __atomic_load_n((cubind__module_state **)&module->state, __ATOMIC_ACQUIRE);
   cubind__module_state *expected = NULL;
-  cubind__kernel_slot *kernels;
-  int i, n = cubind__device_count();
+  int n = cubind__device_count();
+  size_t head, bytes;
+  void *memory = NULL;
 
   if (state) {
     *out = state;
     return CUBIND_SUCCESS;
   }
-  state = calloc(1, sizeof *state + (size_t)n * sizeof state->slots[0] +
-                        (size_t)n * module->num_kernels * sizeof(cubind__kernel_slot));
-  if (!state) return cubind__fail(CUBIND_ERROR_OUT_OF_MEMORY, "%s: out of host memory", what);
+  /* The kernel slots start on a cache line of their own: one line per kernel and device. */
+  head = sizeof *state + (size_t)n * sizeof state->slots[0];
+  head = (head + sizeof(cubind__kernel_slot) - 1) & ~(sizeof(cubind__kernel_slot) - 1);
+  bytes = head + (size_t)n * module->num_kernels * sizeof(cubind__kernel_slot);
+  if (posix_memalign(&memory, sizeof(cubind__kernel_slot), bytes) != 0)
+    return cubind__fail(CUBIND_ERROR_OUT_OF_MEMORY, "%s: out of host memory", what);
+  memset(memory, 0, bytes);
+  state = memory;
   if (pthread_mutex_init(&state->lock, NULL) != 0) {
     free(state);
     return cubind__fail(CUBIND_ERROR_OUT_OF_MEMORY, "%s: cannot create a mutex", what);
   }
   state->num_devices = n;
-  kernels = (cubind__kernel_slot *)(state->slots + n);
-  for (i = 0; i < n; i++)
-    state->slots[i].kernels = kernels + (size_t)i * module->num_kernels;
+  state->kernels = (cubind__kernel_slot *)((char *)memory + head);
   if (!__atomic_compare_exchange_n((cubind__module_state **)&module->state, &expected, state, 0,
                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
     pthread_mutex_destroy(&state->lock); /* another thread won: use its state */
@@ -268,8 +273,14 @@ static cubind_status resolve_kernel(const char *what, const cubind_module *modul
 }
 
 /* Makes a resolved kernel visible to launches (module mutex held; the slot committed). */
-static void publish_kernel(cubind__device_slot *slot, unsigned index, const cubind__kernel_slot *k) {
-  cubind__kernel_slot *dst = &slot->kernels[index];
+static void publish_kernel(cubind__kernel_slot *dst, const cubind__device_slot *slot,
+                           const cubind__kernel_slot *k) {
+  int i;
+  dst->context = slot->context;
+  for (i = 0; i < 3; i++) {
+    dst->max_block[i] = slot->max_block[i];
+    dst->max_grid[i] = slot->max_grid[i];
+  }
   dst->max_threads = k->max_threads;
   dst->max_dynamic_shared = k->max_dynamic_shared;
   __atomic_store_n(&dst->function, k->function, __ATOMIC_RELEASE);
@@ -339,18 +350,20 @@ static cubind_status load_on_device(const char *what, cubind_module *module, int
 
 /* Resolves and publishes kernel `index` unless it already is (module mutex held; committed). */
 static cubind_status ensure_kernel(const char *what, cubind_module *module, int device,
-                                   cubind__device_slot *slot, unsigned index) {
+                                   cubind__device_slot *slot, cubind__kernel_slot *dst,
+                                   unsigned index) {
   cubind__kernel_slot k;
   cubind_status status;
-  if (__atomic_load_n(&slot->kernels[index].function, __ATOMIC_ACQUIRE)) return CUBIND_SUCCESS;
+  if (__atomic_load_n(&dst->function, __ATOMIC_ACQUIRE)) return CUBIND_SUCCESS;
   status = resolve_kernel(what, module, device, slot, index, &k);
-  if (status == CUBIND_SUCCESS) publish_kernel(slot, index, &k);
+  if (status == CUBIND_SUCCESS) publish_kernel(dst, slot, &k);
   return status;
 }
 
 /* Loads the module on the device and resolves its first wanted kernel (module mutex held). */
 static cubind_status first_load(const char *what, cubind_module *module, int device, CUcontext ctx,
-                                cubind__device_slot *slot, unsigned first) {
+                                cubind__device_slot *slot, cubind__kernel_slot *kernels,
+                                unsigned first) {
   cubind__kernel_slot k;
   cubind_status status = load_on_device(what, module, device, ctx, slot);
   if (status != CUBIND_SUCCESS) return status;
@@ -362,13 +375,15 @@ static cubind_status first_load(const char *what, cubind_module *module, int dev
     }
   }
   __atomic_store_n(&slot->loaded, 1, __ATOMIC_RELEASE); /* commit, then publish the kernel */
-  if (first < module->num_kernels) publish_kernel(slot, first, &k);
+  if (first < module->num_kernels) publish_kernel(&kernels[first], slot, &k);
   return CUBIND_SUCCESS;
 }
 
 cubind_status cubind__module_slot(const char *what, cubind_module *module, CUcontext ctx,
-                                  int device, unsigned kernel_index, cubind__device_slot **out) {
+                                  int device, unsigned kernel_index,
+                                  const cubind__kernel_slot **out) {
   cubind__module_state *state = NULL;
+  cubind__kernel_slot *kernels;
   cubind__device_slot *slot;
   cubind_status status;
   unsigned i;
@@ -381,9 +396,10 @@ cubind_status cubind__module_slot(const char *what, cubind_module *module, CUcon
   status = get_state(what, module, &state);
   if (status != CUBIND_SUCCESS) return status;
   slot = &state->slots[device];
+  kernels = &state->kernels[(size_t)device * module->num_kernels];
   pthread_mutex_lock(&state->lock);
   if (!__atomic_load_n(&slot->loaded, __ATOMIC_ACQUIRE))
-    status = first_load(what, module, device, ctx, slot,
+    status = first_load(what, module, device, ctx, slot, kernels,
                         kernel_index == CUBIND__ALL_KERNELS ? 0 : kernel_index);
   if (status == CUBIND_SUCCESS && slot->context != ctx)
     status = cubind__fail(CUBIND_ERROR_CONTEXT,
@@ -392,18 +408,18 @@ cubind_status cubind__module_slot(const char *what, cubind_module *module, CUcon
                           "primary one, or the first one it is used in)",
                           what, module->name, device);
   if (status == CUBIND_SUCCESS && kernel_index != CUBIND__ALL_KERNELS)
-    status = ensure_kernel(what, module, device, slot, kernel_index);
+    status = ensure_kernel(what, module, device, slot, &kernels[kernel_index], kernel_index);
   for (i = 0; status == CUBIND_SUCCESS && kernel_index == CUBIND__ALL_KERNELS &&
               i < module->num_kernels;
        i++)
-    status = ensure_kernel(what, module, device, slot, i);
+    status = ensure_kernel(what, module, device, slot, &kernels[i], i);
   pthread_mutex_unlock(&state->lock);
-  if (status == CUBIND_SUCCESS) *out = slot;
+  if (status == CUBIND_SUCCESS && out && kernel_index != CUBIND__ALL_KERNELS)
+    *out = &kernels[kernel_index];
   return status;
 }
 
 cubind_status cubind_preload(void) {
-  cubind__device_slot *slot;
   cubind_module *module;
   cubind_status status = cubind__driver_ready("cubind_preload");
   CUcontext ctx;
@@ -415,7 +431,7 @@ cubind_status cubind_preload(void) {
   if (status != CUBIND_SUCCESS) return status;
   for (module = __atomic_load_n(&registry, __ATOMIC_ACQUIRE); module; module = module->next) {
     snprintf(what, sizeof what, "cubind_preload (module %s)", module->name);
-    status = cubind__module_slot(what, module, ctx, device, CUBIND__ALL_KERNELS, &slot);
+    status = cubind__module_slot(what, module, ctx, device, CUBIND__ALL_KERNELS, NULL);
     if (status != CUBIND_SUCCESS) return status;
   }
   return CUBIND_SUCCESS;
