@@ -181,7 +181,8 @@ function(add_gpu_kernels target)
   set(modules "")
   foreach(source IN LISTS arg_SOURCES)
     get_filename_component(source "${source}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
-    get_filename_component(stem "${source}" NAME_WE)
+    # NAME_WLE: only the last extension goes, as cubind-gen names its outputs (a.b.cu -> a.b).
+    get_filename_component(stem "${source}" NAME_WLE)
     string(MAKE_C_IDENTIFIER "${stem}" module)
     if(module IN_LIST modules)
       message(FATAL_ERROR "${caller}: two SOURCES give the module name '${module}' "
@@ -215,7 +216,8 @@ function(add_gpu_kernels target)
     add_custom_command(
       OUTPUT "${header}" "${stubs}"
       COMMAND "${gen}" ${includes} ${gen_options} --cuda-path "${cuda_path}"
-              --module-name "${module}" -o "${out_dir}" --depfile "${header}.d" "${source}"
+              --module-name "${module}" -o "${out_dir}" --depfile "${header}.d"
+              --cache-dir "${CMAKE_BINARY_DIR}/cubind-gen-cache" "${source}"
       ${touch_header}
       DEPENDS "${source}" "${gen}"
       DEPFILE "${header}.d"
