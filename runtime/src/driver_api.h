@@ -49,6 +49,7 @@
   X(cuMemcpyHtoDAsync, 3020)                                                                       \
   X(cuMemcpyDtoHAsync, 3020)                                                                       \
   X(cuMemsetD8, 3020)                                                                              \
+  O(cuPointerGetAttributes, 7000) /* _call: page-locked or pageable host buffer */                  \
   /* streams and events */                                                                         \
   X(cuStreamCreate, 2000)                                                                          \
   X(cuStreamDestroy, 4000)                                                                         \

@@ -49,6 +49,7 @@ static const char *const function_names[] = {"cuInit",
                                              "cuMemcpyHtoDAsync",
                                              "cuMemcpyDtoHAsync",
                                              "cuMemsetD8",
+                                             "cuPointerGetAttributes",
                                              "cuStreamCreate",
                                              "cuStreamDestroy",
                                              "cuStreamSynchronize",
@@ -130,6 +131,8 @@ EXPORT unsigned long fake_cuda_calls(const char *function) {
 typedef struct fake_context {
   int device;
 } fake_context;
+
+static void flush_all(void); /* deferred async copies (below) */
 
 static fake_context primary_contexts[MAX_DEVICES], user_contexts[MAX_DEVICES];
 static __thread fake_context *current;
@@ -285,6 +288,7 @@ static CUresult fake_cuCtxGetDevice(CUdevice *device) {
 
 static CUresult fake_cuCtxSynchronize(void) {
   ENTER("cuCtxSynchronize");
+  if (current) flush_all();
   return current ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
 
@@ -466,7 +470,88 @@ static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
   if (!gx || !gy || !gz || !bx || !by || !bz || block > (unsigned long)k->max_threads ||
       shared > 101376 - 1024 || extra || (k->num_params && !params))
     return CUDA_ERROR_INVALID_VALUE;
+  flush_all(); /* the kernel runs after the copies queued before it */
   if (k->run) k->run(params, block * gx * gy * gz);
+  return CUDA_SUCCESS;
+}
+
+/* ---- page-locked allocations and deferred async copies -------------------------------------- */
+
+#define MAX_PINNED 256
+static pthread_mutex_t pinned_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+  char *p;
+  size_t bytes;
+} pinned[MAX_PINNED];
+
+static void pinned_add(void *p, size_t bytes) {
+  int i;
+  pthread_mutex_lock(&pinned_lock);
+  for (i = 0; i < MAX_PINNED; i++)
+    if (!pinned[i].p) {
+      pinned[i].p = p;
+      pinned[i].bytes = bytes;
+      break;
+    }
+  pthread_mutex_unlock(&pinned_lock);
+}
+
+static void pinned_remove(void *p) {
+  int i;
+  pthread_mutex_lock(&pinned_lock);
+  for (i = 0; i < MAX_PINNED; i++)
+    if (pinned[i].p == p) pinned[i].p = NULL;
+  pthread_mutex_unlock(&pinned_lock);
+}
+
+static int is_pinned(const void *p) {
+  int i, found = 0;
+  pthread_mutex_lock(&pinned_lock);
+  for (i = 0; i < MAX_PINNED; i++)
+    if (pinned[i].p && (const char *)p >= pinned[i].p &&
+        (const char *)p < pinned[i].p + (pinned[i].bytes ? pinned[i].bytes : 1))
+      found = 1;
+  pthread_mutex_unlock(&pinned_lock);
+  return found;
+}
+
+/*
+ * Deferred mode (fake_cuda_defer_async_copies): async copies are queued, not done, until an
+ * event recorded after them is synchronised, or the stream, context or a launch or synchronous
+ * copy is. A source overwritten, or a destination read, before then shows up as wrong data.
+ */
+#define MAX_QUEUED 64
+static int defer_async; /* only for single-threaded tests */
+static struct {
+  void *dst;
+  const void *src;
+  size_t bytes;
+} queued[MAX_QUEUED];
+static unsigned long queue_done, queue_end; /* sequence numbers: [done, end) are pending */
+
+static void flush_until(unsigned long seq) {
+  while (queue_done < seq && queue_done < queue_end) {
+    unsigned i = (unsigned)(queue_done % MAX_QUEUED);
+    memcpy(queued[i].dst, queued[i].src, queued[i].bytes);
+    queue_done++;
+  }
+}
+static void flush_all(void) { flush_until(queue_end); }
+
+EXPORT void fake_cuda_defer_async_copies(int on) {
+  flush_all();
+  defer_async = on;
+}
+
+static CUresult fake_cuPointerGetAttributes(unsigned n, CUpointer_attribute *attributes,
+                                            void **data, CUdeviceptr ptr) {
+  unsigned i;
+  ENTER("cuPointerGetAttributes");
+  for (i = 0; i < n; i++) {
+    if (attributes[i] != CU_POINTER_ATTRIBUTE_MEMORY_TYPE) return CUDA_ERROR_INVALID_VALUE;
+    /* like the driver: 0 for memory it does not know, no error */
+    *(unsigned *)data[i] = is_pinned((const void *)(uintptr_t)ptr) ? CU_MEMORYTYPE_HOST : 0;
+  }
   return CUDA_SUCCESS;
 }
 
@@ -496,6 +581,7 @@ static CUresult fake_cuMemAllocHost(void **pp, size_t bytes) {
   ENTER("cuMemAllocHost");
   if (!current) return CUDA_ERROR_INVALID_CONTEXT;
   if (!(*pp = malloc(bytes))) return CUDA_ERROR_OUT_OF_MEMORY;
+  pinned_add(*pp, bytes);
   __atomic_add_fetch(&live_host, 1, __ATOMIC_RELAXED);
   return CUDA_SUCCESS;
 }
@@ -503,6 +589,7 @@ static CUresult fake_cuMemAllocHost(void **pp, size_t bytes) {
 static CUresult fake_cuMemFreeHost(void *p) {
   ENTER("cuMemFreeHost");
   if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  pinned_remove(p);
   free(p);
   __atomic_sub_fetch(&live_host, 1, __ATOMIC_RELAXED);
   return CUDA_SUCCESS;
@@ -512,7 +599,26 @@ static CUresult copy(const char *name, void *dst, const void *src, size_t bytes)
   ENTER(name);
   if (!current) return CUDA_ERROR_INVALID_CONTEXT;
   if (!dst || !src) return CUDA_ERROR_INVALID_VALUE;
+  flush_all();
   memcpy(dst, src, bytes);
+  return CUDA_SUCCESS;
+}
+
+static CUresult copy_async(const char *name, void *dst, const void *src, size_t bytes) {
+  unsigned i;
+  ENTER(name);
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  if (!dst || !src) return CUDA_ERROR_INVALID_VALUE;
+  if (!defer_async) {
+    memcpy(dst, src, bytes);
+    return CUDA_SUCCESS;
+  }
+  if (queue_end - queue_done == MAX_QUEUED) flush_until(queue_done + 1);
+  i = (unsigned)(queue_end % MAX_QUEUED);
+  queued[i].dst = dst;
+  queued[i].src = src;
+  queued[i].bytes = bytes;
+  queue_end++;
   return CUDA_SUCCESS;
 }
 
@@ -524,16 +630,17 @@ static CUresult fake_cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t bytes) {
 }
 static CUresult fake_cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t bytes, CUstream s) {
   (void)s;
-  return copy("cuMemcpyHtoDAsync", (void *)(uintptr_t)dst, src, bytes);
+  return copy_async("cuMemcpyHtoDAsync", (void *)(uintptr_t)dst, src, bytes);
 }
 static CUresult fake_cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes, CUstream s) {
   (void)s;
-  return copy("cuMemcpyDtoHAsync", dst, (const void *)(uintptr_t)src, bytes);
+  return copy_async("cuMemcpyDtoHAsync", dst, (const void *)(uintptr_t)src, bytes);
 }
 
 static CUresult fake_cuMemsetD8(CUdeviceptr dst, unsigned char value, size_t bytes) {
   ENTER("cuMemsetD8");
   if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  flush_all();
   memset((void *)(uintptr_t)dst, value, bytes);
   return CUDA_SUCCESS;
 }
@@ -542,6 +649,7 @@ static CUresult fake_cuMemsetD8(CUdeviceptr dst, unsigned char value, size_t byt
 
 typedef struct fake_event {
   double ms;
+  unsigned long seq; /* the async copies queued before its last record */
 } fake_event;
 
 static CUresult fake_cuStreamCreate(CUstream *stream, unsigned flags) {
@@ -564,6 +672,7 @@ static CUresult fake_cuStreamDestroy(CUstream stream) {
 static CUresult fake_cuStreamSynchronize(CUstream stream) {
   (void)stream;
   ENTER("cuStreamSynchronize");
+  if (current) flush_all();
   return current ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
 
@@ -582,13 +691,16 @@ static CUresult fake_cuEventRecord(CUevent event, CUstream stream) {
   ENTER("cuEventRecord");
   if (!event) return CUDA_ERROR_INVALID_HANDLE;
   clock_gettime(CLOCK_MONOTONIC, &ts);
+  ((fake_event *)event)->seq = queue_end;
   ((fake_event *)event)->ms = ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
   return CUDA_SUCCESS;
 }
 
 static CUresult fake_cuEventSynchronize(CUevent event) {
   ENTER("cuEventSynchronize");
-  return event ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+  if (!event) return CUDA_ERROR_INVALID_HANDLE;
+  flush_until(((fake_event *)event)->seq);
+  return CUDA_SUCCESS;
 }
 
 static CUresult fake_cuEventElapsedTime(float *ms, CUevent start, CUevent stop) {
@@ -646,6 +758,7 @@ static const struct {
     P(cuMemcpyHtoDAsync, 3020),
     P(cuMemcpyDtoHAsync, 3020),
     P(cuMemsetD8, 3020),
+    P(cuPointerGetAttributes, 7000),
     P(cuStreamCreate, 2000),
     P(cuStreamDestroy, 4000),
     P(cuStreamSynchronize, 2000),

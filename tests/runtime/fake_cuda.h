@@ -10,6 +10,9 @@
  *                            withheld, below 12040 cuFuncGetParamInfo
  *   FAKE_CUDA_HIDE=name      cuGetProcAddress does not hand out `name`
  *
+ * cuPointerGetAttributes(MEMORY_TYPE) says CU_MEMORYTYPE_HOST inside cuMemAllocHost allocations and
+ * 0 elsewhere (pageable), without an error, as the driver does.
+ *
  * Known kernels (symbol: parameters as offset/size; CPU behaviour):
  *   doublify  (float *a @0/8, int n @8/4): a[i] *= 2 for i < n
  *   noop      (): nothing
@@ -50,6 +53,13 @@ long fake_cuda_live_images(void);
 
 /* The compute capability every fake device reports (default 8.0). */
 void fake_cuda_set_compute_capability(int major, int minor);
+
+/*
+ * on: async copies are queued and done only when an event recorded after them, the stream, the
+ * context, a launch or a synchronous copy is synchronised (as a GPU would do them later); off
+ * (default): done at once. Single-threaded tests only. Switching flushes the queue.
+ */
+void fake_cuda_defer_async_copies(int on);
 
 /* Makes a context of `device` current on the calling thread, as an application would. */
 void fake_cuda_make_current(int device);

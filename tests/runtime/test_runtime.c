@@ -15,6 +15,7 @@
 
 /* Defined in the runtime (hidden in the shared library; these tests link the static one). */
 void cubind__fatbin_archs(const unsigned char *image, size_t size, char *buf, size_t buf_size);
+void cubind__set_staging(int enabled, size_t chunk, size_t min_bytes);
 
 #define assert_contains(haystack, needle)                                                          \
   do {                                                                                             \
@@ -212,6 +213,192 @@ static void call_size_overflow(void **state) {
   host[0].param_index = 5;
   assert_int_equal(cubind_module_call(&vec_module, 0, &cfg, args, host, 1),
                    CUBIND_ERROR_INVALID_VALUE);
+}
+
+/* ---- pageable staging ---------------------------------------------------------------------- */
+
+#define CHUNK 4096 /* staging chunk in these tests: 1024 floats */
+
+typedef struct staged_job {
+  size_t n;           /* floats */
+  int pinned;         /* cubind_malloc_host instead of malloc */
+  unsigned direction; /* CUBIND_DIRECTION_* */
+} staged_job;
+
+/* One _call of doublify over n floats (i % 1000) with the given memory and direction; checked. */
+static cubind_status staged_scenario(void *arg) {
+  const staged_job *job = arg;
+  float *a = NULL, *dev = NULL;
+  int n = (int)job->n;
+  void *args[2] = {&dev, &n};
+  cubind_host_arg host[1];
+  cubind_config cfg = cubind_config_1d(job->n ? job->n : 1, 256);
+  cubind_status status;
+  size_t i;
+  if (job->pinned) {
+    if (cubind_malloc_host((void **)&a, job->n * sizeof(float) + 4) != CUBIND_SUCCESS)
+      return CUBIND_ERROR_CUDA;
+  } else if (!(a = malloc(job->n * sizeof(float) + 4))) {
+    return CUBIND_ERROR_OUT_OF_MEMORY;
+  }
+  for (i = 0; i < job->n; i++)
+    a[i] = (float)(i % 1000);
+  host[0].param_index = 0;
+  host[0].direction = job->direction;
+  host[0].host = a;
+  host[0].count = job->n;
+  host[0].elem_size = sizeof(float);
+  status = cubind_module_call(&vec_module, 0, &cfg, args, host, 1);
+  for (i = 0; status == CUBIND_SUCCESS && i < job->n; i++) {
+    float want = (float)(i % 1000) * (job->direction & CUBIND_DIRECTION_OUT ? 2.0f : 1.0f);
+    if (a[i] != want) {
+      fprintf(stderr, "element %zu of %zu: %g, expected %g\n", i, job->n, (double)a[i],
+              (double)want);
+      status = CUBIND_ERROR_CUDA;
+    }
+  }
+  if (job->pinned)
+    (void)cubind_free_host(a);
+  else
+    free(a);
+  return status;
+}
+
+/*
+ * Pageable buffers from the threshold up go through the page-locked ring in CHUNK pieces, with
+ * the fake deferring every async copy until an event or sync says it is done (as a GPU would):
+ * a chunk reused before its DMA completed would show as wrong data. Sizes around the chunk
+ * and ring boundaries; page-locked and small buffers take the plain path.
+ */
+static void staging_round_trips(void **state) {
+  static const size_t sizes[] = {0,        1,        1023,     1024,     1025,     2047,
+                                 2048,     2049,     3 * 1024, 3 * 1024 + 1, 4 * 1024 - 1,
+                                 7 * 1024, 10 * 1024 + 3};
+  size_t i;
+  (void)state;
+  cubind__set_staging(1, CHUNK, 2 * CHUNK);
+  fake_cuda_defer_async_copies(1);
+  for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    size_t bytes = sizes[i] * sizeof(float), chunks = (bytes + CHUNK - 1) / CHUNK;
+    staged_job job = {sizes[i], 0, CUBIND_DIRECTION_INOUT};
+    outcome o;
+    long host = fake_cuda_live_host_allocations(), events = fake_cuda_live_events();
+    fake_cuda_reset();
+    o = in_new_thread(staged_scenario, &job);
+    if (o.status != CUBIND_SUCCESS) fail_msg("%zu floats: %s", sizes[i], o.message);
+    if (bytes >= 2 * CHUNK) { /* staged: one DMA per chunk each way */
+      assert_int_equal(fake_cuda_calls("cuMemcpyHtoDAsync"), chunks);
+      assert_int_equal(fake_cuda_calls("cuMemcpyDtoHAsync"), chunks);
+      assert_int_equal(fake_cuda_calls("cuMemAllocHost"), 3);
+    } else {
+      assert_int_equal(fake_cuda_calls("cuMemcpyHtoDAsync"), bytes ? 1 : 0);
+      assert_int_equal(fake_cuda_calls("cuMemAllocHost"), 0);
+    }
+    /* the ring went with the thread */
+    assert_int_equal(fake_cuda_live_host_allocations(), host);
+    assert_int_equal(fake_cuda_live_events(), events);
+  }
+  /* IN only: copied through the ring, not back. */
+  {
+    staged_job job = {5 * 1024 + 7, 0, CUBIND_DIRECTION_IN};
+    outcome o = in_new_thread(staged_scenario, &job);
+    if (o.status != CUBIND_SUCCESS) fail_msg("IN: %s", o.message);
+  }
+  /* Page-locked: the plain path, one copy each way, whatever the size. */
+  {
+    staged_job job = {10 * 1024, 1, CUBIND_DIRECTION_INOUT};
+    outcome o;
+    fake_cuda_reset();
+    o = in_new_thread(staged_scenario, &job);
+    if (o.status != CUBIND_SUCCESS) fail_msg("pinned: %s", o.message);
+    assert_int_equal(fake_cuda_calls("cuMemcpyHtoDAsync"), 1);
+    assert_int_equal(fake_cuda_calls("cuMemcpyDtoHAsync"), 1);
+    assert_int_equal(fake_cuda_calls("cuMemAllocHost"), 1); /* the test's own buffer */
+  }
+  /* Off (CUBIND_PAGEABLE_STAGING=0): the plain path. */
+  {
+    staged_job job = {10 * 1024, 0, CUBIND_DIRECTION_INOUT};
+    outcome o;
+    cubind__set_staging(0, CHUNK, 2 * CHUNK);
+    fake_cuda_reset();
+    o = in_new_thread(staged_scenario, &job);
+    if (o.status != CUBIND_SUCCESS) fail_msg("off: %s", o.message);
+    assert_int_equal(fake_cuda_calls("cuMemcpyHtoDAsync"), 1);
+  }
+  /* The ring is reused by a thread's later calls, and freed by cubind_release_scratch. */
+  {
+    staged_job job = {4 * 1024, 0, CUBIND_DIRECTION_INOUT};
+    long host = fake_cuda_live_host_allocations();
+    cubind__set_staging(1, CHUNK, 2 * CHUNK);
+    fake_cuda_reset();
+    assert_int_equal(staged_scenario(&job), CUBIND_SUCCESS);
+    assert_int_equal(staged_scenario(&job), CUBIND_SUCCESS);
+    assert_int_equal(fake_cuda_calls("cuMemAllocHost"), 3);
+    assert_int_equal(fake_cuda_live_host_allocations(), host + 3);
+    assert_int_equal(cubind_release_scratch(), CUBIND_SUCCESS);
+    assert_int_equal(fake_cuda_live_host_allocations(), host);
+  }
+  fake_cuda_defer_async_copies(0);
+  cubind__set_staging(1, (size_t)4 << 20, (size_t)8 << 20);
+}
+
+/*
+ * A failure in the middle of a staged copy: reported with the parameter, the size, the staging
+ * and the failing call; the stream is synchronised and nothing leaks once the thread is gone.
+ * A ring that cannot be allocated falls back to the plain path.
+ */
+static void staging_failures(void **state) {
+  static const struct {
+    const char *function;
+    unsigned nth;
+    CUresult result;
+    cubind_status expected; /* CUBIND_SUCCESS: falls back */
+    const char *expect;
+  } cases[] = {
+      {"cuMemcpyHtoDAsync", 2, CUDA_ERROR_INVALID_VALUE, CUBIND_ERROR_MEMCPY,
+       "to the device through page-locked staging: cuMemcpyHtoDAsync failed"},
+      {"cuEventRecord", 1, CUDA_ERROR_INVALID_HANDLE, CUBIND_ERROR_MEMCPY,
+       "to the device through page-locked staging: cuEventRecord failed"},
+      {"cuEventRecord", 5, CUDA_ERROR_INVALID_HANDLE, CUBIND_ERROR_MEMCPY,
+       "to the device through page-locked staging: cuEventRecord failed"},
+      {"cuEventSynchronize", 1, CUDA_ERROR_LAUNCH_FAILED, CUBIND_ERROR_KERNEL_FAULT,
+       "to the device through page-locked staging: cuEventSynchronize failed"},
+      {"cuEventSynchronize", 9, CUDA_ERROR_ILLEGAL_ADDRESS, CUBIND_ERROR_KERNEL_FAULT,
+       "back to the host through page-locked staging: cuEventSynchronize failed"},
+      {"cuMemcpyDtoHAsync", 3, CUDA_ERROR_INVALID_VALUE, CUBIND_ERROR_MEMCPY,
+       "back to the host through page-locked staging: cuMemcpyDtoHAsync failed"},
+      {"cuMemAllocHost", 2, CUDA_ERROR_OUT_OF_MEMORY, CUBIND_SUCCESS, NULL},
+      {"cuEventCreate", 3, CUDA_ERROR_OUT_OF_MEMORY, CUBIND_SUCCESS, NULL},
+  };
+  staged_job job = {10 * 1024 + 3, 0, CUBIND_DIRECTION_INOUT}; /* 11 chunks each way */
+  size_t i;
+  (void)state;
+  cubind__set_staging(1, CHUNK, 2 * CHUNK);
+  fake_cuda_defer_async_copies(1);
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    long device = fake_cuda_live_device_allocations(), host = fake_cuda_live_host_allocations();
+    long events = fake_cuda_live_events();
+    outcome o;
+    fake_cuda_reset();
+    fake_cuda_fail(cases[i].function, cases[i].nth, cases[i].result, 0);
+    o = in_new_thread(staged_scenario, &job);
+    print_message("[ staging  ] %s #%u -> %s: %s\n", cases[i].function, cases[i].nth,
+                  cubind_status_name(o.status), o.message);
+    assert_int_equal(o.status, cases[i].expected);
+    if (cases[i].expect) {
+      assert_contains(o.message, "doublify_call: kernel 'doublify' (module vec)");
+      assert_contains(o.message, "copying parameter 0 'a' (40972 bytes)");
+      assert_contains(o.message, cases[i].expect);
+      assert_true(fake_cuda_calls("cuStreamSynchronize") >= 1);
+    } else {
+      assert_int_equal(fake_cuda_calls("cuMemcpyHtoDAsync"), 1); /* plain path */
+    }
+    assert_int_equal(fake_cuda_live_device_allocations(), device);
+    assert_int_equal(fake_cuda_live_host_allocations(), host);
+    assert_int_equal(fake_cuda_live_events(), events);
+  }
+  fake_cuda_defer_async_copies(0);
+  cubind__set_staging(1, (size_t)4 << 20, (size_t)8 << 20);
 }
 
 /* ---- launch configuration checks ----------------------------------------------------------- */
@@ -972,6 +1159,8 @@ int main(void) {
       cmocka_unit_test_setup(call_round_trip_and_scratch_reuse, test_setup),
       cmocka_unit_test_setup(call_count_zero, test_setup),
       cmocka_unit_test_setup(call_size_overflow, test_setup),
+      cmocka_unit_test_setup(staging_round_trips, test_setup),
+      cmocka_unit_test_setup(staging_failures, test_setup),
       cmocka_unit_test_setup(launch_config_checks, test_setup),
       cmocka_unit_test_setup(load_once_per_device_and_preload, test_setup),
       cmocka_unit_test_setup(kernels_resolve_lazily, test_setup),
