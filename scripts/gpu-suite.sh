@@ -44,7 +44,7 @@ for p in "${programs[@]}"; do
     extra=()
     [ $tool = memcheck ] && extra=(--leak-check full)
     log=$logs/$name.$tool.log
-    timeout 300 "$sanitizer" --tool $tool "${extra[@]}" --error-exitcode 99 "$p" >"$log" 2>&1
+    timeout 120 "$sanitizer" --tool $tool "${extra[@]}" --error-exitcode 99 "$p" >"$log" 2>&1
     rc=$?
     summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "$log" | tr '\n' ' ')
     case $rc in
