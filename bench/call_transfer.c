@@ -20,8 +20,16 @@
  * Every buffer is checked at the end: element i must equal its start value plus the number of
  * round trips done on it (every byte really went both ways).
  *
- * Usage: call_transfer [--large] [--reps-scale X] [results.csv|results.json]
+ * Pageable buffers: cubind stages large pageable buffers through a ring of page-locked chunks
+ * (runtime/src/launch.c) unless CUBIND_PAGEABLE_STAGING=0; CUBIND_STAGING_CHUNK and
+ * CUBIND_STAGING_MIN (bytes, K/M suffixes) tune it. The setting is read once per process, so
+ * run_all.sh runs this program again with staging off and with other chunk sizes (--pageable-only
+ * --label NAME), each run with its own paired driver reference; the header line says which.
+ *
+ * Usage: call_transfer [--large] [--reps-scale X] [--pageable-only] [--label NAME]
+ *                      [results.csv|results.json]
  *   --large adds a 1 GiB buffer (needs 2 GiB of host RAM per memory kind and 2 GiB on the GPU).
+ *   --label NAME appends "@NAME" to the variant names in the results file.
  */
 #include "bench_common.h"
 #include "bench_kernels.cubind.h"
@@ -79,19 +87,32 @@ static void verify(const float *a, size_t n, int trips, const char *what) {
 }
 
 static void usage(void) {
-  fprintf(stderr, "usage: call_transfer [--large] [--reps-scale X] [results.csv|.json]\n");
+  fprintf(stderr, "usage: call_transfer [--large] [--reps-scale X] [--pageable-only] "
+                  "[--label NAME] [results.csv|.json]\n");
   exit(2);
 }
 
+/* "cubind_call" or "cubind_call@label" (static storage, one per impl). */
+static const char *variant_name(int impl, const char *label) {
+  static char names[NUM_IMPL][64];
+  if (!label) return impl_names[impl];
+  snprintf(names[impl], sizeof names[impl], "%s@%s", impl_names[impl], label);
+  return names[impl];
+}
+
 int main(int argc, char **argv) {
-  const char *out = NULL;
-  int large = 0;
+  const char *out = NULL, *label = NULL;
+  int large = 0, num_mem = NUM_MEM;
   double reps_scale = 1.0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--large") == 0)
       large = 1;
     else if (strcmp(argv[i], "--reps-scale") == 0 && i + 1 < argc)
       reps_scale = atof(argv[++i]);
+    else if (strcmp(argv[i], "--pageable-only") == 0)
+      num_mem = 1;
+    else if (strcmp(argv[i], "--label") == 0 && i + 1 < argc)
+      label = argv[++i];
     else if (argv[i][0] == '-')
       usage();
     else
@@ -128,6 +149,14 @@ int main(int argc, char **argv) {
   CHECK_CB(cubind_malloc_host((void **)&host[M_PINNED], max_bytes));
 
   printf("_call round trips (copy in + kernel + copy out), GB/s = 2 x bytes / median time\n");
+  {
+    const char *on = getenv("CUBIND_PAGEABLE_STAGING"), *chunk = getenv("CUBIND_STAGING_CHUNK");
+    const char *min = getenv("CUBIND_STAGING_MIN");
+    printf("pageable staging: %s, chunk %s, from %s%s%s\n",
+           on && strcmp(on, "0") == 0 ? "off (the driver's pageable copy)" : "on",
+           chunk ? chunk : "4M (default)", min ? min : "8M (default)", label ? "; label " : "",
+           label ? label : "");
+  }
   printf("%-7s %-9s %12s %12s %12s %12s %10s\n", "size", "memory", "cubind us", "driver us",
          "cubind GB/s", "driver GB/s", "vs driver");
 
@@ -143,7 +172,7 @@ int main(int argc, char **argv) {
     size_t n = sizes[s].bytes / sizeof(float);
     int reps = (int)(sizes[s].reps * reps_scale);
     if (reps < 1) reps = 1;
-    for (int m = 0; m < NUM_MEM; m++) {
+    for (int m = 0; m < num_mem; m++) {
       float *h = host[m];
       int trips = 0;
       fill(h, n);
@@ -161,13 +190,13 @@ int main(int argc, char **argv) {
       for (int impl = 0; impl < NUM_IMPL; impl++) {
         med[impl] = bench_median(&t[impl * reps], (size_t)reps);
         gbs[impl] = 2.0 * (double)sizes[s].bytes / med[impl]; /* bytes per ns = GB/s */
-        bench_result("call_transfer", sizes[s].name, impl_names[impl],
+        bench_result("call_transfer", sizes[s].name, variant_name(impl, label),
                      m == M_PAGEABLE ? "us_pageable" : "us_pinned", med[impl] / 1000.0, "us");
-        bench_result("call_transfer", sizes[s].name, impl_names[impl],
+        bench_result("call_transfer", sizes[s].name, variant_name(impl, label),
                      m == M_PAGEABLE ? "GBps_pageable" : "GBps_pinned", gbs[impl], "GB/s");
       }
       double r = bench_median(ratio, (size_t)reps);
-      bench_result("call_transfer", sizes[s].name, "cubind_call",
+      bench_result("call_transfer", sizes[s].name, variant_name(I_CUBIND, label),
                    m == M_PAGEABLE ? "speedup_vs_driver_pageable" : "speedup_vs_driver_pinned", r,
                    "x");
       printf("%-7s %-9s %12.1f %12.1f %12.2f %12.2f %10.3f\n", sizes[s].name, mem_names[m],

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""plot.py: draws the suite's results as SVG charts, with no third-party packages.
+"""plot.py: draws the suite's results as PNG charts (matplotlib), else as SVG (standard library).
 
-    bench/plot.py OUTDIR/results.csv [DIR]     (writes DIR/launch.svg and DIR/transfer.svg;
+    bench/plot.py OUTDIR/results.csv [DIR]     (writes DIR/launch.png, DIR/transfer.png and
+                                                DIR/staging.png, or .svg without matplotlib;
                                                 DIR defaults to the CSV's folder)
 
-launch.svg: host ns per launch for each kernel (0, 4, 16 parameters) and variant, the ratio to
-raw cuLaunchKernel printed on each bar. transfer.svg: `_call` round-trip GB/s against buffer
-size (log scale), cubind and the driver, pageable and pinned. SVG rather than PNG because it
-needs nothing beyond Python's standard library and renders on GitHub and in browsers.
+launch: host ns per launch for each kernel (0, 4, 16 parameters) and variant, the ratio to raw
+cuLaunchKernel printed on each bar. transfer: `_call` round-trip GB/s against buffer size (log
+scale), cubind and the driver, pageable and pinned. staging (PNG only): pageable round trips,
+GB/s against size: the driver's plain pageable copy, cubind with its page-locked staging (default
+and each chunk size run_all.sh tried) and with staging off. Set PLOT_SVG=1 to force SVG.
 """
 import csv
 import math
@@ -114,12 +116,118 @@ def transfer_chart(rows):
     return svg(W, H, body)
 
 
+SIZES = ["4KiB", "64KiB", "1MiB", "4MiB", "16MiB", "64MiB", "256MiB", "1GiB"]
+
+
+def size_bytes(c):
+    return int(c[:-3]) * {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}[c[-3:]]
+
+
+def png_charts(rows, out):
+    """The charts as PNG with matplotlib; returns the files written ([] if nothing to draw)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    written = []
+
+    kernels = ["empty0", "empty4", "empty16"]
+    variants = [v for v in ["cubind_stub", "cuLaunchKernel", "cuLaunchKernel_2", "ctx+cuLaunch",
+                            "cuLaunchKernelEx", "runtime_<<<>>>"]
+                if ("launch_overhead", "empty0", v, "ns_per_launch") in rows]
+    if variants:
+        fig, ax = plt.subplots(figsize=(10, 5))
+        w = 0.8 / len(variants)
+        for vi, v in enumerate(variants):
+            vals = [rows.get(("launch_overhead", k, v, "ns_per_launch"), float("nan"))
+                    for k in kernels]
+            xs = [ki + vi * w for ki in range(len(kernels))]
+            bars = ax.bar(xs, vals, w * 0.9, label=v, color=COLORS[vi % len(COLORS)])
+            for b, k in zip(bars, kernels):
+                ratio = rows.get(("launch_overhead", k, v, "ratio_vs_raw"))
+                if ratio is not None:
+                    ax.annotate(f"{ratio:.3f}", (b.get_x() + b.get_width() / 2, b.get_height()),
+                                ha="center", va="bottom", fontsize=7)
+        ax.set_xticks([ki + 0.4 - w / 2 for ki in range(len(kernels))])
+        ax.set_xticklabels([k.replace("empty", "") + " parameters" for k in kernels])
+        ax.set_ylabel("host ns per launch (median)")
+        ax.set_title("Launch cost; ratio to raw cuLaunchKernel on each bar")
+        ax.legend(fontsize=8, ncol=3, loc="lower center")
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, "launch.png"), dpi=120)
+        plt.close(fig)
+        written.append("launch.png")
+
+    def series(variant, metric):
+        pts = [(size_bytes(c), rows[("call_transfer", c, variant, metric)]) for c in SIZES
+               if ("call_transfer", c, variant, metric) in rows]
+        return [p[0] for p in pts], [p[1] for p in pts]
+
+    if ("call_transfer", "4KiB", "cubind_call", "GBps_pinned") in rows:
+        fig, ax = plt.subplots(figsize=(9, 5))
+        for impl, mem, color, style in [("cubind_call", "pinned", COLORS[0], "-"),
+                                        ("driver", "pinned", COLORS[0], "--"),
+                                        ("cubind_call", "pageable", COLORS[1], "-"),
+                                        ("driver", "pageable", COLORS[1], "--")]:
+            xs, ys = series(impl, "GBps_" + mem)
+            ax.plot(xs, ys, style, color=color, marker="o", label=f"{impl}, {mem}")
+        ax.set_xscale("log", base=2)
+        ax.set_xticks([size_bytes(c) for c in SIZES if series("cubind_call", "GBps_pinned")[0]
+                       and size_bytes(c) <= max(series("cubind_call", "GBps_pinned")[0])])
+        ax.set_xticklabels([c for c in SIZES if size_bytes(c) <= max(
+            series("cubind_call", "GBps_pinned")[0])])
+        ax.set_ylabel("GB/s (2 x bytes / median round trip)")
+        ax.set_title("_call round trips: cubind vs the driver's plain copies")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, "transfer.png"), dpi=120)
+        plt.close(fig)
+        written.append("transfer.png")
+
+        labels = sorted({k[2] for k in rows if k[0] == "call_transfer" and k[3] == "GBps_pageable"
+                         and k[2].startswith("cubind_call@")})
+        fig, ax = plt.subplots(figsize=(9, 5))
+        xs, ys = series("driver", "GBps_pageable")
+        ax.plot(xs, ys, "--", color="black", marker="o", label="driver cuMemcpyHtoD/DtoH, pageable")
+        xs, ys = series("cubind_call", "GBps_pageable")
+        ax.plot(xs, ys, "-", color=COLORS[1], marker="o", linewidth=2.5,
+                label="cubind _call, staging default")
+        for li, v in enumerate(labels):
+            xs, ys = series(v, "GBps_pageable")
+            ax.plot(xs, ys, "-", color=COLORS[(li + 2) % len(COLORS)], marker=".",
+                    label="cubind _call, " + v.split("@", 1)[1])
+        xs, ys = series("driver", "GBps_pinned")
+        ax.plot(xs, ys, ":", color=COLORS[0], label="driver, page-locked (ceiling)")
+        ax.set_xscale("log", base=2)
+        ax.set_xticks([size_bytes(c) for c in SIZES])
+        ax.set_xticklabels(SIZES)
+        ax.set_ylabel("GB/s (2 x bytes / median round trip)")
+        ax.set_xlabel("buffer size")
+        ax.set_title("Pageable _call round trips: page-locked staging vs the driver's pageable copy")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, "staging.png"), dpi=120)
+        plt.close(fig)
+        written.append("staging.png")
+    return written
+
+
 def main():
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
     rows = load(sys.argv[1])
     out = sys.argv[2] if len(sys.argv) == 3 else os.path.dirname(os.path.abspath(sys.argv[1]))
     os.makedirs(out, exist_ok=True)
+    if os.environ.get("PLOT_SVG") != "1":
+        try:
+            written = png_charts(rows, out)
+        except ImportError:
+            written = None
+        if written is not None:
+            for name in written:
+                print("wrote", os.path.join(out, name))
+            return
     for name, chart in (("launch.svg", launch_chart(rows)), ("transfer.svg", transfer_chart(rows))):
         if chart:
             with open(os.path.join(out, name), "w") as f:

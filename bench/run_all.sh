@@ -4,13 +4,15 @@
 #   bench/run_all.sh <build dir> <out dir>
 #
 # Builds nothing (build first: cmake --build <build dir> --target cubind_benchmarks). Runs, in
-# order: launch_overhead, call_transfer (4 KiB .. 1 GiB), launch_allocs, cold_start.sh,
-# module_load.sh and the footprint of the static runtime library. Only <build>/bench-bin is read,
+# order: launch_overhead, call_transfer (4 KiB .. 1 GiB; then pageable only with cubind's staging
+# off and with staging chunks of BENCH_STAGING_CHUNKS, default "1M 2M 8M 16M"), launch_allocs,
+# cold_start.sh, module_load.sh and the footprint of the static runtime library. Only <build>/bench-bin is read,
 # so carrying that folder alone to the GPU machine is enough. Writes into <out dir>:
 #   summary.txt     every table, as printed (also on stdout), after the machine's description
 #   results.csv     all numbers: benchmark,case,variant,metric,value,unit
 #   results.json    the same as a JSON array
-#   launch.svg, transfer.svg   charts (bench/plot.py), where python3 exists
+#   launch.png, transfer.png, staging.png   charts (bench/plot.py, matplotlib), where python3
+#                   has it; else launch.svg and transfer.svg (standard library only)
 # (Few files on purpose: the GPU machine's file transfer limits how many come back.)
 # Takes well under 3 minutes on an H100. Environment knobs: BENCH_BATCHES (launch_overhead,
 # default 200), BENCH_COLD_RUNS (default 20), BENCH_MODULE_RUNS (default 5), BENCH_NO_LARGE=1
@@ -75,6 +77,19 @@ large=--large
 [[ ${BENCH_NO_LARGE:-0} == 1 ]] && large=""
 run launch_overhead "$bin/launch_overhead" --batches "${BENCH_BATCHES:-200}" "$parts/launch_overhead.csv"
 run call_transfer "$bin/call_transfer" $large "$parts/call_transfer.csv"
+# Pageable design comparison (issue 7): the same pageable round trips with cubind's staging off
+# (the driver's own pageable copy inside _call) and with other staging chunk sizes; each run has
+# its own paired driver reference. Variants are labelled cubind_call@<label> in results.csv.
+staging_parts="call_transfer_nostaging"
+run call_transfer_nostaging env CUBIND_PAGEABLE_STAGING=0 "$bin/call_transfer" $large \
+  --pageable-only --label nostaging "$parts/call_transfer_nostaging.csv"
+for chunk in ${BENCH_STAGING_CHUNKS:-1M 2M 8M 16M}; do
+  min=$(( ${chunk%M} * 2 ))M
+  staging_parts="$staging_parts call_transfer_chunk$chunk"
+  run "call_transfer_chunk$chunk" env CUBIND_STAGING_CHUNK=$chunk CUBIND_STAGING_MIN=$min \
+    "$bin/call_transfer" --pageable-only --reps-scale 0.5 --label "chunk$chunk" \
+    "$parts/call_transfer_chunk$chunk.csv"
+done
 run launch_allocs "$bin/launch_allocs" "$parts/launch_allocs.csv"
 run cold_start "$here/cold_start.sh" "$build" "${BENCH_COLD_RUNS:-20}" "$parts"
 run module_load "$here/module_load.sh" "$build" "${BENCH_MODULE_RUNS:-5}" "$parts"
@@ -112,14 +127,15 @@ say
 # One CSV and one JSON with every row.
 {
   echo "benchmark,case,variant,metric,value,unit"
-  for f in launch_overhead call_transfer launch_allocs cold_start module_load footprint; do
+  for f in launch_overhead call_transfer $staging_parts launch_allocs cold_start module_load \
+    footprint; do
     if [[ -f $parts/$f.csv ]]; then tail -n +2 "$parts/$f.csv"; fi
   done
 } >"$out/results.csv"
 awk -F, 'NR == 1 {print "["; next}
   {printf "%s  {\"benchmark\": \"%s\", \"case\": \"%s\", \"variant\": \"%s\", \"metric\": \"%s\", \"value\": %s, \"unit\": \"%s\"}", (NR > 2 ? ",\n" : ""), $1, $2, $3, $4, $5, $6}
   END {print "\n]"}' "$out/results.csv" >"$out/results.json"
-# Charts (SVG, standard-library Python only), where there is a python3.
+# Charts (PNG with matplotlib, else SVG), where there is a python3.
 if [[ -f $out/results.csv ]] && command -v python3 >/dev/null; then
   python3 "$here/plot.py" "$out/results.csv" "$out" | tee -a "$summary" >&3 || say "plot.py failed"
 fi
