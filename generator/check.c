@@ -72,13 +72,39 @@ static int is_count_keyword(const char *word, size_t length) {
 }
 
 /*
+ * NULL when the operator at `at` only computes a value; else what is wrong with it. Comments
+ * would swallow the rest of the generated line; assignments, ++ and -- would change the
+ * stub's arguments before the launch.
+ */
+static const char *count_operator_problem(const char *at, size_t *length) {
+  static const char *const assigning[] = {"<<=", ">>=", "++", "--", "+=", "-=", "*=", "/=",
+                                          "%=",  "&=",  "|=", "^="};
+  static const char *const computing[] = {"==", "!=", "<=", ">=", "<<", ">>", "&&", "||"};
+  size_t i;
+  *length = 1;
+  if (at[0] == '/' && (at[1] == '/' || at[1] == '*'))
+    return "contains a comment";
+  for (i = 0; i < sizeof assigning / sizeof assigning[0]; i++)
+    if (strncmp(at, assigning[i], strlen(assigning[i])) == 0)
+      return "assigns or increments";
+  for (i = 0; i < sizeof computing / sizeof computing[0]; i++)
+    if (strncmp(at, computing[i], 2) == 0) {
+      *length = 2;
+      return NULL;
+    }
+  if (at[0] == '=')
+    return "assigns ('=')";
+  return NULL;
+}
+
+/*
  * A count expression may use the kernel's scalar parameters, literals, operators, parentheses
  * and sizeof: it is pasted into the generated C as `(size_t)(expr)`.
  */
 static void check_count_expr(const cubind_kernel *kernel, const cubind_param *param,
                              const char *expr) {
   const char *at = expr;
-  int empty = 1;
+  int empty = 1, depth = 0;
   while (*at) {
     unsigned char c = (unsigned char)*at;
     if (isspace(c)) {
@@ -112,8 +138,24 @@ static void check_count_expr(const cubind_kernel *kernel, const cubind_param *pa
                                     expr, param->name, named->name, named->type_spelling));
         return;
       }
-    } else if (strchr("+-*/%()<>=!&|^~?:,", c)) {
+    } else if (c == '(' || c == ')') {
+      /* pasted as (size_t)(expr): an unbalanced parenthesis would change the generated code */
+      depth += c == '(' ? 1 : -1;
+      if (depth < 0)
+        break;
       at++;
+    } else if (strchr("+-*/%<>=!&|^~?:,", c)) {
+      size_t length;
+      const char *problem = count_operator_problem(at, &length);
+      if (problem) {
+        error_take(&param->location,
+                   cubind_xasprintf("count expression '%s' of parameter '%s' %s: a count "
+                                    "expression is pasted into the generated C and must only "
+                                    "compute a value",
+                                    expr, param->name, problem));
+        return;
+      }
+      at += length;
     } else {
       error_take(&param->location,
                  cubind_xasprintf("count expression '%s' of parameter '%s' may only use scalar "
@@ -122,7 +164,12 @@ static void check_count_expr(const cubind_kernel *kernel, const cubind_param *pa
       return;
     }
   }
-  if (empty)
+  if (depth != 0)
+    error_take(&param->location,
+               cubind_xasprintf("count expression '%s' of parameter '%s' has unbalanced "
+                                "parentheses",
+                                expr, param->name));
+  else if (empty)
     error_take(&param->location,
                cubind_xasprintf("count expression of parameter '%s' is empty", param->name));
 }
@@ -264,6 +311,13 @@ int cubind_check(cubind_model *model) {
   for (k = 0; k < model->num_kernels; k++) {
     cubind_kernel *kernel = &model->kernels[k];
     name_unnamed_params(kernel);
+    /* cubind_module_launch / cubind_module_call are the runtime's own (cubind/generated.h) */
+    if (strncmp(kernel->c_name, "cubind_", 7) == 0)
+      error_take(&kernel->location,
+                 cubind_xasprintf("kernel '%s' would generate %s_launch and %s_call, but names "
+                                  "beginning with cubind_ are reserved for cubind: rename the "
+                                  "kernel",
+                                  kernel->display_name, kernel->c_name, kernel->c_name));
     if (kernel->linkage == CUBIND_LINKAGE_STATIC)
       error_take(&kernel->location,
                  cubind_xasprintf("kernel '%s' is static: its name in the cubin cannot be known "

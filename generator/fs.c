@@ -74,8 +74,15 @@ int cubind_outputs_stage(cubind_outputs *outputs, const char *path, const char *
   int fd;
   size_t written = 0;
   mode_t mask;
+  struct stat info;
   if (outputs->count == sizeof outputs->items / sizeof outputs->items[0]) {
     cubind_diag(NULL, 0, 0, "error", "too many outputs");
+    return 1;
+  }
+  /* rename() over a directory fails: find out now, before any output is renamed into place
+     (a failure in cubind_outputs_commit would leave the earlier outputs already replaced) */
+  if (stat(path, &info) == 0 && S_ISDIR(info.st_mode)) {
+    cubind_diag(NULL, 0, 0, "error", "cannot write '%s': %s", path, strerror(EISDIR));
     return 1;
   }
   staged = &outputs->items[outputs->count];

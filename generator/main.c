@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "check.h"
 #include "cli.h"
@@ -111,8 +112,13 @@ static int generate(const cubind_cli *cli) {
   cubind_parse_options options;
   int status = CUBIND_EXIT_ERROR;
   FILE *probe = fopen(cli->input, "r");
-  if (!probe) {
-    cubind_diag(NULL, 0, 0, "error", "cannot read '%s': %s", cli->input, strerror(errno));
+  struct stat info;
+  if (!probe || fstat(fileno(probe), &info) != 0 || S_ISDIR(info.st_mode)) {
+    /* fopen opens a directory for reading on Linux: libclang would then fail with no reason */
+    int error = probe ? (S_ISDIR(info.st_mode) ? EISDIR : errno) : errno;
+    cubind_diag(NULL, 0, 0, "error", "cannot read '%s': %s", cli->input, strerror(error));
+    if (probe)
+      fclose(probe);
     return CUBIND_EXIT_ERROR;
   }
   fclose(probe);

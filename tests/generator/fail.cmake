@@ -7,10 +7,27 @@
 # they must be byte-for-byte and timestamp-for-timestamp the same, and no file may be added.
 # EXPECT must match stderr. ARGS are separated by "^^" (a ';' would not survive add_test);
 # "@OUT_DIR@" in them stands for OUT_DIR.
+# Optional:
+#   -DPREPARE_DIR=name    creates the directory OUT_DIR/name first (an output path that is taken)
+#   -DHUGE_INPUT=path     writes a ~50 MB .cu there first: 500,000 comment lines of 100 bytes,
+#                         then a line with a syntax error (line 500001)
+#   -DMAX_SECONDS=n       cubind-gen must answer within n seconds
 cmake_minimum_required(VERSION 3.20)
 
 file(REMOVE_RECURSE "${OUT_DIR}")
 file(MAKE_DIRECTORY "${OUT_DIR}")
+if(PREPARE_DIR)
+  file(MAKE_DIRECTORY "${OUT_DIR}/${PREPARE_DIR}")
+endif()
+if(HUGE_INPUT)
+  string(REPEAT "x" 96 line)
+  string(REPEAT "// ${line}\n" 1000 chunk)
+  file(WRITE "${HUGE_INPUT}" "")
+  foreach(i RANGE 1 500)
+    file(APPEND "${HUGE_INPUT}" "${chunk}")
+  endforeach()
+  file(APPEND "${HUGE_INPUT}" "extern \"C\" __global__ void k(int n {}\n")
+endif()
 set(previous "${OUT_DIR}/${STEM}.cubind.h" "${OUT_DIR}/${STEM}.cubind.c")
 foreach(file IN LISTS previous)
   file(WRITE "${file}" "/* previous output */\n")
@@ -21,8 +38,17 @@ file(GLOB_RECURSE files_before LIST_DIRECTORIES true "${OUT_DIR}/*")
 
 string(REPLACE "@OUT_DIR@" "${OUT_DIR}" args "${ARGS}")
 string(REPLACE "^^" ";" args "${args}")
+string(TIMESTAMP start "%s")
 execute_process(COMMAND "${GEN}" ${args} RESULT_VARIABLE rc ERROR_VARIABLE stderr
                 OUTPUT_VARIABLE stdout)
+string(TIMESTAMP end "%s")
+math(EXPR seconds "${end} - ${start}")
+if(MAX_SECONDS AND seconds GREATER MAX_SECONDS)
+  message(FATAL_ERROR "cubind-gen took ${seconds} s, more than ${MAX_SECONDS} s")
+endif()
+if(HUGE_INPUT)
+  file(REMOVE "${HUGE_INPUT}")
+endif()
 
 if(NOT rc EQUAL EXPECT_RC)
   message(FATAL_ERROR "exit status ${rc}, expected ${EXPECT_RC}; stderr:\n${stderr}")
