@@ -345,8 +345,16 @@ static cubind_status free_scratch(thread_scratch *ts, CUcontext restore) {
 /* pthread key destructor: a thread's scratch goes away with the thread. */
 static void scratch_destructor(void *value) { (void)free_scratch(value, NULL); }
 
+/*
+ * At exit: key destructors do not run for the thread that calls exit() (usually main), so its
+ * scratch is freed here; otherwise it would outlive the program's last cubind call as a leak
+ * (compute-sanitizer's leak check reports it).
+ */
+static void release_scratch_at_exit(void) { (void)cubind_release_scratch(); }
+
 static void scratch_key_create(void) {
   scratch_key_ok = pthread_key_create(&scratch_key, scratch_destructor) == 0;
+  if (scratch_key_ok) (void)atexit(release_scratch_at_exit);
 }
 
 /* The calling thread's arena on `device`, its device memory at least `bytes` large. */
