@@ -12,6 +12,16 @@
 
 enum { MAX_DEVICES = 16, N = 1 << 16 };
 
+/* Counts elements farther than 1e-4 from the reference, printing the first few. */
+static size_t count_mismatches(const char *what, int ordinal, const float *got, const float *want) {
+  size_t bad = 0;
+  int i;
+  for (i = 0; i < N; i++)
+    if (!(fabsf(got[i] - want[i]) <= 1e-4f) && bad++ < 5)
+      fprintf(stderr, "device %d %s[%d]: got %.9g, want %.9g\n", ordinal, what, i, got[i], want[i]);
+  return bad;
+}
+
 typedef struct device_run {
   pthread_t thread;
   int ordinal;
@@ -33,7 +43,10 @@ static void *run_on_device(void *arg) {
     d->bad++;
     return NULL;
   }
-  for (i = 0; i < N; i++) d->want[i] = a * d->x[i] + d->y[i];
+  /* |a*x| <= 66 and |y| <= 4 (a <= 16.5 for up to 16 devices), so results lie below 128, where
+     a float's ulp is 2^-16. The GPU rounds a*x + y once (FMA) or twice, the reference once (the
+     product is exact in double): within 2 ulps, so 1e-4 absolute. */
+  for (i = 0; i < N; i++) d->want[i] = (float)((double)a * d->x[i] + d->y[i]);
 
   /* Device pointers on this device, through _launch. */
   GPU_CHECK(cubind_malloc(&x_dev, sizeof d->x));
@@ -43,14 +56,14 @@ static void *run_on_device(void *arg) {
   GPU_CHECK(axpy_float_launch(&cfg, a, (const float *)x_dev, (float *)y_dev, N));
   gpu_poison(d->got, sizeof d->got);
   GPU_CHECK(cubind_from_device(d->got, y_dev, sizeof d->got));
-  d->bad += gpu_compare_floats("launch", d->got, d->want, N, 1e-6);
+  d->bad += count_mismatches("launch", d->ordinal, d->got, d->want);
   GPU_CHECK(cubind_free(x_dev));
   GPU_CHECK(cubind_free(y_dev));
 
   /* Host buffers through _call: scratch memory on this device. */
   memcpy(d->got, d->y, sizeof d->got);
   GPU_CHECK(axpy_float_call(&cfg, a, d->x, d->got, N));
-  d->bad += gpu_compare_floats("call", d->got, d->want, N, 1e-6);
+  d->bad += count_mismatches("call", d->ordinal, d->got, d->want);
   GPU_CHECK(cubind_release_scratch());
   printf("device %d: %s\n", d->ordinal, d->bad ? "mismatches" : "results match");
   return NULL;
