@@ -13,7 +13,10 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j "$(nproc)"
 
 echo
-echo "== running examples/doublify"
+echo "== generated from examples/doublify/doublify.cu by cubind-gen:"
+echo "   $build/examples/doublify_kernels/doublify.cubind.h (the C API), .cubind.c, .fatbin.c"
+grep -E "^cubind_status" "$build/examples/doublify_kernels/doublify.cubind.h" | sed 's/^/   /'
+echo "== running $build/examples/doublify"
 set +e
 "$build/examples/doublify"
 rc=$?
