@@ -186,9 +186,22 @@ function(add_gpu_kernels target)
     string(MAKE_C_IDENTIFIER "${stem}" module)
     if(module IN_LIST modules)
       message(FATAL_ERROR "${caller}: two SOURCES give the module name '${module}' "
-                          "(${source}); rename one, or put it in another add_gpu_kernels()")
+                          "(${source}); rename one")
     endif()
     list(APPEND modules ${module})
+    # One module name per program: every module defines cubind_fatbin_<module> and its
+    # <stem>.cubind.h; from two static libraries the linker would silently take one fatbin for
+    # both, and the other library's kernels would be looked up in it at run time.
+    get_property(owner GLOBAL PROPERTY CUBIND_MODULE_OWNER_${module})
+    if(owner AND NOT owner STREQUAL "${target}")
+      get_property(owner_source GLOBAL PROPERTY CUBIND_MODULE_SOURCE_${module})
+      message(FATAL_ERROR "${caller}: module name '${module}' (${source}) is already used by "
+                          "add_gpu_kernels(${owner}) (${owner_source}): both would define "
+                          "cubind_fatbin_${module} and ${stem}.cubind.h, and a program linking "
+                          "both would load the wrong kernels; rename one of the files")
+    endif()
+    set_property(GLOBAL PROPERTY CUBIND_MODULE_OWNER_${module} "${target}")
+    set_property(GLOBAL PROPERTY CUBIND_MODULE_SOURCE_${module} "${source}")
     set(fatbin "${out_dir}/${stem}.fatbin")
     set(header "${out_dir}/${stem}.cubind.h")
     set(stubs "${out_dir}/${stem}.cubind.c")
