@@ -21,7 +21,8 @@
  * round trips done on it (every byte really went both ways).
  *
  * Pageable buffers: cubind stages large pageable buffers through a ring of page-locked chunks
- * (runtime/src/launch.c) unless CUBIND_PAGEABLE_STAGING=0; CUBIND_STAGING_CHUNK and
+ * (runtime/src/launch.c) unless CUBIND_PAGEABLE_STAGING=0 (the driver's pageable copy) or
+ * =register (cuMemHostRegister of the buffer for each call instead); CUBIND_STAGING_CHUNK and
  * CUBIND_STAGING_MIN (bytes, K/M suffixes) tune it. The setting is read once per process, so
  * run_all.sh runs this program again with staging off and with other chunk sizes (--pageable-only
  * --label NAME), each run with its own paired driver reference; the header line says which.
@@ -153,7 +154,9 @@ int main(int argc, char **argv) {
     const char *on = getenv("CUBIND_PAGEABLE_STAGING"), *chunk = getenv("CUBIND_STAGING_CHUNK");
     const char *min = getenv("CUBIND_STAGING_MIN");
     printf("pageable staging: %s, chunk %s, from %s%s%s\n",
-           on && strcmp(on, "0") == 0 ? "off (the driver's pageable copy)" : "on",
+           on && strcmp(on, "0") == 0            ? "off (the driver's pageable copy)"
+           : on && strcmp(on, "register") == 0 ? "register (cuMemHostRegister per call)"
+                                               : "on (page-locked ring)",
            chunk ? chunk : "4M (default)", min ? min : "8M (default)", label ? "; label " : "",
            label ? label : "");
   }

@@ -5,7 +5,8 @@
 #
 # Builds nothing (build first: cmake --build <build dir> --target cubind_benchmarks). Runs, in
 # order: launch_overhead, call_transfer (4 KiB .. 1 GiB; then pageable only with cubind's staging
-# off and with staging chunks of BENCH_STAGING_CHUNKS, default "1M 2M 8M 16M"), launch_allocs,
+# off, with per-call cuMemHostRegister instead, and with staging chunks of BENCH_STAGING_CHUNKS,
+# default "1M 2M 8M 16M"), launch_allocs,
 # cold_start.sh, module_load.sh and the footprint of the static runtime library. Only <build>/bench-bin is read,
 # so carrying that folder alone to the GPU machine is enough. Writes into <out dir>:
 #   summary.txt     every table, as printed (also on stdout), after the machine's description
@@ -80,9 +81,12 @@ run call_transfer "$bin/call_transfer" $large "$parts/call_transfer.csv"
 # Pageable design comparison (issue 7): the same pageable round trips with cubind's staging off
 # (the driver's own pageable copy inside _call) and with other staging chunk sizes; each run has
 # its own paired driver reference. Variants are labelled cubind_call@<label> in results.csv.
-staging_parts="call_transfer_nostaging"
+staging_parts="call_transfer_nostaging call_transfer_register"
 run call_transfer_nostaging env CUBIND_PAGEABLE_STAGING=0 "$bin/call_transfer" $large \
   --pageable-only --label nostaging "$parts/call_transfer_nostaging.csv"
+# The other design: cuMemHostRegister of the user's buffer for each call, then direct copies.
+run call_transfer_register env CUBIND_PAGEABLE_STAGING=register "$bin/call_transfer" $large \
+  --pageable-only --label register "$parts/call_transfer_register.csv"
 for chunk in ${BENCH_STAGING_CHUNKS:-1M 2M 8M 16M}; do
   min=$(( ${chunk%M} * 2 ))M
   staging_parts="$staging_parts call_transfer_chunk$chunk"

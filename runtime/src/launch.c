@@ -217,11 +217,17 @@ cubind_status cubind_module_launch(cubind_module *module, unsigned kernel_index,
  * error for ordinary memory) and small ones take the driver's plain path.
  * CUBIND_PAGEABLE_STAGING=0 turns staging off; CUBIND_STAGING_CHUNK and CUBIND_STAGING_MIN (bytes)
  * tune it. If the ring cannot be allocated, _call falls back to the plain path.
+ * CUBIND_PAGEABLE_STAGING=register is the other design, for measuring: such buffers are instead
+ * page-locked in place for the call (cuMemHostRegister, then cuMemHostUnregister after the final
+ * synchronisation) and copied directly; a buffer that cannot be registered is copied plainly.
  */
 #define STAGE_SLOTS 3
 
+enum { STAGING_OFF, STAGING_RING, STAGING_REGISTER };
+#define MAX_REGISTERED 64 /* host arguments of one call that can be registered (a bit mask) */
+
 static pthread_once_t staging_once = PTHREAD_ONCE_INIT;
-static int staging_enabled = 1;
+static int staging_mode = STAGING_RING;
 static size_t staging_chunk = (size_t)4 << 20;
 static size_t staging_min = (size_t)8 << 20;
 
@@ -238,16 +244,20 @@ static size_t env_bytes(const char *name, size_t fallback, size_t least) {
 
 static void staging_read_env(void) {
   const char *e = getenv("CUBIND_PAGEABLE_STAGING");
-  if (e && strcmp(e, "0") == 0) staging_enabled = 0;
+  if (e && strcmp(e, "0") == 0) staging_mode = STAGING_OFF;
+  if (e && strcmp(e, "register") == 0) staging_mode = STAGING_REGISTER;
   staging_chunk = env_bytes("CUBIND_STAGING_CHUNK", staging_chunk, 4096);
   staging_min = env_bytes("CUBIND_STAGING_MIN", staging_min, 0);
 }
 
-/* For the tests: overrides the environment (enabled, chunk bytes, smallest staged buffer). */
-CUBIND_INTERNAL void cubind__set_staging(int enabled, size_t chunk, size_t min_bytes);
-void cubind__set_staging(int enabled, size_t chunk, size_t min_bytes) {
+/*
+ * For the tests: overrides the environment (mode 0 off, 1 ring, 2 register; chunk bytes; the
+ * smallest staged buffer).
+ */
+CUBIND_INTERNAL void cubind__set_staging(int mode, size_t chunk, size_t min_bytes);
+void cubind__set_staging(int mode, size_t chunk, size_t min_bytes) {
   pthread_once(&staging_once, staging_read_env);
-  staging_enabled = enabled;
+  staging_mode = mode;
   staging_chunk = chunk;
   staging_min = min_bytes;
 }
@@ -403,17 +413,24 @@ static cubind_status scratch(const char *what, int device, CUcontext ctx, size_t
   return CUBIND_SUCCESS;
 }
 
-/* 1 if `host` should be staged: staging on, large enough, and not page-locked memory. */
+/*
+ * How `host` is to be copied: STAGING_OFF (plainly: staging off, small, or page-locked memory),
+ * else the staging mode.
+ */
 static int wants_staging(const void *host, size_t bytes) {
   CUpointer_attribute attribute = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
   unsigned type = 0; /* CUmemorytype; 0 for memory the driver does not know (pageable) */
   void *data = &type;
   pthread_once(&staging_once, staging_read_env);
-  if (!staging_enabled || bytes < staging_min || !cubind__drv.cuPointerGetAttributes) return 0;
+  if (staging_mode == STAGING_OFF || bytes < staging_min || !cubind__drv.cuPointerGetAttributes)
+    return STAGING_OFF;
+  if (staging_mode == STAGING_REGISTER &&
+      (!cubind__drv.cuMemHostRegister || !cubind__drv.cuMemHostUnregister))
+    return STAGING_OFF;
   if (cubind__drv.cuPointerGetAttributes(1, &attribute, &data,
                                          (CUdeviceptr)(uintptr_t)host) != CUDA_SUCCESS)
-    return 0; /* unknown: let the driver decide */
-  return type == 0;
+    return STAGING_OFF; /* unknown: let the driver decide */
+  return type == 0 ? staging_mode : STAGING_OFF;
 }
 
 /* The arena's staging ring in `ctx`, allocated on first use; NULL (plain path) if it cannot be. */
@@ -527,6 +544,7 @@ cubind_status cubind_module_call(cubind_module *module, unsigned kernel_index,
                                  const cubind_host_arg *host_args, unsigned num_host_args) {
   const cubind__kernel_slot *k = NULL;
   scratch_arena *arena = NULL;
+  unsigned long long registered = 0; /* bit i: host argument i is registered for this call */
   CUdeviceptr base = 0;
   size_t total = 0, offsets_end;
   unsigned i;
@@ -570,6 +588,16 @@ cubind_status cubind_module_call(cubind_module *module, unsigned kernel_index,
   if (status != CUBIND_SUCCESS) return status;
   base = arena ? arena->base : 0;
 
+  /* CUBIND_PAGEABLE_STAGING=register: page-lock large pageable buffers in place for the call. */
+  for (i = 0; i < num_host_args && i < MAX_REGISTERED; i++) {
+    const cubind_host_arg *h = &host_args[i];
+    size_t bytes = h->count * h->elem_size;
+    if (bytes && (h->direction & CUBIND_DIRECTION_INOUT) &&
+        wants_staging(h->host, bytes) == STAGING_REGISTER &&
+        cubind__drv.cuMemHostRegister(h->host, bytes, 0) == CUDA_SUCCESS)
+      registered |= 1ull << i; /* else: copied plainly */
+  }
+
   /* Copy in, and point each annotated parameter at its part of the arena. */
   offsets_end = 0;
   for (i = 0; i < num_host_args; i++) {
@@ -577,18 +605,22 @@ cubind_status cubind_module_call(cubind_module *module, unsigned kernel_index,
     size_t bytes = h->count * h->elem_size;
     CUdeviceptr dev = bytes ? base + offsets_end : 0;
     if (bytes && (h->direction & CUBIND_DIRECTION_IN)) {
-      stage_ring *ring = wants_staging(h->host, bytes) ? get_ring(arena, k->context) : NULL;
+      stage_ring *ring = !(i < MAX_REGISTERED && (registered >> i & 1)) &&
+                                 wants_staging(h->host, bytes) == STAGING_RING
+                             ? get_ring(arena, k->context)
+                             : NULL;
       const char *call = "cuMemcpyHtoDAsync";
       r = ring ? staged_in(ring, dev, h->host, bytes, cfg->stream, &call)
                : cubind__drv.cuMemcpyHtoDAsync(dev, h->host, bytes, cfg->stream);
       if (r != CUDA_SUCCESS) {
         (void)cubind__drv.cuStreamSynchronize(cfg->stream); /* let earlier copies finish */
-        return cubind__fail_cuda(r, CUBIND_ERROR_MEMCPY,
-                                 "%s: copying parameter %u '%s' (%zu bytes) to the device%s: "
-                                 "%s failed",
-                                 what, h->param_index,
-                                 param_name(module, kernel_index, h->param_index), bytes,
-                                 ring ? " through page-locked staging" : "", call);
+        status = cubind__fail_cuda(r, CUBIND_ERROR_MEMCPY,
+                                   "%s: copying parameter %u '%s' (%zu bytes) to the device%s: "
+                                   "%s failed",
+                                   what, h->param_index,
+                                   param_name(module, kernel_index, h->param_index), bytes,
+                                   ring ? " through page-locked staging" : "", call);
+        goto finish;
       }
     }
     *(void **)args[h->param_index] = (void *)(uintptr_t)dev;
@@ -598,7 +630,7 @@ cubind_status cubind_module_call(cubind_module *module, unsigned kernel_index,
   status = launch("call", module, kernel_index, cfg, args);
   if (status != CUBIND_SUCCESS) {
     (void)cubind__drv.cuStreamSynchronize(cfg->stream); /* the copies in must not outlive us */
-    return status;
+    goto finish;
   }
 
   offsets_end = 0;
@@ -606,26 +638,43 @@ cubind_status cubind_module_call(cubind_module *module, unsigned kernel_index,
     const cubind_host_arg *h = &host_args[i];
     size_t bytes = h->count * h->elem_size;
     if (bytes && (h->direction & CUBIND_DIRECTION_OUT)) {
-      stage_ring *ring = wants_staging(h->host, bytes) ? get_ring(arena, k->context) : NULL;
+      stage_ring *ring = !(i < MAX_REGISTERED && (registered >> i & 1)) &&
+                                 wants_staging(h->host, bytes) == STAGING_RING
+                             ? get_ring(arena, k->context)
+                             : NULL;
       const char *call = "cuMemcpyDtoHAsync";
       r = ring ? staged_out(ring, h->host, base + offsets_end, bytes, cfg->stream, &call)
                : cubind__drv.cuMemcpyDtoHAsync(h->host, base + offsets_end, bytes, cfg->stream);
       if (r != CUDA_SUCCESS) {
         (void)cubind__drv.cuStreamSynchronize(cfg->stream);
-        return cubind__fail_cuda(r, CUBIND_ERROR_MEMCPY,
-                                 "%s: copying parameter %u '%s' (%zu bytes) back to the host%s: "
-                                 "%s failed",
-                                 what, h->param_index,
-                                 param_name(module, kernel_index, h->param_index), bytes,
-                                 ring ? " through page-locked staging" : "", call);
+        status = cubind__fail_cuda(r, CUBIND_ERROR_MEMCPY,
+                                   "%s: copying parameter %u '%s' (%zu bytes) back to the host%s: "
+                                   "%s failed",
+                                   what, h->param_index,
+                                   param_name(module, kernel_index, h->param_index), bytes,
+                                   ring ? " through page-locked staging" : "", call);
+        goto finish;
       }
     }
     offsets_end += (bytes + SCRATCH_ALIGNMENT - 1) & ~(size_t)(SCRATCH_ALIGNMENT - 1);
   }
   r = cubind__drv.cuStreamSynchronize(cfg->stream);
   if (r != CUDA_SUCCESS)
-    return cubind__fail_cuda(r, CUBIND_ERROR_STREAM, "%s: cuStreamSynchronize failed", what);
-  return CUBIND_SUCCESS;
+    status = cubind__fail_cuda(r, CUBIND_ERROR_STREAM, "%s: cuStreamSynchronize failed", what);
+
+finish:
+  /* Every path here has synchronised the stream: no copy uses a registered buffer any more. */
+  for (i = 0; registered && i < num_host_args && i < MAX_REGISTERED; i++)
+    if (registered >> i & 1) {
+      const cubind_host_arg *h = &host_args[i];
+      r = cubind__drv.cuMemHostUnregister(h->host);
+      if (r != CUDA_SUCCESS && status == CUBIND_SUCCESS)
+        status = cubind__fail_cuda(r, CUBIND_ERROR_CUDA,
+                                   "%s: cuMemHostUnregister of parameter %u '%s' failed", what,
+                                   h->param_index,
+                                   param_name(module, kernel_index, h->param_index));
+    }
+  return status;
 }
 
 cubind_status cubind_release_scratch(void) {

@@ -50,6 +50,8 @@ static const char *const function_names[] = {"cuInit",
                                              "cuMemcpyDtoHAsync",
                                              "cuMemsetD8",
                                              "cuPointerGetAttributes",
+                                             "cuMemHostRegister",
+                                             "cuMemHostUnregister",
                                              "cuStreamCreate",
                                              "cuStreamDestroy",
                                              "cuStreamSynchronize",
@@ -194,6 +196,10 @@ static const struct {
     {CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
     {CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
      "too many resources requested for launch"},
+    {CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED",
+     "part or all of the requested memory range is already mapped"},
+    {CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED",
+     "pointer does not correspond to a registered memory region"},
     {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
 };
 
@@ -287,8 +293,8 @@ static CUresult fake_cuCtxGetDevice(CUdevice *device) {
 }
 
 static CUresult fake_cuCtxSynchronize(void) {
+  if (current) flush_all(); /* even when made to fail */
   ENTER("cuCtxSynchronize");
-  if (current) flush_all();
   return current ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
 
@@ -543,6 +549,30 @@ EXPORT void fake_cuda_defer_async_copies(int on) {
   defer_async = on;
 }
 
+static long live_registered;
+EXPORT long fake_cuda_live_registrations(void) {
+  return __atomic_load_n(&live_registered, __ATOMIC_RELAXED);
+}
+
+static CUresult fake_cuMemHostRegister(void *p, size_t bytes, unsigned flags) {
+  ENTER("cuMemHostRegister");
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  if (!p || !bytes || flags) return CUDA_ERROR_INVALID_VALUE;
+  if (is_pinned(p)) return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+  pinned_add(p, bytes);
+  __atomic_add_fetch(&live_registered, 1, __ATOMIC_RELAXED);
+  return CUDA_SUCCESS;
+}
+
+/* Unregisters even when made to fail (as the unload calls do): the caller cannot retry. */
+static CUresult fake_cuMemHostUnregister(void *p) {
+  CUresult injected = enter("cuMemHostUnregister");
+  if (!is_pinned(p)) return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+  pinned_remove(p);
+  __atomic_sub_fetch(&live_registered, 1, __ATOMIC_RELAXED);
+  return injected;
+}
+
 static CUresult fake_cuPointerGetAttributes(unsigned n, CUpointer_attribute *attributes,
                                             void **data, CUdeviceptr ptr) {
   unsigned i;
@@ -671,8 +701,8 @@ static CUresult fake_cuStreamDestroy(CUstream stream) {
 
 static CUresult fake_cuStreamSynchronize(CUstream stream) {
   (void)stream;
+  if (current) flush_all(); /* the device finishes its work even when the call is made to fail */
   ENTER("cuStreamSynchronize");
-  if (current) flush_all();
   return current ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
 
@@ -697,9 +727,9 @@ static CUresult fake_cuEventRecord(CUevent event, CUstream stream) {
 }
 
 static CUresult fake_cuEventSynchronize(CUevent event) {
+  if (event) flush_until(((fake_event *)event)->seq); /* even when made to fail */
   ENTER("cuEventSynchronize");
   if (!event) return CUDA_ERROR_INVALID_HANDLE;
-  flush_until(((fake_event *)event)->seq);
   return CUDA_SUCCESS;
 }
 
@@ -759,6 +789,8 @@ static const struct {
     P(cuMemcpyDtoHAsync, 3020),
     P(cuMemsetD8, 3020),
     P(cuPointerGetAttributes, 7000),
+    P(cuMemHostRegister, 6050),
+    P(cuMemHostUnregister, 4000),
     P(cuStreamCreate, 2000),
     P(cuStreamDestroy, 4000),
     P(cuStreamSynchronize, 2000),

@@ -50,6 +50,7 @@ long fake_cuda_live_host_allocations(void);
 long fake_cuda_live_streams(void);
 long fake_cuda_live_events(void);
 long fake_cuda_live_images(void);
+long fake_cuda_live_registrations(void); /* cuMemHostRegister'ed ranges */
 
 /* The compute capability every fake device reports (default 8.0). */
 void fake_cuda_set_compute_capability(int major, int minor);

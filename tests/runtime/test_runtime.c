@@ -15,7 +15,7 @@
 
 /* Defined in the runtime (hidden in the shared library; these tests link the static one). */
 void cubind__fatbin_archs(const unsigned char *image, size_t size, char *buf, size_t buf_size);
-void cubind__set_staging(int enabled, size_t chunk, size_t min_bytes);
+void cubind__set_staging(int mode, size_t chunk, size_t min_bytes); /* 0 off, 1 ring, 2 register */
 
 #define assert_contains(haystack, needle)                                                          \
   do {                                                                                             \
@@ -396,6 +396,67 @@ static void staging_failures(void **state) {
     assert_int_equal(fake_cuda_live_device_allocations(), device);
     assert_int_equal(fake_cuda_live_host_allocations(), host);
     assert_int_equal(fake_cuda_live_events(), events);
+  }
+  fake_cuda_defer_async_copies(0);
+  cubind__set_staging(1, (size_t)4 << 20, (size_t)8 << 20);
+}
+
+/*
+ * CUBIND_PAGEABLE_STAGING=register: large pageable buffers are registered for the call, copied
+ * directly (one copy each way) and unregistered after the synchronisation, on success and on
+ * every failure; a buffer that cannot be registered is copied plainly.
+ */
+static void staging_register(void **state) {
+  static const struct {
+    const char *function;
+    CUresult result;
+    cubind_status expected;
+    const char *expect;
+  } cases[] = {
+      {NULL, CUDA_SUCCESS, CUBIND_SUCCESS, NULL},
+      {"cuMemHostRegister", CUDA_ERROR_OUT_OF_MEMORY, CUBIND_SUCCESS, NULL}, /* plain copy */
+      {"cuMemcpyHtoDAsync", CUDA_ERROR_INVALID_VALUE, CUBIND_ERROR_MEMCPY,
+       "copying parameter 0 'a' (40972 bytes) to the device: cuMemcpyHtoDAsync failed"},
+      {"cuLaunchKernel", CUDA_ERROR_INVALID_VALUE, CUBIND_ERROR_LAUNCH, "cuLaunchKernel failed"},
+      {"cuMemcpyDtoHAsync", CUDA_ERROR_INVALID_VALUE, CUBIND_ERROR_MEMCPY,
+       "back to the host: cuMemcpyDtoHAsync failed"},
+      {"cuStreamSynchronize", CUDA_ERROR_ILLEGAL_ADDRESS, CUBIND_ERROR_KERNEL_FAULT,
+       "cuStreamSynchronize failed"},
+      {"cuMemHostUnregister", CUDA_ERROR_UNKNOWN, CUBIND_ERROR_CUDA,
+       "cuMemHostUnregister of parameter 0 'a' failed: CUDA_ERROR_UNKNOWN"},
+  };
+  staged_job job = {10 * 1024 + 3, 0, CUBIND_DIRECTION_INOUT};
+  size_t i;
+  (void)state;
+  cubind__set_staging(2, CHUNK, 2 * CHUNK);
+  fake_cuda_defer_async_copies(1);
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    long registrations = fake_cuda_live_registrations(), host = fake_cuda_live_host_allocations();
+    outcome o;
+    fake_cuda_reset();
+    if (cases[i].function) fake_cuda_fail(cases[i].function, 1, cases[i].result, 0);
+    o = in_new_thread(staged_scenario, &job);
+    print_message("[ register ] %s -> %s: %s\n", cases[i].function ? cases[i].function : "-",
+                  cubind_status_name(o.status), o.message);
+    assert_int_equal(o.status, cases[i].expected);
+    if (cases[i].expect) assert_contains(o.message, cases[i].expect);
+    if (!cases[i].function) {
+      assert_int_equal(fake_cuda_calls("cuMemHostRegister"), 1);
+      assert_int_equal(fake_cuda_calls("cuMemHostUnregister"), 1);
+    }
+    assert_int_equal(fake_cuda_calls("cuMemcpyHtoDAsync"), 1); /* directly, whole */
+    assert_int_equal(fake_cuda_calls("cuMemAllocHost"), 0);     /* no ring */
+    assert_int_equal(fake_cuda_live_registrations(), registrations);
+    assert_int_equal(fake_cuda_live_host_allocations(), host);
+  }
+  /* Small buffers are not registered. */
+  {
+    staged_job small = {1024, 0, CUBIND_DIRECTION_INOUT};
+    outcome o;
+    fake_cuda_reset();
+    o = in_new_thread(staged_scenario, &small);
+    assert_int_equal(o.status, CUBIND_SUCCESS);
+    assert_int_equal(fake_cuda_calls("cuMemHostRegister"), 0);
   }
   fake_cuda_defer_async_copies(0);
   cubind__set_staging(1, (size_t)4 << 20, (size_t)8 << 20);
@@ -1161,6 +1222,7 @@ int main(void) {
       cmocka_unit_test_setup(call_size_overflow, test_setup),
       cmocka_unit_test_setup(staging_round_trips, test_setup),
       cmocka_unit_test_setup(staging_failures, test_setup),
+      cmocka_unit_test_setup(staging_register, test_setup),
       cmocka_unit_test_setup(launch_config_checks, test_setup),
       cmocka_unit_test_setup(load_once_per_device_and_preload, test_setup),
       cmocka_unit_test_setup(kernels_resolve_lazily, test_setup),
