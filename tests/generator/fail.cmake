@@ -11,11 +11,16 @@
 #   -DPREPARE_DIR=name    creates the directory OUT_DIR/name first (an output path that is taken)
 #   -DHUGE_INPUT=path     writes a ~50 MB .cu there first: 500,000 comment lines of 100 bytes,
 #                         then a line with a syntax error (line 500001)
+#   -DCOPY_FROM=a -DCOPY_TO=b  copies the text file a to b first
 #   -DMAX_SECONDS=n       cubind-gen must answer within n seconds
 cmake_minimum_required(VERSION 3.20)
 
 file(REMOVE_RECURSE "${OUT_DIR}")
 file(MAKE_DIRECTORY "${OUT_DIR}")
+if(COPY_FROM AND COPY_TO) # an input whose name git should not hold
+  file(READ "${COPY_FROM}" content)
+  file(WRITE "${COPY_TO}" "${content}")
+endif()
 if(PREPARE_DIR)
   file(MAKE_DIRECTORY "${OUT_DIR}/${PREPARE_DIR}")
 endif()
