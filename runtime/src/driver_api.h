@@ -49,7 +49,7 @@
   X(cuMemcpyHtoDAsync, 3020)                                                                       \
   X(cuMemcpyDtoHAsync, 3020)                                                                       \
   X(cuMemsetD8, 3020)                                                                              \
-  O(cuPointerGetAttributes, 7000) /* _call: page-locked or pageable host buffer */                  \
+  O(cuPointerGetAttributes, 7000) /* _call: page-locked or pageable host buffer */                 \
   O(cuMemHostRegister, 6050)      /* _call, CUBIND_PAGEABLE_STAGING=register */                    \
   O(cuMemHostUnregister, 4000)                                                                     \
   /* streams and events */                                                                         \

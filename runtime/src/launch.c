@@ -147,7 +147,8 @@ static inline cubind_status launch_checked(const char *entry, cubind_module *mod
                                            unsigned kernel_index, const cubind_config *cfg,
                                            void **args, const cubind__kernel_slot *k) {
   CUresult r;
-  if (CUBIND_UNLIKELY(cfg->block.x - 1u >= k->max_block[0] || cfg->block.y - 1u >= k->max_block[1] ||
+  if (CUBIND_UNLIKELY(cfg->block.x - 1u >= k->max_block[0] ||
+                      cfg->block.y - 1u >= k->max_block[1] ||
                       cfg->block.z - 1u >= k->max_block[2] || cfg->grid.x - 1u >= k->max_grid[0] ||
                       cfg->grid.y - 1u >= k->max_grid[1] || cfg->grid.z - 1u >= k->max_grid[2] ||
                       (unsigned long long)cfg->block.x * cfg->block.y * cfg->block.z >

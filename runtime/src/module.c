@@ -268,7 +268,8 @@ static cubind_status resolve_kernel(const char *what, const cubind_module *modul
         "device %d",
         what, call, kernel->name, kernel->symbol, module->name, device);
   if (cubind__drv.cuFuncGetParamInfo) status = check_abi(what, module, kernel, k->function);
-  if (status == CUBIND_SUCCESS) status = prepare_kernel(what, module, kernel, k, slot->optin_shared);
+  if (status == CUBIND_SUCCESS)
+    status = prepare_kernel(what, module, kernel, k, slot->optin_shared);
   return status;
 }
 
