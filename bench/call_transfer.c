@@ -87,6 +87,39 @@ static void verify(const float *a, size_t n, int trips, const char *what) {
                  what, i, (double)a[i], (double)((float)(i % 1021) + (float)trips), trips);
 }
 
+/*
+ * The ceiling of page-locked staging: one thread's memcpy between pageable memory and a 4 MiB
+ * page-locked chunk, each way, over `bytes` of `pageable` (median of 5 passes), in GB/s.
+ */
+static void host_memcpy_rate(float *pageable, size_t bytes, const char *label) {
+  const size_t chunk = (size_t)4 << 20;
+  char *pinned = NULL;
+  double t[2][5], gbs[2];
+  if (bytes > ((size_t)256 << 20)) bytes = (size_t)256 << 20;
+  if (bytes < chunk) return;
+  CHECK_CB(cubind_malloc_host((void **)&pinned, chunk));
+  memset(pinned, 1, chunk);
+  for (int pass = 0; pass < 5; pass++) {
+    int64_t t0 = bench_now_ns();
+    for (size_t off = 0; off + chunk <= bytes; off += chunk)
+      memcpy(pinned, (char *)pageable + off, chunk);
+    int64_t t1 = bench_now_ns();
+    for (size_t off = 0; off + chunk <= bytes; off += chunk)
+      memcpy((char *)pageable + off, pinned, chunk);
+    t[0][pass] = (double)(t1 - t0);
+    t[1][pass] = (double)(bench_now_ns() - t1);
+  }
+  for (int d = 0; d < 2; d++) gbs[d] = (double)(bytes / chunk * chunk) / bench_median(t[d], 5);
+  printf("host memcpy, one thread, 4 MiB chunks: pageable -> page-locked %.2f GB/s, "
+         "page-locked -> pageable %.2f GB/s (the ceiling of cubind's staging each way)\n",
+         gbs[0], gbs[1]);
+  bench_result("call_transfer", "host_memcpy", label ? label : "memcpy", "GBps_to_pinned", gbs[0],
+               "GB/s");
+  bench_result("call_transfer", "host_memcpy", label ? label : "memcpy", "GBps_from_pinned",
+               gbs[1], "GB/s");
+  CHECK_CB(cubind_free_host(pinned));
+}
+
 static void usage(void) {
   fprintf(stderr, "usage: call_transfer [--large] [--reps-scale X] [--pageable-only] "
                   "[--label NAME] [results.csv|.json]\n");
@@ -149,6 +182,8 @@ int main(int argc, char **argv) {
   if (!host[M_PAGEABLE]) bench_fail(__FILE__, __LINE__, "out of host memory");
   CHECK_CB(cubind_malloc_host((void **)&host[M_PINNED], max_bytes));
 
+  memset(host[M_PAGEABLE], 0x5a, max_bytes); /* touch every page before timing anything */
+  host_memcpy_rate(host[M_PAGEABLE], max_bytes, label);
   printf("_call round trips (copy in + kernel + copy out), GB/s = 2 x bytes / median time\n");
   {
     const char *on = getenv("CUBIND_PAGEABLE_STAGING"), *chunk = getenv("CUBIND_STAGING_CHUNK");
