@@ -394,6 +394,13 @@ cubind_status cubind__module_slot(const char *what, cubind_module *module, CUcon
                         "%s: module %s was generated for cubind ABI %u but this runtime has ABI "
                         "%d; regenerate it with this cubind's cubind-gen",
                         what, module->name, module->abi_version, CUBIND_ABI_VERSION);
+  if (kernel_index != CUBIND__ALL_KERNELS) { /* resolved already (a thread's first launch) */
+    const cubind__kernel_slot *k = cubind__fast_kernel(module, device, kernel_index);
+    if (k && k->context == ctx) {
+      if (out) *out = k;
+      return CUBIND_SUCCESS;
+    }
+  }
   status = get_state(what, module, &state);
   if (status != CUBIND_SUCCESS) return status;
   slot = &state->slots[device];
