@@ -26,6 +26,7 @@ typedef struct parser {
   cubind_strlist template_quals; /* ... their qualified names ("::ns::scale") */
   cubind_strlist template_locs;  /* ... their locations ("file\nline\ncolumn") */
   unsigned *template_uses;       /* ... how many explicit instantiations name each */
+  unsigned errors_before;        /* cubind_error_count() when this parse began */
 } parser;
 
 /* Copies a CXString into a new C string and disposes it. */
@@ -615,7 +616,7 @@ static void add_kernel(parser *p, CXCursor cursor) {
       break;
   if (clang_isInvalidDeclaration(cursor)) {
     /* clang has reported why (in the user's file, or in a header it included) */
-    if (!cubind_error_count()) {
+    if (cubind_error_count() == p->errors_before) {
       cubind_location where = {0};
       cursor_location(p, cursor, &where);
       cubind_diag(where.file, where.line, where.column, "error",
@@ -1274,6 +1275,8 @@ static enum CXErrorCode parse_input(const cubind_parse_options *options, CXIndex
 /* cubind_parse: see parse.h. */
 int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubind_strlist *deps) {
   parser p;
+  /* errors are counted from here: a process may parse many files (tests/fuzz does) */
+  unsigned errors_before = cubind_error_count();
   int major = libclang_major(), temporary_shim;
   char *shim_dir = make_shim_dir(major, options->cache_dir, &temporary_shim);
   cubind_parse_options effective = *options;
@@ -1284,7 +1287,8 @@ int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubin
   memset(&p, 0, sizeof p);
   p.input = options->input;
   p.model = model;
-  if (!shim_dir || cubind_error_count()) {
+  p.errors_before = errors_before;
+  if (!shim_dir || cubind_error_count() > p.errors_before) {
     remove_shim_dir(shim_dir, 1);
     return 1;
   }
@@ -1327,5 +1331,5 @@ int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubin
   cubind_strlist_free(&p.template_quals);
   cubind_strlist_free(&p.template_locs);
   free(p.template_uses);
-  return failed || cubind_error_count() ? 1 : 0;
+  return failed || cubind_error_count() > p.errors_before ? 1 : 0;
 }

@@ -37,11 +37,13 @@ export LSAN_OPTIONS="suppressions=$root/scripts/lsan.supp:print_suppressions=0"
 #   ^runtime_alloc$  counts allocations by defining malloc/calloc/realloc itself over
 #                glibc's __libc_* functions: ASan must own the allocator (it aborts at start-up);
 #                the ordinary build runs it.
+#   ^fuzz\.      the fuzz tests build their own ASan+UBSan (+libFuzzer) binaries with clang and
+#                already run in the ordinary build.
 #   ^cmake\.     the CMake consumer tests build fresh projects, with their own unsanitized flags,
 #                against this build's libcubind, whose ASan-instrumented objects then fail to
 #                link (undefined __asan_* symbols); they test CMake code, and pass in the
 #                ordinary build.
-ctest --test-dir "$dir" -L cpu -E '_valgrind$|^runtime_alloc$|^cmake\.' --no-tests=error --output-on-failure \
+ctest --test-dir "$dir" -L cpu -E '_valgrind$|^runtime_alloc$|^cmake\.|^fuzz\.' --no-tests=error --output-on-failure \
   -j "$jobs" --timeout 900
 
 # ThreadSanitizer: the threading test, in its own build (scripts/test.sh's build runs it too).

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# run.sh: builds one libFuzzer harness with clang (-fsanitize=fuzzer,address,undefined) and runs
+# it for a while; exits 77 ("skipped: ...") when no clang with libFuzzer is installed.
+#   tests/fuzz/run.sh HARNESS SECONDS WORK_DIR TEMPLATES_C [libFuzzer options...]
+# HARNESS: model (no libclang: check + emit + fatbin embedder, thousands of inputs a second)
+#          generate (parse -> check -> emit in-process through libclang; tens a second)
+# TEMPLATES_C is the build's generator/templates.c (the embedded templates). The corpus grows
+# in WORK_DIR/corpus-HARNESS; seeds come from tests/fuzz/seeds-HARNESS (model) or
+# tests/generator/fixtures (generate). A crash leaves WORK_DIR/crash-* (the input) and fails.
+# Environment: CUBIND_FUZZ_CC (a clang), CUBIND_LLVM_DIR (libclang, default /usr/lib/llvm-19).
+set -euo pipefail
+harness=$1 seconds=$2 work=$3 templates=$4
+shift 4
+root=$(cd "$(dirname "$0")/../.." && pwd)
+llvm=${CUBIND_LLVM_DIR:-/usr/lib/llvm-19}
+
+cc=${CUBIND_FUZZ_CC:-}
+if [ -z "$cc" ]; then
+  for candidate in clang-19 clang-18 clang-17 clang-16 clang-15 clang-14 clang; do
+    if command -v "$candidate" >/dev/null; then cc=$candidate; break; fi
+  done
+fi
+mkdir -p "$work"
+if [ -z "$cc" ] ||
+   ! echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' |
+     "$cc" -x c -fsanitize=fuzzer,address,undefined -o "$work/probe" - 2>/dev/null; then
+  echo "fuzz.$harness: skipped: no clang with libFuzzer (apt-get install clang-19 libclang-rt-19-dev)"
+  exit 77
+fi
+
+flags=(-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -g -O1
+       -DCUBIND_GEN_VERSION='"fuzz"' -D_XOPEN_SOURCE=700 -I"$root/generator")
+core=("$root/generator/check.c" "$root/generator/model.c" "$root/generator/emit.c"
+      "$root/generator/util.c" "$templates")
+bin=$work/fuzz_$harness
+corpus=$work/corpus-$harness
+mkdir -p "$corpus"
+case $harness in
+  model)
+    "$cc" "${flags[@]}" "$root/tests/fuzz/fuzz_model.c" "${core[@]}" -o "$bin"
+    seeds=("$root/tests/fuzz/seeds-model")
+    extra=(-max_len=4096)
+    ;;
+  generate)
+    "$cc" "${flags[@]}" -I"$llvm/include" -DCUBIND_FUZZ_DEFAULT_INCLUDE="\"$root/runtime/include\"" \
+      "$root/tests/fuzz/fuzz_generate.c" "$root/generator/parse_clang.c" "${core[@]}" \
+      -L"$llvm/lib" -lclang -Wl,-rpath,"$llvm/lib" -o "$bin"
+    seeds=("$root/tests/generator/fixtures" "$root/tests/generator/fixtures/errors"
+           "$root/tests/corpus")
+    extra=(-dict="$root/tests/fuzz/cuda.dict" -timeout=30 -max_len=8192)
+    export CUBIND_FUZZ_CACHE=$work/prelude-cache
+    ;;
+  *) echo "run.sh: unknown harness '$harness'" >&2; exit 2 ;;
+esac
+existing=()
+for dir in "${seeds[@]}"; do [ -d "$dir" ] && existing+=("$dir"); done
+
+# Leaks: LeakSanitizer is on; libclang's own process-lifetime allocations are suppressed (see
+# scripts/lsan.supp). Diagnostics for bad inputs go to stderr: keep only libFuzzer's lines.
+export LSAN_OPTIONS="suppressions=$root/scripts/lsan.supp:print_suppressions=0"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+log=$work/fuzz_$harness.log
+status=0
+"$bin" -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$work/" "${extra[@]}" \
+  "$@" "$corpus" "${existing[@]}" >"$log" 2>&1 || status=$?
+grep -E '^(#[0-9]+ +(INITED|DONE)|Done |stat::|==[0-9]+==|SUMMARY|.*runtime error|.*deadly signal|artifact_prefix|Test unit written)' "$log" || true
+if [ "$status" -ne 0 ]; then
+  echo "fuzz.$harness: FAILED (exit $status); the input is in $work/ (crash-*, leak-*, timeout-*)"
+  tail -60 "$log"
+  exit 1
+fi
+echo "fuzz.$harness: no crash, hang or sanitizer report in ${seconds} s"
