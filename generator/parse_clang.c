@@ -27,6 +27,7 @@ typedef struct parser {
   cubind_strlist template_locs;  /* ... their locations ("file\nline\ncolumn") */
   unsigned *template_uses;       /* ... how many explicit instantiations name each */
   unsigned errors_before;        /* cubind_error_count() when this parse began */
+  const cubind_parse_options *options;
 } parser;
 
 /* Copies a CXString into a new C string and disposes it. */
@@ -317,9 +318,17 @@ static const char *builtin_spelling(enum CXTypeKind kind, unsigned *needs) {
   }
 }
 
-/* Maps a value (non-pointer) type to C, ignoring its top-level qualifiers. */
-static void map_value_type(CXType type, c_type *out, int depth) {
-  CXType canonical;
+static void map_pointer_type(CXType pointer, c_type *out, char **elem_type,
+                             unsigned long long *elem_size, int top_level, int depth);
+static void register_record(parser *p, CXType type, CXCursor decl, c_type *out, int depth);
+
+/*
+ * Maps a value (non-pointer) type to C, ignoring its top-level qualifiers. Structs and unions
+ * are recorded in the model (register_record) when p is not NULL; with p NULL they are
+ * unsupported (a pointee: C sees void).
+ */
+static void map_value_type(parser *p, CXType type, c_type *out, int depth) {
+  CXType canonical, written = type;
   const char *builtin;
   type = strip_elaborated(type);
   while (type.kind == CXType_Typedef) {
@@ -349,7 +358,7 @@ static void map_value_type(CXType type, c_type *out, int depth) {
     return;
   case CXType_Enum:
     if (depth < 4) {
-      map_value_type(clang_getEnumDeclIntegerType(clang_getTypeDeclaration(canonical)), out,
+      map_value_type(p, clang_getEnumDeclIntegerType(clang_getTypeDeclaration(canonical)), out,
                      depth + 1);
       return;
     }
@@ -370,9 +379,10 @@ static void map_value_type(CXType type, c_type *out, int depth) {
           "type '%s' is not trivially copyable (it has a user-provided copy or move constructor "
           "or destructor, or virtual functions): a C caller cannot pass it",
           spelled);
+    } else if (!p) {
+      out->unsupported = cubind_xasprintf("type '%s' is a struct", spelled);
     } else {
-      out->unsupported = cubind_xasprintf(
-          "structs by value are not supported yet (type '%s'): pass a pointer", spelled);
+      register_record(p, written, decl, out, depth);
     }
     free(name);
     free(spelled);
@@ -467,7 +477,7 @@ static void map_pointer_type(CXType pointer, c_type *out, char **elem_type,
     return;
   } else {
     c_type value = {0};
-    map_value_type(pointee, &value, 0);
+    map_value_type(NULL, pointee, &value, 0);
     append_qualifiers(&buf, pointee);
     if (value.spelling) {
       cubind_buf_puts(&buf, value.spelling);
@@ -488,6 +498,286 @@ static void map_pointer_type(CXType pointer, c_type *out, char **elem_type,
       cubind_buf_puts(&buf, buf.data[buf.length - 1] == '*' ? "CUBIND_RESTRICT" : " CUBIND_RESTRICT");
   }
   out->spelling = buf.data;
+}
+
+/* ---- Structs and unions by value ------------------------------------------------------- */
+
+/* State of one record's field walk (clang_Type_visitFields). */
+typedef struct field_walk {
+  parser *p;
+  const char *record;  /* the record's C++ name, for messages */
+  cubind_field *fields;
+  size_t count;
+  char *error;         /* the first problem found */
+  unsigned needs;
+  int depth;
+} field_walk;
+
+/* The C++ name of a record, with its namespaces ("ns::point"). */
+static char *record_display_name(CXType canonical) {
+  return type_spelling(canonical);
+}
+
+/* The typedef name `type` is spelled with (outermost), or NULL. */
+static char *typedef_name(CXType type) {
+  type = strip_elaborated(type);
+  if (type.kind != CXType_Typedef)
+    return NULL;
+  return take_string(clang_getCursorSpelling(clang_getTypeDeclaration(type)));
+}
+
+/* "dir/" prefix test on real paths: returns the rest of path when it lies below dir. */
+static const char *below_dir(const char *path, const char *dir) {
+  size_t length = strlen(dir);
+  if (!length || strncmp(path, dir, length) != 0)
+    return NULL;
+  if (dir[length - 1] == '/')
+    return path + length;
+  return path[length] == '/' ? path + length + 1 : NULL;
+}
+
+/*
+ * How the generated header includes the header that declares `decl`: the path relative to the
+ * .cu file's directory, else to the first -I directory that holds it. NULL when neither does.
+ */
+static char *include_spelling(parser *p, CXCursor decl) {
+  CXFile file;
+  unsigned line, column, offset;
+  char *name, *real, *result = NULL;
+  size_t i;
+  clang_getExpansionLocation(clang_getCursorLocation(decl), &file, &line, &column, &offset);
+  if (!file)
+    return NULL;
+  name = take_string(clang_getFileName(file));
+  real = realpath(name, NULL);
+  free(name);
+  if (!real)
+    return NULL;
+  {
+    char *input_dir = cubind_xstrdup(p->input), *slash = strrchr(input_dir, '/'), *dir_real;
+    if (slash)
+      *slash = '\0';
+    dir_real = realpath(slash ? input_dir : ".", NULL);
+    if (dir_real && below_dir(real, dir_real))
+      result = cubind_xstrdup(below_dir(real, dir_real));
+    free(dir_real);
+    free(input_dir);
+  }
+  for (i = 0; !result && p->options->user_args && i < p->options->user_args->count; i++) {
+    const char *arg = p->options->user_args->items[i];
+    char *dir_real;
+    if (strncmp(arg, "-I", 2) != 0)
+      continue;
+    dir_real = realpath(arg + 2, NULL);
+    if (dir_real && below_dir(real, dir_real))
+      result = cubind_xstrdup(below_dir(real, dir_real));
+    free(dir_real);
+  }
+  free(real);
+  return result;
+}
+
+static enum CXVisitorResult visit_field(CXCursor field, CXClientData data) {
+  field_walk *walk = data;
+  CXType type = clang_getCursorType(field);
+  cubind_buf dims = {0};
+  c_type mapped = {0};
+  char *name = take_string(clang_getCursorSpelling(field));
+  long long offset = clang_Cursor_getOffsetOfField(field);
+  cubind_field *out;
+  cubind_buf_puts(&dims, "");
+  if (!name[0] || clang_Cursor_isAnonymousRecordDecl(field)) {
+    walk->error = cubind_xasprintf("'%s' has an unnamed member: C cannot name it", walk->record);
+  } else if (clang_Cursor_isBitField(field)) {
+    walk->error = cubind_xasprintf(
+        "bitfield '%s' in '%s': bitfield layout is up to each compiler, so a C caller could not "
+        "be checked against the device; use whole integer fields",
+        name, walk->record);
+  } else if (offset < 0 || offset % 8) {
+    walk->error = cubind_xasprintf("field '%s' of '%s' has no known offset", name, walk->record);
+  }
+  if (walk->error) {
+    free(name);
+    cubind_buf_free(&dims);
+    return CXVisit_Break;
+  }
+  for (;;) {
+    CXType bare = strip_sugar(type);
+    if (bare.kind == CXType_ConstantArray) {
+      cubind_buf_printf(&dims, "[%lld]", clang_getArraySize(bare));
+      type = clang_getArrayElementType(bare);
+    } else if (bare.kind == CXType_IncompleteArray || bare.kind == CXType_VariableArray ||
+               bare.kind == CXType_DependentSizedArray) {
+      walk->error = cubind_xasprintf("field '%s' of '%s' is an array without a fixed size", name,
+                                     walk->record);
+      break;
+    } else {
+      break;
+    }
+  }
+  if (!walk->error) {
+    if (strip_sugar(type).kind == CXType_Pointer) {
+      char *elem = NULL;
+      unsigned long long elem_size;
+      map_pointer_type(type, &mapped, &elem, &elem_size, 0, 0);
+      free(elem);
+    } else {
+      map_value_type(walk->p, type, &mapped, walk->depth + 1);
+    }
+    if (!mapped.spelling)
+      walk->error = cubind_xasprintf("field '%s' of '%s': %s", name, walk->record,
+                                     mapped.unsupported ? mapped.unsupported : "unknown type");
+  }
+  free(mapped.unsupported);
+  if (walk->error) {
+    free(mapped.spelling);
+    free(name);
+    cubind_buf_free(&dims);
+    return CXVisit_Break;
+  }
+  walk->needs |= mapped.needs;
+  walk->fields = cubind_xrealloc(walk->fields, (walk->count + 1) * sizeof *walk->fields);
+  out = &walk->fields[walk->count++];
+  out->name = name;
+  out->offset = (unsigned long long)offset / 8;
+  {
+    size_t length = strlen(mapped.spelling);
+    out->c_decl = cubind_xasprintf(length && mapped.spelling[length - 1] == '*' ? "%s%s%s"
+                                                                                : "%s %s%s",
+                                   mapped.spelling, name, dims.data);
+  }
+  free(mapped.spelling);
+  cubind_buf_free(&dims);
+  return CXVisit_Continue;
+}
+
+static enum CXChildVisitResult find_base(CXCursor cursor, CXCursor parent, CXClientData data) {
+  (void)parent;
+  if (clang_getCursorKind(cursor) == CXCursor_CXXBaseSpecifier) {
+    *(int *)data = 1;
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Continue;
+}
+
+/*
+ * A struct or union taken by value: records it in the model (once, after the records its fields
+ * use) and spells it for C. A record defined in the .cu itself gets a C definition in the
+ * generated header under its own name; one from a user header is used through that header.
+ * Either must be at global scope, named, trivially copyable, without bases or bitfields.
+ */
+static void register_record(parser *p, CXType type, CXCursor decl, c_type *out, int depth) {
+  CXType canonical = clang_getCanonicalType(type);
+  char *usr = take_string(clang_getCursorUSR(decl));
+  char *display = record_display_name(canonical);
+  char *name = take_string(clang_getCursorSpelling(decl));
+  char *alias = typedef_name(type);
+  char *header = NULL, *c_name = NULL;
+  int defined_here = clang_Location_isFromMainFile(clang_getCursorLocation(decl));
+  int is_union = clang_getCursorKind(decl) == CXCursor_UnionDecl, has_base = 0;
+  enum CXCursorKind parent_kind = clang_getCursorKind(clang_getCursorSemanticParent(decl));
+  const char *what = is_union ? "union" : "struct";
+  field_walk walk;
+  size_t i;
+  cubind_struct *record;
+  memset(&walk, 0, sizeof walk);
+  for (i = 0; i < p->model->num_structs; i++)
+    if (strcmp(p->model->structs[i].usr, usr) == 0) {
+      out->spelling = cubind_xstrdup(p->model->structs[i].c_name);
+      goto done;
+    }
+  clang_visitChildren(decl, find_base, &has_base);
+  if (depth > 16) {
+    out->unsupported = cubind_xasprintf("%s '%s' nests too deeply", what, display);
+  } else if (in_system_header(decl)) {
+    out->unsupported = cubind_xasprintf(
+        "type '%s' comes from a system header that C code cannot include: pass a pointer",
+        display);
+  } else if (parent_kind != CXCursor_LinkageSpec && !clang_isTranslationUnit(parent_kind)) {
+    out->unsupported = cubind_xasprintf(
+        "%s '%s' is declared inside a namespace or class, where C cannot name it: declare it at "
+        "global scope (in the .cu, or in a C-compatible header both sides include)",
+        what, display);
+  } else if (!clang_Cursor_isNull(clang_getSpecializedCursorTemplate(decl))) {
+    out->unsupported = cubind_xasprintf(
+        "'%s' is a class template specialization, which C cannot name: use a plain struct", display);
+  } else if (has_base) {
+    out->unsupported = cubind_xasprintf(
+        "%s '%s' has base classes, which C cannot declare: make it a plain struct", what,
+        display);
+  } else if ((!name[0] || clang_Cursor_isAnonymous(decl)) && !alias) {
+    out->unsupported = cubind_xasprintf("an unnamed %s cannot be named from C: give it a name",
+                                        what);
+  } else if (!defined_here && !(header = include_spelling(p, decl))) {
+    out->unsupported = cubind_xasprintf(
+        "%s '%s' is declared in a header that lies neither below the .cu file's directory nor "
+        "below an -I directory: pass that directory with -I so that the generated header can "
+        "include it",
+        what, display);
+  }
+  if (out->unsupported)
+    goto done;
+  if (defined_here)
+    c_name = cubind_xstrdup(name[0] && !clang_Cursor_isAnonymous(decl) ? name : alias);
+  else if (alias)
+    c_name = cubind_xstrdup(alias);
+  else
+    c_name = cubind_xasprintf("%s %s", what, name);
+  walk.p = p;
+  walk.record = display;
+  walk.depth = depth;
+  clang_Type_visitFields(canonical, visit_field, &walk);
+  if (walk.error) {
+    out->unsupported = walk.error;
+    for (i = 0; i < walk.count; i++) {
+      free(walk.fields[i].name);
+      free(walk.fields[i].c_decl);
+    }
+    free(walk.fields);
+    free(c_name);
+    goto done;
+  }
+  if (!walk.count) {
+    out->unsupported = cubind_xasprintf("%s '%s' has no fields: C has no empty structs", what,
+                                        display);
+    free(walk.fields);
+    free(c_name);
+    goto done;
+  }
+  for (i = 0; i < p->model->num_structs; i++) /* the same C name for two different records */
+    if (strcmp(p->model->structs[i].c_name, c_name) == 0) {
+      out->unsupported = cubind_xasprintf("%s '%s' and '%s' would both be '%s' in C", what,
+                                          display, p->model->structs[i].display_name, c_name);
+      for (i = 0; i < walk.count; i++) {
+        free(walk.fields[i].name);
+        free(walk.fields[i].c_decl);
+      }
+      free(walk.fields);
+      free(c_name);
+      goto done;
+    }
+  if (header && !cubind_strlist_contains(&p->model->includes, header))
+    cubind_strlist_add(&p->model->includes, header);
+  record = cubind_model_add_struct(p->model);
+  record->usr = usr;
+  usr = NULL;
+  record->c_name = c_name;
+  record->display_name = display;
+  display = NULL;
+  record->is_union = is_union;
+  record->defined_here = defined_here;
+  record->size = (unsigned long long)clang_Type_getSizeOf(canonical);
+  record->align = (unsigned long long)clang_Type_getAlignOf(canonical);
+  record->fields = walk.fields;
+  record->num_fields = walk.count;
+  out->spelling = cubind_xstrdup(c_name);
+  out->needs |= walk.needs;
+done:
+  free(usr);
+  free(display);
+  free(name);
+  free(alias);
+  free(header);
 }
 
 /* ---- Kernels and parameters -------------------------------------------------------------- */
@@ -519,7 +809,7 @@ static void read_param(parser *p, CXCursor cursor, cubind_param *param) {
     param->is_pointer = 1;
     map_pointer_type(type, &mapped, &param->elem_type, &param->elem_size, 1, 0);
   } else {
-    map_value_type(type, &mapped, 0);
+    map_value_type(p, type, &mapped, 0);
   }
   param->c_type = mapped.spelling;
   param->unsupported = mapped.unsupported;
@@ -805,7 +1095,8 @@ static int read_instantiation(parser *p, CXToken *tokens, unsigned count, unsign
   if (close >= count)
     return 0;
   name = open - 1;
-  if (token_is(p->tu, tokens[name], ">")) { /* skip back over the template arguments */
+  /* skip back over the template arguments; `f<float, Max<float>>(` ends in one `>>` token */
+  if (token_is(p->tu, tokens[name], ">") || token_is(p->tu, tokens[name], ">>")) {
     depth = 0;
     for (i = name + 1; i-- > start;) {
       if (token_is(p->tu, tokens[i], ">"))
@@ -1288,6 +1579,7 @@ int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubin
   p.input = options->input;
   p.model = model;
   p.errors_before = errors_before;
+  p.options = options;
   if (!shim_dir || cubind_error_count() > p.errors_before) {
     remove_shim_dir(shim_dir, 1);
     return 1;
