@@ -149,11 +149,71 @@ static void append_extra_includes(cubind_buf *out, const cubind_model *model) {
     cubind_buf_puts(out, "#include <stdbool.h>\n");
   if (needs & CUBIND_NEEDS_VECTOR_TYPES)
     cubind_buf_puts(out, "#include <vector_types.h> /* float4, int2, ... */\n");
+  for (k = 0; k < model->includes.count; k++)
+    cubind_buf_printf(out, "#include \"%s\" /* declares structs the kernels take */\n",
+                      model->includes.items[k]);
+}
+
+/* The C definitions of the structs and unions defined in the .cu (dependency order). */
+static void append_struct_defs(cubind_buf *out, const cubind_model *model) {
+  size_t k, f;
+  for (k = 0; k < model->num_structs; k++) {
+    const cubind_struct *record = &model->structs[k];
+    if (!record->defined_here)
+      continue;
+    cubind_buf_printf(out,
+                      "/* %s (%s): %llu bytes, aligned to %llu; the .cubind.c checks the layout */\n",
+                      record->display_name, model->source_name, record->size, record->align);
+    cubind_buf_printf(out, "typedef %s %s {\n", record->is_union ? "union" : "struct",
+                      record->c_name);
+    for (f = 0; f < record->num_fields; f++)
+      cubind_buf_printf(out, "  %s;\n", record->fields[f].c_decl);
+    cubind_buf_printf(out, "} %s;\n\n", record->c_name);
+  }
+}
+
+/*
+ * Compile-time checks that the host compiler lays out every record as the device does:
+ * size, alignment (offsetof in a helper struct: C99 has no alignof) and each field's offset.
+ */
+static void append_layout_checks(cubind_buf *out, const cubind_model *model) {
+  size_t k, f;
+  if (!model->num_structs)
+    return;
+  cubind_buf_puts(
+      out,
+      "/* CUBIND_LAYOUT_CHECK(name, cond): a compile-time assertion (C99 has no "
+      "_Static_assert). */\n"
+      "#if defined(__cplusplus) && __cplusplus >= 201103L\n"
+      "#define CUBIND_LAYOUT_CHECK(name, cond) static_assert(cond, \"layout differs: \" #name)\n"
+      "#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L\n"
+      "#define CUBIND_LAYOUT_CHECK(name, cond) _Static_assert(cond, \"layout differs: \" #name)\n"
+      "#else\n"
+      "#define CUBIND_LAYOUT_CHECK(name, cond) typedef char cubind_layout_##name[(cond) ? 1 : -1]\n"
+      "#endif\n"
+      "/* The host must lay out each struct the kernels take by value as the device does. */\n");
+  for (k = 0; k < model->num_structs; k++) {
+    const cubind_struct *record = &model->structs[k];
+    char *id = cubind_sanitize_identifier(record->c_name);
+    cubind_buf_printf(out, "struct cubind_align_%s { char c; %s t; };\n", id, record->c_name);
+    cubind_buf_printf(out, "CUBIND_LAYOUT_CHECK(%s__size, sizeof(%s) == %llu);\n", id,
+                      record->c_name, record->size);
+    cubind_buf_printf(out,
+                      "CUBIND_LAYOUT_CHECK(%s__align, offsetof(struct cubind_align_%s, t) == "
+                      "%llu);\n",
+                      id, id, record->align);
+    for (f = 0; f < record->num_fields; f++)
+      cubind_buf_printf(out, "CUBIND_LAYOUT_CHECK(%s__%s, offsetof(%s, %s) == %llu);\n", id,
+                        record->fields[f].name, record->c_name, record->fields[f].name,
+                        record->fields[f].offset);
+    free(id);
+  }
+  cubind_buf_puts(out, "\n");
 }
 
 /* cubind_emit_header: see emit.h. */
 int cubind_emit_header(const cubind_model *model, cubind_buf *out) {
-  cubind_buf includes = {0}, decls = {0};
+  cubind_buf includes = {0}, decls = {0}, structs = {0};
   char *output_name = cubind_xasprintf("%s.cubind.h", model->file_stem);
   char *stem_id = cubind_sanitize_identifier(model->file_stem);
   char *guard = cubind_xasprintf("%s_CUBIND_H", stem_id);
@@ -164,6 +224,8 @@ int cubind_emit_header(const cubind_model *model, cubind_buf *out) {
   append_extra_includes(&includes, model);
   cubind_buf_puts(&includes, "");
   cubind_buf_puts(&decls, "");
+  cubind_buf_puts(&structs, "");
+  append_struct_defs(&structs, model);
   for (k = 0; k < model->num_kernels; k++) {
     const cubind_kernel *kernel = &model->kernels[k];
     append_doc(&decls, kernel);
@@ -174,15 +236,17 @@ int cubind_emit_header(const cubind_model *model, cubind_buf *out) {
     cubind_buf_puts(&decls, ";\n\n");
   }
   {
-    marker markers[6];
+    marker markers[7];
     markers[0].name = "OUTPUT_NAME", markers[0].value = output_name;
     markers[1].name = "SOURCE_NAME", markers[1].value = model->source_name;
     markers[2].name = "VERSION", markers[2].value = generator_version();
     markers[3].name = "GUARD", markers[3].value = guard;
     markers[4].name = "EXTRA_INCLUDES", markers[4].value = includes.data;
     markers[5].name = "KERNEL_DECLS", markers[5].value = decls.data;
-    status = fill_template("cubind_stubs.h", cubind_template_stubs_h, markers, 6, out);
+    markers[6].name = "STRUCT_DEFS", markers[6].value = structs.data;
+    status = fill_template("cubind_stubs.h", cubind_template_stubs_h, markers, 7, out);
   }
+  cubind_buf_free(&structs);
   cubind_buf_free(&includes);
   cubind_buf_free(&decls);
   free(output_name);
@@ -289,7 +353,7 @@ static void append_stubs(cubind_buf *out, const cubind_model *model, size_t inde
 
 /* cubind_emit_source: see emit.h. */
 int cubind_emit_source(const cubind_model *model, cubind_buf *out) {
-  cubind_buf tables = {0}, kernel_table = {0}, stubs = {0};
+  cubind_buf tables = {0}, kernel_table = {0}, stubs = {0}, checks = {0};
   char *output_name = cubind_xasprintf("%s.cubind.c", model->file_stem);
   char *header_name = cubind_xasprintf("%s.cubind.h", model->file_stem);
   char *kernels_ref = model->num_kernels ? cubind_xasprintf("%s_kernels", model->module_name)
@@ -300,6 +364,8 @@ int cubind_emit_source(const cubind_model *model, cubind_buf *out) {
   cubind_buf_puts(&tables, "");
   cubind_buf_puts(&kernel_table, "");
   cubind_buf_puts(&stubs, "");
+  cubind_buf_puts(&checks, "");
+  append_layout_checks(&checks, model);
   for (k = 0; k < model->num_kernels; k++)
     if (model->kernels[k].num_params)
       append_param_table(&tables, &model->kernels[k]);
@@ -323,7 +389,8 @@ int cubind_emit_source(const cubind_model *model, cubind_buf *out) {
     append_stubs(&stubs, model, k);
   }
   {
-    marker markers[10];
+    marker markers[11];
+    markers[10].name = "LAYOUT_CHECKS", markers[10].value = checks.data;
     markers[0].name = "OUTPUT_NAME", markers[0].value = output_name;
     markers[1].name = "HEADER_NAME", markers[1].value = header_name;
     markers[2].name = "SOURCE_NAME", markers[2].value = model->source_name;
@@ -334,8 +401,9 @@ int cubind_emit_source(const cubind_model *model, cubind_buf *out) {
     markers[7].name = "KERNELS", markers[7].value = kernels_ref;
     markers[8].name = "NUM_KERNELS", markers[8].value = num_kernels;
     markers[9].name = "STUBS", markers[9].value = stubs.data;
-    status = fill_template("cubind_stubs.c", cubind_template_stubs_c, markers, 10, out);
+    status = fill_template("cubind_stubs.c", cubind_template_stubs_c, markers, 11, out);
   }
+  cubind_buf_free(&checks);
   cubind_buf_free(&tables);
   cubind_buf_free(&kernel_table);
   cubind_buf_free(&stubs);

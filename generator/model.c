@@ -17,6 +17,16 @@ cubind_kernel *cubind_model_add_kernel(cubind_model *model) {
   return kernel;
 }
 
+/* cubind_model_add_struct: appends a zeroed record and returns it. */
+cubind_struct *cubind_model_add_struct(cubind_model *model) {
+  cubind_struct *record;
+  model->structs =
+      cubind_xrealloc(model->structs, (model->num_structs + 1) * sizeof *model->structs);
+  record = &model->structs[model->num_structs++];
+  memset(record, 0, sizeof *record);
+  return record;
+}
+
 /* cubind_model_layout: offsets per the CUDA ABI (each parameter at its own alignment). */
 void cubind_model_layout(cubind_kernel *kernel) {
   unsigned long long offset = 0;
@@ -56,6 +66,20 @@ void cubind_model_free(cubind_model *model) {
     free(kernel->location.file);
   }
   free(model->kernels);
+  for (k = 0; k < model->num_structs; k++) {
+    size_t f;
+    cubind_struct *record = &model->structs[k];
+    for (f = 0; f < record->num_fields; f++) {
+      free(record->fields[f].name);
+      free(record->fields[f].c_decl);
+    }
+    free(record->fields);
+    free(record->usr);
+    free(record->c_name);
+    free(record->display_name);
+  }
+  free(model->structs);
+  cubind_strlist_free(&model->includes);
   free(model->module_name);
   free(model->source_name);
   free(model->file_stem);

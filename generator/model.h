@@ -77,6 +77,30 @@ typedef struct cubind_kernel {
   size_t num_params;
 } cubind_kernel;
 
+/* One field of a struct or union passed by value (device layout, as libclang measured it). */
+typedef struct cubind_field {
+  char *name;
+  char *c_decl;                 /* the C member declaration without ';': "float v[3]" */
+  unsigned long long offset;    /* byte offset in the record */
+} cubind_field;
+
+/*
+ * A struct or union some kernel takes by value (or that such a record contains). Listed in
+ * dependency order: a record comes after the records its fields use.
+ */
+typedef struct cubind_struct {
+  char *usr;                    /* clang's USR, to list each record once */
+  char *c_name;                 /* how C spells the type: "params", "struct point" */
+  char *display_name;           /* the C++ name, for messages */
+  int is_union;
+  int defined_here;             /* 1: defined in the .cu (the generated header defines it);
+                                   0: from a header that the generated header includes */
+  unsigned long long size;
+  unsigned long long align;
+  cubind_field *fields;
+  size_t num_fields;
+} cubind_struct;
+
 /* One .cu file. */
 typedef struct cubind_model {
   char *module_name;  /* C identifier: fatbin symbol and descriptor names */
@@ -85,7 +109,13 @@ typedef struct cubind_model {
   cubind_kernel *kernels;
   size_t num_kernels;
   size_t capacity;
+  cubind_struct *structs;   /* records passed by value, in dependency order */
+  size_t num_structs;
+  cubind_strlist includes;  /* headers the generated header includes, as "name.h" (no quotes) */
 } cubind_model;
+
+/* cubind_model_add_struct: appends a zeroed record and returns it (owned by the model). */
+cubind_struct *cubind_model_add_struct(cubind_model *model);
 
 /* cubind_model_add_kernel: appends a zeroed kernel and returns it (owned by the model). */
 cubind_kernel *cubind_model_add_kernel(cubind_model *model);

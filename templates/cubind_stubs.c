@@ -10,6 +10,8 @@
  *   SOURCE_NAME   the .cu file's name (basename only)
  *   VERSION       cubind-gen's version
  *   MODULE        the module name, a C identifier (the .cu file's stem unless --module-name)
+ *   LAYOUT_CHECKS for each struct or union a kernel takes by value: compile-time checks that
+ *                 the host's size, alignment and field offsets equal the device's
  *   PARAM_TABLES  for each kernel with parameters: static const cubind_param_info <kernel>_params[]
  *   KERNEL_TABLE  static const cubind_kernel_info <MODULE>_kernels[] (none without kernels)
  *   KERNELS       <MODULE>_kernels, or NULL without kernels
@@ -38,6 +40,7 @@ extern const size_t cubind_fatbin_@@MODULE@@_size;
 }
 #endif
 
+@@LAYOUT_CHECKS@@
 /* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
    runtime checks them against the loaded kernel. */
 @@PARAM_TABLES@@

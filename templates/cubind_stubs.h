@@ -10,7 +10,11 @@
  *   VERSION         cubind-gen's version
  *   GUARD           the include guard, e.g. VEC_CUBIND_H
  *   EXTRA_INCLUDES  headers for the C types the prototypes use (stdint.h, stdbool.h,
- *                   vector_types.h), only those needed
+ *                   vector_types.h), only those needed, and the user headers that declare
+ *                   structs the kernels take by value (as paths relative to the .cu's
+ *                   directory or an -I directory)
+ *   STRUCT_DEFS     C definitions of the structs and unions defined in the .cu itself that the
+ *                   kernels take by value (the .cubind.c checks their layout)
  *   KERNEL_DECLS    for each kernel: its doc comment and <kernel>_launch prototype, then its
  *                   doc comment and <kernel>_call prototype
  *
@@ -48,6 +52,7 @@ extern "C" {
  * Both return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
  */
 
+@@STRUCT_DEFS@@
 @@KERNEL_DECLS@@
 #ifdef __cplusplus
 }
