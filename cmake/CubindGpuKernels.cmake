@@ -179,8 +179,11 @@ function(add_gpu_kernels target)
   file(MAKE_DIRECTORY "${out_dir}")
   set(generated "")
   set(modules "")
+  set(source_dirs "")
   foreach(source IN LISTS arg_SOURCES)
     get_filename_component(source "${source}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    get_filename_component(source_dir "${source}" DIRECTORY)
+    list(APPEND source_dirs "${source_dir}")
     # NAME_WLE: only the last extension goes, as cubind-gen names its outputs (a.b.cu -> a.b).
     get_filename_component(stem "${source}" NAME_WLE)
     string(MAKE_C_IDENTIFIER "${stem}" module)
@@ -250,6 +253,14 @@ function(add_gpu_kernels target)
 
   add_library(${target} STATIC ${generated})
   target_include_directories(${target} PUBLIC "$<BUILD_INTERFACE:${out_dir}>")
+  # A struct passed by value from a header: the generated header includes that header by its
+  # path relative to the .cu's directory or to an INCLUDE_DIRECTORIES entry, so C callers need
+  # those directories too.
+  list(REMOVE_DUPLICATES source_dirs)
+  foreach(dir IN LISTS arg_INCLUDE_DIRECTORIES source_dirs)
+    get_filename_component(dir "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    target_include_directories(${target} PUBLIC "$<BUILD_INTERFACE:${dir}>")
+  endforeach()
   target_link_libraries(${target} PUBLIC cubind::runtime)
   set_target_properties(${target} PROPERTIES LINKER_LANGUAGE C)
 endfunction()

@@ -1,0 +1,53 @@
+/*
+ * structs: a kernel taking a struct defined in the .cu (char, double, int, float4: the
+ * generated header's C copy, layout checked at compile time) and a struct from a shared C
+ * header, by value, plus pointers; checked against the CPU.
+ */
+#include "gpu_check.h"
+
+#include "structs.cubind.h"
+
+enum { N = 1000 };
+
+int main(void) {
+  static double x[N], out[N], want[N];
+  mixed m;
+  struct span s;
+  cubind_config cfg = cubind_config_1d(N, 128);
+  size_t bad = 0;
+  int k;
+
+  gpu_require_gpu("gpu_structs");
+  gpu_seed("gpu_structs");
+  memset(&m, 0, sizeof m);
+  m.c = (char)(gpu_rand_u32() % 100);
+  m.d = (double)gpu_rand_float(-4.0f, 4.0f);
+  m.i = (int)(gpu_rand_u32() % 2001) - 1000;
+  m.v.x = gpu_rand_float(-1.0f, 1.0f);
+  m.v.y = gpu_rand_float(-1.0f, 1.0f);
+  m.v.z = gpu_rand_float(-1.0f, 1.0f);
+  m.v.w = gpu_rand_float(-1.0f, 1.0f);
+  s.offset = 17 + (int)(gpu_rand_u32() % 100);
+  s.length = 600 + (int)(gpu_rand_u32() % 200);
+  for (k = 0; k < N; k++) {
+    x[k] = (double)gpu_rand_float(-100.0f, 100.0f);
+    if (k < s.offset || k >= s.offset + s.length) {
+      want[k] = -1.0;
+    } else {
+      volatile double v = ((double)m.v.x + 2.0 * (double)m.v.y) +
+                          (3.0 * (double)m.v.z + 4.0 * (double)m.v.w);
+      volatile double r = (double)m.c + m.d * x[k];
+      want[k] = (r + (double)m.i) + v;
+    }
+  }
+  gpu_poison(out, sizeof out);
+  GPU_CHECK(mixed_eval_call(&cfg, m, s, x, out, N));
+  for (k = 0; k < N; k++)
+    if (!(out[k] == want[k])) {
+      if (bad < 5) fprintf(stderr, "out[%d]: got %.17g, want %.17g\n", k, out[k], want[k]);
+      bad++;
+    }
+  printf("gpu_structs: sizeof(mixed) %zu, span [%d, %d), %zu mismatches\n", sizeof(mixed),
+         s.offset, s.offset + s.length, bad);
+  return gpu_finish("gpu_structs", bad);
+}

@@ -1,0 +1,28 @@
+// Structs by value: one defined here (the generated header carries a C copy of it), one from a
+// C header both sides include (the generated header includes it). The layout of `mixed`
+// (c@0, d@8, i@16, v@32, 48 bytes, 16-byte aligned) puts `s` at 48 in the parameter buffer.
+#include <cubind/annotations.h>
+#include "structs_shared.h"
+
+struct mixed {
+  char c;
+  double d;
+  int i;
+  float4 v;
+};
+
+/** out[k] = c + d * x[k] + i + (v.x + 2 v.y + 3 v.z + 4 v.w) for k in the span, else -1. */
+extern "C" __global__ void mixed_eval(mixed m, struct span s, CUBIND_IN_N(n) const double *x,
+                                      CUBIND_OUT_N(n) double *out, int n) {
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  if (k < s.offset || k >= s.offset + s.length) {
+    out[k] = -1.0;
+    return;
+  }
+  /* explicit roundings: no fused multiply-add, so the CPU reference matches exactly */
+  double v = __dadd_rn(__dadd_rn((double)m.v.x, __dmul_rn(2.0, (double)m.v.y)),
+                       __dadd_rn(__dmul_rn(3.0, (double)m.v.z), __dmul_rn(4.0, (double)m.v.w)));
+  double r = __dadd_rn((double)m.c, __dmul_rn(m.d, x[k]));
+  out[k] = __dadd_rn(__dadd_rn(r, (double)m.i), v);
+}
