@@ -84,6 +84,8 @@ static const char *count_operator_problem(const char *at, size_t *length) {
   *length = 1;
   if (at[0] == '/' && (at[1] == '/' || at[1] == '*'))
     return "contains a comment";
+  if (at[0] == '?' && at[1] == '?') /* two question marks start a trigraph in C99 */
+    return "contains '?\?' (a trigraph in C)";
   for (i = 0; i < sizeof assigning / sizeof assigning[0]; i++)
     if (strncmp(at, assigning[i], strlen(assigning[i])) == 0)
       return "assigns or increments";

@@ -129,8 +129,18 @@ static void append_signature(cubind_buf *out, const cubind_kernel *kernel, int w
 }
 
 static void append_doc(cubind_buf *out, const cubind_kernel *kernel) {
-  if (kernel->doc)
-    cubind_buf_printf(out, "%s\n", kernel->doc);
+  const char *at;
+  if (!kernel->doc)
+    return;
+  /* C99 compilers replace trigraphs even in comments (C++17 does not): two question marks and
+     a slash at the end of a `///` line would become a backslash that splices the next line, the
+     prototype, into the comment. A backslash between the question marks keeps it text. */
+  for (at = kernel->doc; *at; at++) {
+    cubind_buf_append(out, at, 1);
+    if (at[0] == '?' && at[1] == '?' && at[2] && strchr("=/'()!<>-", at[2]))
+      cubind_buf_puts(out, "\\");
+  }
+  cubind_buf_puts(out, "\n");
 }
 
 static const char *generator_version(void) { return CUBIND_GEN_VERSION; }

@@ -17,6 +17,16 @@ const char *cubind_basename(const char *path) {
   return slash ? slash + 1 : path;
 }
 
+/* cubind_unspellable: see fs.h. */
+const char *cubind_unspellable(const char *base) {
+  const char *at;
+  for (at = base; *at; at++)
+    if (*at == '"' || (unsigned char)*at < 0x20 || *at == 0x7f ||
+        (at[0] == '?' && at[1] == '?' && at[2] && strchr("=/'()!<>-", at[2])))
+      return at;
+  return NULL;
+}
+
 /* cubind_read_file: see fs.h. */
 int cubind_read_file(const char *path, char **data, size_t *size) {
   FILE *file = fopen(path, "rb");

@@ -45,6 +45,13 @@ int cubind_make_dirs(const char *dir, int report);
  */
 int cubind_read_file(const char *path, char **data, size_t *size);
 
+/*
+ * cubind_unspellable: where in a file's basename the generated `#include "<stem>.cubind.h"`
+ * could not spell it: a quote or control character (it would end the string or the line), or
+ * two question marks that a C99 compiler reads as a trigraph. NULL when there is no such place.
+ */
+const char *cubind_unspellable(const char *base);
+
 /* cubind_basename: the part of path after its last '/' (a pointer into path). */
 const char *cubind_basename(const char *path);
 

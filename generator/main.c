@@ -126,15 +126,22 @@ static int generate(const cubind_cli *cli) {
   {
     /* the generated .c spells #include "<stem>.cubind.h": a quote or a control character in
        the name would end that string or line early and the generated code would not compile */
-    const char *base = cubind_basename(cli->input), *at;
-    for (at = base; *at; at++)
-      if (*at == '"' || (unsigned char)*at < 0x20 || *at == 0x7f) {
-        cubind_diag(NULL, 0, 0, "error",
-                    "cannot generate from '%s': its file name has a character (0x%02x) that "
-                    "#include \"...\" cannot spell in the generated code; rename the file",
-                    cli->input, (unsigned)(unsigned char)*at);
-        return CUBIND_EXIT_ERROR;
-      }
+    const char *at = cubind_unspellable(cubind_basename(cli->input));
+    if (at && *at == '?') {
+      cubind_diag(NULL, 0, 0, "error",
+                  "cannot generate from '%s': its file name has '%.3s', a trigraph to a C99 "
+                  "compiler, which #include \"...\" cannot spell in the generated code; rename "
+                  "the file",
+                  cli->input, at);
+      return CUBIND_EXIT_ERROR;
+    }
+    if (at) {
+      cubind_diag(NULL, 0, 0, "error",
+                  "cannot generate from '%s': its file name has a character (0x%02x) that "
+                  "#include \"...\" cannot spell in the generated code; rename the file",
+                  cli->input, (unsigned)(unsigned char)*at);
+      return CUBIND_EXIT_ERROR;
+    }
   }
   model.source_name = cubind_xstrdup(cubind_basename(cli->input));
   name = strrchr(model.source_name, '.');

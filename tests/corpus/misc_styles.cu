@@ -48,7 +48,9 @@ __global__ void gelu_f16(CUBIND_INOUT_N(n) __half *x, unsigned n) {
 }
 }
 
-/** A kernel with a double2 and a bool parameter. */
+/// A kernel with a double2 and a bool parameter. Conjugate first??/
+/// (the line above ends in a C99 trigraph: the header must not splice the prototype into it)
+
 __global__ void complex_scale(double2 *z, double2 a, bool conjugate, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;

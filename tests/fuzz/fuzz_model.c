@@ -5,7 +5,7 @@
  * arbitrary doc comments and file names; then check.c and, when the check passes, emit.c run.
  * Invariants beyond the sanitizers: a count expression that passes the checks is balanced and
  * holds no comment and no assignment (it is pasted into the generated C); the emitted text holds
- * no NUL byte.
+ * no NUL byte and no C99 trigraph.
  * It also feeds the same bytes to the fatbin embedder (cubind_emit_fatbin).
  */
 #include <stddef.h>
@@ -16,6 +16,7 @@
 
 #include "check.h"
 #include "emit.h"
+#include "fs.h"
 #include "model.h"
 #include "util.h"
 
@@ -87,6 +88,14 @@ static void count_invariants(const cubind_model *model) {
     }
 }
 
+static int has_trigraph(const cubind_buf *text) {
+  size_t i;
+  for (i = 0; i + 2 < text->length; i++)
+    if (text->data[i] == '?' && text->data[i + 1] == '?' && strchr("=/'()!<>-", text->data[i + 2]))
+      return 1;
+  return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   reader r = {data, size, 0};
   cubind_model model = {0};
@@ -95,6 +104,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   model.module_name = take_name(&r, 0);
   model.source_name = take_line(&r);
   model.file_stem = cubind_xstrdup(model.source_name);
+  if (cubind_unspellable(model.source_name)) { /* cubind-gen refuses such file names (main.c) */
+    cubind_model_free(&model);
+    return 0;
+  }
   for (k = 0; k < kernels; k++) {
     cubind_kernel *kernel = cubind_model_add_kernel(&model);
     unsigned params = take_byte(&r) % 6, p, flags = take_byte(&r);
@@ -144,6 +157,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       abort(); /* only a template bug makes these fail */
     if (memchr(header.data, 0, header.length) || memchr(source.data, 0, source.length))
       abort();
+    if (has_trigraph(&header) || has_trigraph(&source))
+      abort(); /* a C99 compiler would rewrite it, even in a comment */
   }
   if (cubind_emit_fatbin(model.module_name, model.source_name, data, size, &fatbin) != 0 ||
       fatbin.length < size * 4)

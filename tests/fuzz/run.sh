@@ -31,7 +31,7 @@ fi
 flags=(-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -g -O1
        -DCUBIND_GEN_VERSION='"fuzz"' -D_XOPEN_SOURCE=700 -I"$root/generator")
 core=("$root/generator/check.c" "$root/generator/model.c" "$root/generator/emit.c"
-      "$root/generator/util.c" "$templates")
+      "$root/generator/util.c" "$root/generator/fs.c" "$templates")
 bin=$work/fuzz_$harness
 corpus=$work/corpus-$harness
 mkdir -p "$corpus"
