@@ -25,7 +25,7 @@ static const cubind_param_info doublify_params[] = {{"a", 0, 8}, {"n", 8, 4}};
 static const cubind_kernel_info kernels[] = {{"noop", "noop", NULL, 0},
                                              {"doublify", "doublify", doublify_params, 2}};
 static cubind_module module = {CUBIND_ABI_VERSION, "cg", fatbin, &fatbin_size, kernels, 2,
-                               NULL, NULL};
+                               NULL, NULL, NULL, 0};
 
 /* What cubind-gen writes. */
 __attribute__((noinline)) cubind_status noop_launch(const cubind_config *cfg) {

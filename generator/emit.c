@@ -153,6 +153,8 @@ static void append_extra_includes(cubind_buf *out, const cubind_model *model) {
   for (k = 0; k < model->num_kernels; k++)
     for (p = 0; p < model->kernels[k].num_params; p++)
       needs |= model->kernels[k].params[p].needs;
+  for (k = 0; k < model->num_variables; k++)
+    needs |= model->variables[k].needs;
   if (needs & CUBIND_NEEDS_STDINT)
     cubind_buf_puts(out, "#include <stdint.h>\n");
   if (needs & CUBIND_NEEDS_STDBOOL)
@@ -162,6 +164,57 @@ static void append_extra_includes(cubind_buf *out, const cubind_model *model) {
   for (k = 0; k < model->includes.count; k++)
     cubind_buf_printf(out, "#include \"%s\" /* declares structs the kernels take */\n",
                       model->includes.items[k]);
+}
+
+/* The signature of <module>_<var>_to_device or _from_device. */
+static void append_variable_signature(cubind_buf *out, const cubind_model *model,
+                                      const cubind_variable *variable, int to_device) {
+  size_t length = strlen(variable->elem_type);
+  int star = length && variable->elem_type[length - 1] == '*';
+  if (to_device)
+    cubind_buf_printf(out, "cubind_status %s_%s_to_device(%s const *src, size_t count)",
+                      model->module_name, variable->name, variable->elem_type);
+  else
+    cubind_buf_printf(out, "cubind_status %s_%s_from_device(%s%s*dst, size_t count)",
+                      model->module_name, variable->name, variable->elem_type, star ? "" : " ");
+}
+
+/* Declarations of the copy functions of each __constant__ / __device__ variable. */
+static void append_variable_decls(cubind_buf *out, const cubind_model *model) {
+  size_t k;
+  for (k = 0; k < model->num_variables; k++) {
+    const cubind_variable *variable = &model->variables[k];
+    cubind_buf_printf(out,
+                      "/* %s %s (%s): %llu element%s of %llu bytes. Copies the first `count` "
+                      "elements\n   to or from the current device's copy of it, synchronously; "
+                      "more than %llu fail. */\n",
+                      variable->is_constant ? "__constant__" : "__device__",
+                      variable->display_name, model->source_name, variable->count,
+                      variable->count == 1 ? "" : "s", variable->elem_size, variable->count);
+    append_variable_signature(out, model, variable, 1);
+    cubind_buf_puts(out, ";\n");
+    append_variable_signature(out, model, variable, 0);
+    cubind_buf_puts(out, ";\n\n");
+  }
+}
+
+/* Definitions of the copy functions of each variable. */
+static void append_variable_stubs(cubind_buf *out, const cubind_model *model) {
+  size_t k;
+  int to_device;
+  for (k = 0; k < model->num_variables; k++) {
+    const cubind_variable *variable = &model->variables[k];
+    for (to_device = 1; to_device >= 0; to_device--) {
+      cubind_buf_puts(out, "\n");
+      append_variable_signature(out, model, variable, to_device);
+      cubind_buf_printf(out,
+                        " {\n  return cubind_module_global_copy(&%s_module, %u, (void *)%s, "
+                        "count,\n                                   sizeof(%s), %s);\n}\n",
+                        model->module_name, (unsigned)k, to_device ? "src" : "dst",
+                        variable->elem_type,
+                        to_device ? "CUBIND_COPY_TO_DEVICE" : "CUBIND_COPY_FROM_DEVICE");
+    }
+  }
 }
 
 /* The C definitions of the structs and unions defined in the .cu (dependency order). */
@@ -245,6 +298,7 @@ int cubind_emit_header(const cubind_model *model, cubind_buf *out) {
     append_signature(&decls, kernel, 1, 0);
     cubind_buf_puts(&decls, ";\n\n");
   }
+  append_variable_decls(&decls, model);
   {
     marker markers[7];
     markers[0].name = "OUTPUT_NAME", markers[0].value = output_name;
@@ -363,7 +417,10 @@ static void append_stubs(cubind_buf *out, const cubind_model *model, size_t inde
 
 /* cubind_emit_source: see emit.h. */
 int cubind_emit_source(const cubind_model *model, cubind_buf *out) {
-  cubind_buf tables = {0}, kernel_table = {0}, stubs = {0}, checks = {0};
+  cubind_buf tables = {0}, kernel_table = {0}, stubs = {0}, checks = {0}, global_table = {0};
+  char *globals_ref = model->num_variables ? cubind_xasprintf("%s_globals", model->module_name)
+                                           : cubind_xstrdup("NULL");
+  char *num_globals = cubind_xasprintf("%u", (unsigned)model->num_variables);
   char *output_name = cubind_xasprintf("%s.cubind.c", model->file_stem);
   char *header_name = cubind_xasprintf("%s.cubind.h", model->file_stem);
   char *kernels_ref = model->num_kernels ? cubind_xasprintf("%s_kernels", model->module_name)
@@ -398,9 +455,24 @@ int cubind_emit_source(const cubind_model *model, cubind_buf *out) {
       cubind_buf_puts(&stubs, "\n");
     append_stubs(&stubs, model, k);
   }
+  append_variable_stubs(&stubs, model);
+  cubind_buf_puts(&global_table, "");
+  if (model->num_variables) {
+    cubind_buf_printf(&global_table,
+                      "/* {C name, cubin symbol} of each __constant__ / __device__ variable */\n"
+                      "static const cubind_global_info %s_globals[] = {\n",
+                      model->module_name);
+    for (k = 0; k < model->num_variables; k++)
+      cubind_buf_printf(&global_table, "    {\"%s\", \"%s\"},\n", model->variables[k].name,
+                        model->variables[k].symbol);
+    cubind_buf_puts(&global_table, "};\n");
+  }
   {
-    marker markers[11];
+    marker markers[14];
     markers[10].name = "LAYOUT_CHECKS", markers[10].value = checks.data;
+    markers[11].name = "GLOBAL_TABLE", markers[11].value = global_table.data;
+    markers[12].name = "GLOBALS", markers[12].value = globals_ref;
+    markers[13].name = "NUM_GLOBALS", markers[13].value = num_globals;
     markers[0].name = "OUTPUT_NAME", markers[0].value = output_name;
     markers[1].name = "HEADER_NAME", markers[1].value = header_name;
     markers[2].name = "SOURCE_NAME", markers[2].value = model->source_name;
@@ -411,9 +483,12 @@ int cubind_emit_source(const cubind_model *model, cubind_buf *out) {
     markers[7].name = "KERNELS", markers[7].value = kernels_ref;
     markers[8].name = "NUM_KERNELS", markers[8].value = num_kernels;
     markers[9].name = "STUBS", markers[9].value = stubs.data;
-    status = fill_template("cubind_stubs.c", cubind_template_stubs_c, markers, 11, out);
+    status = fill_template("cubind_stubs.c", cubind_template_stubs_c, markers, 14, out);
   }
   cubind_buf_free(&checks);
+  cubind_buf_free(&global_table);
+  free(globals_ref);
+  free(num_globals);
   cubind_buf_free(&tables);
   cubind_buf_free(&kernel_table);
   cubind_buf_free(&stubs);

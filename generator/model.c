@@ -79,6 +79,15 @@ void cubind_model_free(cubind_model *model) {
     free(record->display_name);
   }
   free(model->structs);
+  for (k = 0; k < model->num_variables; k++) {
+    cubind_variable *variable = &model->variables[k];
+    free(variable->name);
+    free(variable->display_name);
+    free(variable->symbol);
+    free(variable->elem_type);
+    free(variable->location.file);
+  }
+  free(model->variables);
   cubind_strlist_free(&model->includes);
   free(model->module_name);
   free(model->source_name);

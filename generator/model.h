@@ -101,6 +101,19 @@ typedef struct cubind_struct {
   size_t num_fields;
 } cubind_struct;
 
+/* A __constant__ or __device__ variable defined in the .cu (external linkage). */
+typedef struct cubind_variable {
+  char *name;                   /* C-facing name: "coeffs" (generated: <module>_coeffs_to_device) */
+  char *display_name;           /* "ns::coeffs", for messages */
+  char *symbol;                 /* its symbol in the cubin */
+  char *elem_type;              /* C type of one element (arrays: of the innermost element) */
+  unsigned long long elem_size; /* bytes per element */
+  unsigned long long count;     /* elements (1 for a non-array) */
+  int is_constant;              /* __constant__ (else __device__) */
+  unsigned needs;               /* CUBIND_NEEDS_* bits */
+  cubind_location location;
+} cubind_variable;
+
 /* One .cu file. */
 typedef struct cubind_model {
   char *module_name;  /* C identifier: fatbin symbol and descriptor names */
@@ -112,6 +125,8 @@ typedef struct cubind_model {
   cubind_struct *structs;   /* records passed by value, in dependency order */
   size_t num_structs;
   cubind_strlist includes;  /* headers the generated header includes, as "name.h" (no quotes) */
+  cubind_variable *variables; /* __constant__ / __device__ variables, in source order */
+  size_t num_variables;
 } cubind_model;
 
 /* cubind_model_add_struct: appends a zeroed record and returns it (owned by the model). */

@@ -951,6 +951,103 @@ static void record_template(parser *p, CXCursor cursor) {
 }
 
 /* Walks the main file's declarations, entering namespaces and extern "C" blocks. */
+static enum CXChildVisitResult find_variable_attr(CXCursor cursor, CXCursor parent,
+                                                  CXClientData data) {
+  enum CXCursorKind kind = clang_getCursorKind(cursor);
+  (void)parent;
+  if (kind == CXCursor_CUDAConstantAttr)
+    *(int *)data = 2;
+  else if (kind == CXCursor_CUDADeviceAttr && !*(int *)data)
+    *(int *)data = 1;
+  else if (kind == CXCursor_CUDASharedAttr)
+    *(int *)data = -1;
+  return *(int *)data < 0 ? CXChildVisit_Break : CXChildVisit_Continue;
+}
+
+/*
+ * A __constant__ or __device__ variable of the main file: recorded with its element type and
+ * count, so that the emitter writes typed copy functions. Static ones (and those in anonymous
+ * namespaces) are skipped with a warning: nvcc gives them no stable name.
+ */
+static void add_variable(parser *p, CXCursor cursor) {
+  int space = 0, anonymous = 0;
+  cubind_variable variable;
+  cubind_location where = {0};
+  CXType type = clang_getCursorType(cursor);
+  unsigned long long count = 1;
+  c_type mapped = {0};
+  size_t i;
+  long long elem_size;
+  clang_visitChildren(cursor, find_variable_attr, &space);
+  if (space <= 0)
+    return;
+  if (clang_Cursor_getStorageClass(cursor) == CX_SC_Extern && !clang_isCursorDefinition(cursor))
+    return; /* a declaration of a variable defined elsewhere (relocatable device code) */
+  memset(&variable, 0, sizeof variable);
+  variable.display_name = qualified_name(cursor, &anonymous);
+  cursor_location(p, cursor, &where);
+  if (clang_Cursor_getStorageClass(cursor) == CX_SC_Static || anonymous) {
+    cubind_diag(where.file, where.line, where.column, "warning",
+                "%s variable '%s' has internal linkage: nvcc gives it no stable name, so no "
+                "copy functions are generated for it (remove 'static' to get them)",
+                space == 2 ? "__constant__" : "__device__", variable.display_name);
+    free(variable.display_name);
+    free(where.file);
+    return;
+  }
+  for (;;) {
+    CXType bare = strip_sugar(type);
+    if (bare.kind != CXType_ConstantArray)
+      break;
+    count *= (unsigned long long)clang_getArraySize(bare);
+    type = clang_getArrayElementType(bare);
+  }
+  if (strip_sugar(type).kind == CXType_Pointer) {
+    char *elem = NULL;
+    unsigned long long size;
+    map_pointer_type(type, &mapped, &elem, &size, 0, 0);
+    free(elem);
+  } else {
+    map_value_type(p, type, &mapped, 0);
+  }
+  elem_size = clang_Type_getSizeOf(type);
+  if (!mapped.spelling || elem_size <= 0) {
+    char *spelled = type_spelling(clang_getCursorType(cursor));
+    cubind_diag(where.file, where.line, where.column, "error",
+                "variable '%s' of type '%s' cannot be copied from C: %s", variable.display_name,
+                spelled, mapped.unsupported ? mapped.unsupported : "it has no known size");
+    free(spelled);
+    free(mapped.spelling);
+    free(mapped.unsupported);
+    free(variable.display_name);
+    free(where.file);
+    return;
+  }
+  variable.name = take_string(clang_getCursorSpelling(cursor));
+  for (i = 0; i < p->model->num_variables; i++)
+    if (strcmp(p->model->variables[i].name, variable.name) == 0) {
+      if (strcmp(p->model->variables[i].display_name, variable.display_name) != 0)
+        cubind_diag(where.file, where.line, where.column, "error",
+                    "variables '%s' and '%s' would both get the copy functions of '%s'",
+                    variable.display_name, p->model->variables[i].display_name, variable.name);
+      free(variable.name);
+      free(variable.display_name);
+      free(mapped.spelling);
+      free(where.file);
+      return; /* (a redeclaration of the same variable: listed once) */
+    }
+  variable.symbol = take_string(clang_Cursor_getMangling(cursor));
+  variable.elem_type = mapped.spelling;
+  variable.elem_size = (unsigned long long)elem_size;
+  variable.count = count;
+  variable.is_constant = space == 2;
+  variable.needs = mapped.needs;
+  variable.location = where;
+  p->model->variables = cubind_xrealloc(
+      p->model->variables, (p->model->num_variables + 1) * sizeof *p->model->variables);
+  p->model->variables[p->model->num_variables++] = variable;
+}
+
 static enum CXChildVisitResult visit_declaration(CXCursor cursor, CXCursor parent,
                                                  CXClientData data) {
   parser *p = data;
@@ -965,6 +1062,8 @@ static enum CXChildVisitResult visit_declaration(CXCursor cursor, CXCursor paren
     add_kernel(p, cursor);
   else if (kind == CXCursor_FunctionTemplate && is_global(cursor))
     record_template(p, cursor);
+  else if (kind == CXCursor_VarDecl)
+    add_variable(p, cursor);
   return CXChildVisit_Continue;
 }
 

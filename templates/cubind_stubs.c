@@ -16,7 +16,10 @@
  *   KERNEL_TABLE  static const cubind_kernel_info <MODULE>_kernels[] (none without kernels)
  *   KERNELS       <MODULE>_kernels, or NULL without kernels
  *   NUM_KERNELS   the number of kernels
- *   STUBS         for each kernel: the <kernel>_launch and <kernel>_call definitions
+ *   GLOBAL_TABLE  static const cubind_global_info <MODULE>_globals[] (none without variables)
+ *   GLOBALS       <MODULE>_globals, or NULL;  NUM_GLOBALS: their number
+ *   STUBS         for each kernel: the <kernel>_launch and <kernel>_call definitions; for each
+ *                 variable: <MODULE>_<var>_to_device and _from_device
  *
  * The ABI version below is the one this template is written for (cubind/generated.h).
  * The file is built into cubind-gen (generator/CMakeLists.txt), so editing it needs a rebuild.
@@ -26,8 +29,8 @@
 #include "@@HEADER_NAME@@"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 1
-#error "@@OUTPUT_NAME@@ was generated for cubind ABI 1: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 2
+#error "@@OUTPUT_NAME@@ was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into @@MODULE@@.fatbin.c. */
@@ -47,10 +50,11 @@ extern const size_t cubind_fatbin_@@MODULE@@_size;
 
 /* {C name, cubin symbol, parameters, number of parameters} */
 @@KERNEL_TABLE@@
+@@GLOBAL_TABLE@@
 
 static cubind_module @@MODULE@@_module = {
-    1, "@@MODULE@@", cubind_fatbin_@@MODULE@@, &cubind_fatbin_@@MODULE@@_size,
-    @@KERNELS@@, @@NUM_KERNELS@@, NULL, NULL};
+    2, "@@MODULE@@", cubind_fatbin_@@MODULE@@, &cubind_fatbin_@@MODULE@@_size,
+    @@KERNELS@@, @@NUM_KERNELS@@, NULL, NULL, @@GLOBALS@@, @@NUM_GLOBALS@@};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

@@ -31,9 +31,11 @@
   O(cuLibraryUnload, 12000)                                                                        \
   O(cuLibraryGetKernel, 12000)                                                                     \
   O(cuKernelGetFunction, 12000)                                                                    \
+  O(cuLibraryGetGlobal, 12000)                                                                     \
   X(cuModuleLoadData, 2000)                                                                        \
   X(cuModuleUnload, 2000)                                                                          \
   X(cuModuleGetFunction, 2000)                                                                     \
+  O(cuModuleGetGlobal, 3020)                                                                       \
   /* kernels */                                                                                    \
   X(cuFuncGetAttribute, 2020)                                                                      \
   X(cuFuncSetAttribute, 9000)                                                                      \

@@ -168,6 +168,14 @@ typedef struct cubind__device_slot {
 
 /* cubind__module_slot's `kernel_index` for "every kernel" (cubind_preload). */
 #define CUBIND__ALL_KERNELS (~0u)
+#define CUBIND__NO_KERNEL (~0u - 1) /* load the module only (variables) */
+
+/* One __constant__ / __device__ variable on one device: looked up once, published by ptr. */
+typedef struct cubind__global_slot {
+  CUdeviceptr ptr;   /* 0 until looked up; release-stored after the fields below */
+  size_t bytes;      /* the variable's size in the cubin */
+  CUcontext context; /* the context it was looked up in */
+} cubind__global_slot;
 
 /*
  * cubind__module_slot: loads the module on `device` if needed and resolves kernel `kernel_index`
@@ -183,6 +191,7 @@ CUBIND_INTERNAL cubind_status cubind__module_slot(const char *what, cubind_modul
 /* A module's runtime state (module->state), allocated (64-byte aligned) at its first load. */
 typedef struct cubind__module_state {
   cubind__kernel_slot *kernels; /* [device * num_kernels + kernel], after the device slots */
+  cubind__global_slot *globals; /* [device * num_globals + global], after the kernel slots */
   pthread_mutex_t lock;         /* serialises loading and resolving; never on the launch path */
   int num_devices;
   cubind__device_slot slots[]; /* num_devices */

@@ -105,7 +105,8 @@ static cubind_status get_state(const char *what, cubind_module *module,
   /* The kernel slots start on a cache line of their own: one line per kernel and device. */
   head = sizeof *state + (size_t)n * sizeof state->slots[0];
   head = (head + sizeof(cubind__kernel_slot) - 1) & ~(sizeof(cubind__kernel_slot) - 1);
-  bytes = head + (size_t)n * module->num_kernels * sizeof(cubind__kernel_slot);
+  bytes = head + (size_t)n * module->num_kernels * sizeof(cubind__kernel_slot) +
+          (size_t)n * module->num_globals * sizeof(cubind__global_slot);
   if (posix_memalign(&memory, sizeof(cubind__kernel_slot), bytes) != 0)
     return cubind__fail(CUBIND_ERROR_OUT_OF_MEMORY, "%s: out of host memory", what);
   memset(memory, 0, bytes);
@@ -116,6 +117,7 @@ static cubind_status get_state(const char *what, cubind_module *module,
   }
   state->num_devices = n;
   state->kernels = (cubind__kernel_slot *)((char *)memory + head);
+  state->globals = (cubind__global_slot *)(state->kernels + (size_t)n * module->num_kernels);
   if (!__atomic_compare_exchange_n((cubind__module_state **)&module->state, &expected, state, 0,
                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
     pthread_mutex_destroy(&state->lock); /* another thread won: use its state */
@@ -394,7 +396,7 @@ cubind_status cubind__module_slot(const char *what, cubind_module *module, CUcon
                         "%s: module %s was generated for cubind ABI %u but this runtime has ABI "
                         "%d; regenerate it with this cubind's cubind-gen",
                         what, module->name, module->abi_version, CUBIND_ABI_VERSION);
-  if (kernel_index != CUBIND__ALL_KERNELS) { /* resolved already (a thread's first launch) */
+  if (kernel_index < module->num_kernels) { /* resolved already (a thread's first launch) */
     const cubind__kernel_slot *k = cubind__fast_kernel(module, device, kernel_index);
     if (k && k->context == ctx) {
       if (out) *out = k;
@@ -409,20 +411,21 @@ cubind_status cubind__module_slot(const char *what, cubind_module *module, CUcon
   if (!__atomic_load_n(&slot->loaded, __ATOMIC_ACQUIRE))
     status = first_load(what, module, device, ctx, slot, kernels,
                         kernel_index == CUBIND__ALL_KERNELS ? 0 : kernel_index);
+  /* (CUBIND__NO_KERNEL >= num_kernels: first_load resolves nothing) */
   if (status == CUBIND_SUCCESS && slot->context != ctx)
     status = cubind__fail(CUBIND_ERROR_CONTEXT,
                           "%s: module %s was loaded on device %d in another context than the "
                           "calling thread's current one; cubind uses one context per device (the "
                           "primary one, or the first one it is used in)",
                           what, module->name, device);
-  if (status == CUBIND_SUCCESS && kernel_index != CUBIND__ALL_KERNELS)
+  if (status == CUBIND_SUCCESS && kernel_index < module->num_kernels)
     status = ensure_kernel(what, module, device, slot, &kernels[kernel_index], kernel_index);
   for (i = 0; status == CUBIND_SUCCESS && kernel_index == CUBIND__ALL_KERNELS &&
               i < module->num_kernels;
        i++)
     status = ensure_kernel(what, module, device, slot, &kernels[i], i);
   pthread_mutex_unlock(&state->lock);
-  if (status == CUBIND_SUCCESS && out && kernel_index != CUBIND__ALL_KERNELS)
+  if (status == CUBIND_SUCCESS && out && kernel_index < module->num_kernels)
     *out = &kernels[kernel_index];
   return status;
 }
@@ -442,5 +445,99 @@ cubind_status cubind_preload(void) {
     status = cubind__module_slot(what, module, ctx, device, CUBIND__ALL_KERNELS, NULL);
     if (status != CUBIND_SUCCESS) return status;
   }
+  return CUBIND_SUCCESS;
+}
+
+/* ---- __constant__ / __device__ variables --------------------------------------------------- */
+
+/* Looks variable `index` up on the device (module loaded there, its mutex held). */
+static cubind_status lookup_global(const char *what, const cubind_module *module, int device,
+                                   const cubind__device_slot *slot, unsigned index,
+                                   cubind__global_slot *g) {
+  const cubind_global_info *info = &module->globals[index];
+  CUdeviceptr ptr = 0;
+  size_t bytes = 0;
+  const char *call;
+  CUresult r;
+  if (slot->library ? !cubind__drv.cuLibraryGetGlobal : !cubind__drv.cuModuleGetGlobal)
+    return cubind__fail(CUBIND_ERROR_DRIVER_TOO_OLD,
+                        "%s: the CUDA driver has no %s", what,
+                        slot->library ? "cuLibraryGetGlobal" : "cuModuleGetGlobal");
+  if (slot->library) {
+    call = "cuLibraryGetGlobal";
+    r = cubind__drv.cuLibraryGetGlobal(&ptr, &bytes, slot->library, info->symbol);
+  } else {
+    call = "cuModuleGetGlobal";
+    r = cubind__drv.cuModuleGetGlobal(&ptr, &bytes, slot->cumodule, info->symbol);
+  }
+  if (r != CUDA_SUCCESS)
+    return cubind__fail_cuda(
+        r, r == CUDA_ERROR_NOT_FOUND ? CUBIND_ERROR_KERNEL_NOT_FOUND : CUBIND_ERROR_MODULE_LOAD,
+        "%s: %s failed for variable '%s' (symbol '%s') in module %s on device %d", what, call,
+        info->name, info->symbol, module->name, device);
+  g->bytes = bytes;
+  g->context = slot->context;
+  __atomic_store_n(&g->ptr, ptr, __ATOMIC_RELEASE);
+  return CUBIND_SUCCESS;
+}
+
+cubind_status cubind_module_global_copy(cubind_module *module, unsigned global_index, void *host,
+                                        size_t count, size_t elem_size,
+                                        cubind_copy_direction direction) {
+  const cubind_global_info *info;
+  cubind__module_state *state;
+  cubind__global_slot *g;
+  cubind_status status;
+  const char *verb = direction == CUBIND_COPY_TO_DEVICE ? "to_device" : "from_device";
+  char what[256];
+  CUcontext ctx;
+  size_t bytes;
+  int device;
+  CUresult r;
+
+  if (!module || global_index >= module->num_globals ||
+      (direction != CUBIND_COPY_TO_DEVICE && direction != CUBIND_COPY_FROM_DEVICE))
+    return cubind__fail(CUBIND_ERROR_INVALID_VALUE,
+                        "cubind_module_global_copy: no such module variable or direction");
+  info = &module->globals[global_index];
+  snprintf(what, sizeof what, "%s_%s_%s", module->name, info->name, verb);
+  if (elem_size && count > (size_t)-1 / elem_size)
+    return cubind__fail(CUBIND_ERROR_SIZE_OVERFLOW,
+                        "%s: %zu elements of %zu bytes overflow size_t", what, count, elem_size);
+  bytes = count * elem_size;
+  if (bytes && !host)
+    return cubind__fail(CUBIND_ERROR_INVALID_VALUE, "%s: the host buffer is NULL", what);
+  status = cubind__driver_ready(what);
+  if (status == CUBIND_SUCCESS) status = cubind__thread_context(what, &ctx, &device);
+  if (status != CUBIND_SUCCESS) return status;
+
+  state = __atomic_load_n((cubind__module_state **)&module->state, __ATOMIC_ACQUIRE);
+  g = state ? &state->globals[(size_t)device * module->num_globals + global_index] : NULL;
+  if (!g || !__atomic_load_n(&g->ptr, __ATOMIC_ACQUIRE) || g->context != ctx) {
+    /* first use on this device: load the module (no kernel), then look the variable up */
+    status = cubind__module_slot(what, module, ctx, device, CUBIND__NO_KERNEL, NULL);
+    if (status != CUBIND_SUCCESS) return status;
+    state = __atomic_load_n((cubind__module_state **)&module->state, __ATOMIC_ACQUIRE);
+    g = &state->globals[(size_t)device * module->num_globals + global_index];
+    pthread_mutex_lock(&state->lock);
+    if (!__atomic_load_n(&g->ptr, __ATOMIC_ACQUIRE))
+      status = lookup_global(what, module, device, &state->slots[device], global_index, g);
+    pthread_mutex_unlock(&state->lock);
+    if (status != CUBIND_SUCCESS) return status;
+  }
+  if (bytes > g->bytes)
+    return cubind__fail(CUBIND_ERROR_INVALID_VALUE,
+                        "%s: %zu elements of %zu bytes (%zu bytes) do not fit in variable '%s' "
+                        "of module %s (%zu bytes)",
+                        what, count, elem_size, bytes, info->name, module->name, g->bytes);
+  if (!bytes) return CUBIND_SUCCESS;
+  if (direction == CUBIND_COPY_TO_DEVICE)
+    r = cubind__drv.cuMemcpyHtoD(g->ptr, host, bytes);
+  else
+    r = cubind__drv.cuMemcpyDtoH(host, g->ptr, bytes);
+  if (r != CUDA_SUCCESS)
+    return cubind__fail_cuda(r, CUBIND_ERROR_MEMCPY, "%s: %s of %zu bytes failed", what,
+                             direction == CUBIND_COPY_TO_DEVICE ? "cuMemcpyHtoD" : "cuMemcpyDtoH",
+                             bytes);
   return CUBIND_SUCCESS;
 }

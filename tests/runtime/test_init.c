@@ -127,7 +127,7 @@ static void body_old_driver_module_path(void) {
                                    kernels,
                                    1,
                                    NULL,
-                                   NULL};
+                                   NULL, NULL, 0};
   static const cubind_kernel_info missing[] = {{"gone", "gone", params, 2}};
   static cubind_module gone = {CUBIND_ABI_VERSION,
                                "gone",
@@ -136,7 +136,7 @@ static void body_old_driver_module_path(void) {
                                missing,
                                1,
                                NULL,
-                               NULL};
+                               NULL, NULL, 0};
   float a[100];
   float *dev = NULL;
   int i, n = 0;

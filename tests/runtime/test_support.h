@@ -65,7 +65,7 @@ static cubind_module vec_module = {CUBIND_ABI_VERSION,
                                    vec_kernels,
                                    3,
                                    NULL,
-                                   NULL};
+                                   NULL, NULL, 0};
 
 static __attribute__((unused)) cubind_status doublify_launch(const cubind_config *cfg, float *a,
                                                              int n) {

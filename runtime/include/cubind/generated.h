@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever the structures or functions below change shape or meaning. */
-#define CUBIND_ABI_VERSION 1
+#define CUBIND_ABI_VERSION 2 /* 2: cubind_module.globals, cubind_module_global_copy */
 
 /* How `<kernel>_call` moves a host buffer (from the CUBIND_IN/OUT/INOUT annotations). */
 typedef enum cubind_direction {
@@ -43,6 +43,18 @@ typedef struct cubind_kernel_info {
   unsigned num_params;
 } cubind_kernel_info;
 
+/* One __constant__ or __device__ variable of a module. */
+typedef struct cubind_global_info {
+  const char *name;   /* the C-facing name: "coeffs" (used in messages) */
+  const char *symbol; /* its symbol in the cubin (mangled in a namespace) */
+} cubind_global_info;
+
+/* Which way cubind_module_global_copy copies. */
+typedef enum cubind_copy_direction {
+  CUBIND_COPY_TO_DEVICE = 1,  /* host -> the variable */
+  CUBIND_COPY_FROM_DEVICE = 2 /* the variable -> host */
+} cubind_copy_direction;
+
 /* One .cu file's fatbin and kernels. Defined (non-const, static storage) by generated code. */
 typedef struct cubind_module {
   unsigned abi_version;        /* CUBIND_ABI_VERSION of the generator that wrote it */
@@ -54,6 +66,8 @@ typedef struct cubind_module {
   unsigned num_kernels;
   void *state;                 /* runtime-owned; NULL until first load; never touch */
   struct cubind_module *next;  /* runtime-owned registry link; NULL initially */
+  const cubind_global_info *globals; /* its __constant__ / __device__ variables (ABI 2) */
+  unsigned num_globals;
 } cubind_module;
 
 /* One host buffer handled by `<kernel>_call`. */
@@ -94,6 +108,18 @@ cubind_status cubind_module_launch(cubind_module *module, unsigned kernel_index,
 cubind_status cubind_module_call(cubind_module *module, unsigned kernel_index,
                                  const cubind_config *cfg, void **args,
                                  const cubind_host_arg *host_args, unsigned num_host_args);
+
+/*
+ * cubind_module_global_copy: copies count * elem_size bytes between `host` and the start of
+ * variable `global_index` of `module` on the calling thread's device, synchronously (ordered
+ * after the work of the legacy default stream, like cudaMemcpyToSymbol). The first use on a
+ * device loads the module there and looks the variable up (cuLibraryGetGlobal or
+ * cuModuleGetGlobal); later uses take no lock. More bytes than the variable holds fail with
+ * CUBIND_ERROR_INVALID_VALUE naming the variable and both sizes; count 0 copies nothing.
+ */
+cubind_status cubind_module_global_copy(cubind_module *module, unsigned global_index, void *host,
+                                        size_t count, size_t elem_size,
+                                        cubind_copy_direction direction);
 
 #ifdef __cplusplus
 }

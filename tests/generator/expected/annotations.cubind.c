@@ -2,8 +2,8 @@
 #include "annotations.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 1
-#error "annotations.cubind.c was generated for cubind ABI 1: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 2
+#error "annotations.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into annotations.fatbin.c. */
@@ -51,8 +51,8 @@ static const cubind_kernel_info annotations_kernels[] = {
 };
 
 static cubind_module annotations_module = {
-    1, "annotations", cubind_fatbin_annotations, &cubind_fatbin_annotations_size,
-    annotations_kernels, 5, NULL, NULL};
+    2, "annotations", cubind_fatbin_annotations, &cubind_fatbin_annotations_size,
+    annotations_kernels, 5, NULL, NULL, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

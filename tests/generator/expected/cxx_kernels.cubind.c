@@ -2,8 +2,8 @@
 #include "cxx_kernels.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 1
-#error "cxx_kernels.cubind.c was generated for cubind ABI 1: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 2
+#error "cxx_kernels.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into cxx_kernels.fatbin.c. */
@@ -41,8 +41,8 @@ static const cubind_kernel_info cxx_kernels_kernels[] = {
 };
 
 static cubind_module cxx_kernels_module = {
-    1, "cxx_kernels", cubind_fatbin_cxx_kernels, &cubind_fatbin_cxx_kernels_size,
-    cxx_kernels_kernels, 7, NULL, NULL};
+    2, "cxx_kernels", cubind_fatbin_cxx_kernels, &cubind_fatbin_cxx_kernels_size,
+    cxx_kernels_kernels, 7, NULL, NULL, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

@@ -2,8 +2,8 @@
 #include "doc_comments.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 1
-#error "doc_comments.cubind.c was generated for cubind ABI 1: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 2
+#error "doc_comments.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into doc_comments.fatbin.c. */
@@ -36,8 +36,8 @@ static const cubind_kernel_info doc_comments_kernels[] = {
 };
 
 static cubind_module doc_comments_module = {
-    1, "doc_comments", cubind_fatbin_doc_comments, &cubind_fatbin_doc_comments_size,
-    doc_comments_kernels, 6, NULL, NULL};
+    2, "doc_comments", cubind_fatbin_doc_comments, &cubind_fatbin_doc_comments_size,
+    doc_comments_kernels, 6, NULL, NULL, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

@@ -2,8 +2,8 @@
 #include "doublify.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 1
-#error "doublify.cubind.c was generated for cubind ABI 1: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 2
+#error "doublify.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into doublify.fatbin.c. */
@@ -26,8 +26,8 @@ static const cubind_kernel_info doublify_kernels[] = {
 };
 
 static cubind_module doublify_module = {
-    1, "doublify", cubind_fatbin_doublify, &cubind_fatbin_doublify_size,
-    doublify_kernels, 1, NULL, NULL};
+    2, "doublify", cubind_fatbin_doublify, &cubind_fatbin_doublify_size,
+    doublify_kernels, 1, NULL, NULL, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

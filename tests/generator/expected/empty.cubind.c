@@ -2,8 +2,8 @@
 #include "empty.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 1
-#error "empty.cubind.c was generated for cubind ABI 1: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 2
+#error "empty.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into empty.fatbin.c. */
@@ -22,8 +22,8 @@ extern const size_t cubind_fatbin_empty_size;
 /* {C name, cubin symbol, parameters, number of parameters} */
 
 static cubind_module empty_module = {
-    1, "empty", cubind_fatbin_empty, &cubind_fatbin_empty_size,
-    NULL, 0, NULL, NULL};
+    2, "empty", cubind_fatbin_empty, &cubind_fatbin_empty_size,
+    NULL, 0, NULL, NULL, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

@@ -2,8 +2,8 @@
 #include "half.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 1
-#error "half.cubind.c was generated for cubind ABI 1: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 2
+#error "half.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into half.fatbin.c. */
@@ -35,8 +35,8 @@ static const cubind_kernel_info half_kernels[] = {
 };
 
 static cubind_module half_module = {
-    1, "half", cubind_fatbin_half, &cubind_fatbin_half_size,
-    half_kernels, 3, NULL, NULL};
+    2, "half", cubind_fatbin_half, &cubind_fatbin_half_size,
+    half_kernels, 3, NULL, NULL, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

@@ -2,8 +2,8 @@
 #include "namespaces.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 1
-#error "namespaces.cubind.c was generated for cubind ABI 1: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 2
+#error "namespaces.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into namespaces.fatbin.c. */
@@ -34,8 +34,8 @@ static const cubind_kernel_info namespaces_kernels[] = {
 };
 
 static cubind_module namespaces_module = {
-    1, "namespaces", cubind_fatbin_namespaces, &cubind_fatbin_namespaces_size,
-    namespaces_kernels, 5, NULL, NULL};
+    2, "namespaces", cubind_fatbin_namespaces, &cubind_fatbin_namespaces_size,
+    namespaces_kernels, 5, NULL, NULL, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

@@ -2,8 +2,8 @@
 #include "pointers.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 1
-#error "pointers.cubind.c was generated for cubind ABI 1: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 2
+#error "pointers.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into pointers.fatbin.c. */
@@ -42,8 +42,8 @@ static const cubind_kernel_info pointers_kernels[] = {
 };
 
 static cubind_module pointers_module = {
-    1, "pointers", cubind_fatbin_pointers, &cubind_fatbin_pointers_size,
-    pointers_kernels, 5, NULL, NULL};
+    2, "pointers", cubind_fatbin_pointers, &cubind_fatbin_pointers_size,
+    pointers_kernels, 5, NULL, NULL, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

@@ -2,8 +2,8 @@
 #include "scalars.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 1
-#error "scalars.cubind.c was generated for cubind ABI 1: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 2
+#error "scalars.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into scalars.fatbin.c. */
@@ -71,8 +71,8 @@ static const cubind_kernel_info scalars_kernels[] = {
 };
 
 static cubind_module scalars_module = {
-    1, "scalars", cubind_fatbin_scalars, &cubind_fatbin_scalars_size,
-    scalars_kernels, 4, NULL, NULL};
+    2, "scalars", cubind_fatbin_scalars, &cubind_fatbin_scalars_size,
+    scalars_kernels, 4, NULL, NULL, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

@@ -2,8 +2,8 @@
 #include "structs.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 1
-#error "structs.cubind.c was generated for cubind ABI 1: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 2
+#error "structs.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into structs.fatbin.c. */
@@ -68,8 +68,8 @@ static const cubind_kernel_info structs_kernels[] = {
 };
 
 static cubind_module structs_module = {
-    1, "structs", cubind_fatbin_structs, &cubind_fatbin_structs_size,
-    structs_kernels, 2, NULL, NULL};
+    2, "structs", cubind_fatbin_structs, &cubind_fatbin_structs_size,
+    structs_kernels, 2, NULL, NULL, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

@@ -2,8 +2,8 @@
 #include "structs_header.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 1
-#error "structs_header.cubind.c was generated for cubind ABI 1: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 2
+#error "structs_header.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into structs_header.fatbin.c. */
@@ -53,8 +53,8 @@ static const cubind_kernel_info structs_header_kernels[] = {
 };
 
 static cubind_module structs_header_module = {
-    1, "structs_header", cubind_fatbin_structs_header, &cubind_fatbin_structs_header_size,
-    structs_header_kernels, 1, NULL, NULL};
+    2, "structs_header", cubind_fatbin_structs_header, &cubind_fatbin_structs_header_size,
+    structs_header_kernels, 1, NULL, NULL, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

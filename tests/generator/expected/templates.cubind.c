@@ -2,8 +2,8 @@
 #include "templates.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 1
-#error "templates.cubind.c was generated for cubind ABI 1: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 2
+#error "templates.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into templates.fatbin.c. */
@@ -40,8 +40,8 @@ static const cubind_kernel_info templates_kernels[] = {
 };
 
 static cubind_module templates_module = {
-    1, "templates", cubind_fatbin_templates, &cubind_fatbin_templates_size,
-    templates_kernels, 8, NULL, NULL};
+    2, "templates", cubind_fatbin_templates, &cubind_fatbin_templates_size,
+    templates_kernels, 8, NULL, NULL, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

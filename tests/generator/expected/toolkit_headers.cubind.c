@@ -2,8 +2,8 @@
 #include "toolkit_headers.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 1
-#error "toolkit_headers.cubind.c was generated for cubind ABI 1: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 2
+#error "toolkit_headers.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into toolkit_headers.fatbin.c. */
@@ -28,8 +28,8 @@ static const cubind_kernel_info toolkit_headers_kernels[] = {
 };
 
 static cubind_module toolkit_headers_module = {
-    1, "toolkit_headers", cubind_fatbin_toolkit_headers, &cubind_fatbin_toolkit_headers_size,
-    toolkit_headers_kernels, 2, NULL, NULL};
+    2, "toolkit_headers", cubind_fatbin_toolkit_headers, &cubind_fatbin_toolkit_headers_size,
+    toolkit_headers_kernels, 2, NULL, NULL, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

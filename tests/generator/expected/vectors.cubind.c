@@ -2,8 +2,8 @@
 #include "vectors.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 1
-#error "vectors.cubind.c was generated for cubind ABI 1: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 2
+#error "vectors.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into vectors.fatbin.c. */
@@ -49,8 +49,8 @@ static const cubind_kernel_info vectors_kernels[] = {
 };
 
 static cubind_module vectors_module = {
-    1, "vectors", cubind_fatbin_vectors, &cubind_fatbin_vectors_size,
-    vectors_kernels, 3, NULL, NULL};
+    2, "vectors", cubind_fatbin_vectors, &cubind_fatbin_vectors_size,
+    vectors_kernels, 3, NULL, NULL, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

@@ -1,0 +1,18 @@
+// __constant__ and __device__ variables set and read through the generated copy functions
+// (globals_poly_coeffs_to_device, globals_evaluated_from_device, ...).
+#include <cubind/annotations.h>
+
+__constant__ double poly_coeffs[8];
+__device__ unsigned int evaluated;
+
+/** y[i] = sum_k poly_coeffs[k] * x[i]^k (Horner); adds 1 to `evaluated` per element. */
+extern "C" __global__ void poly_eval(CUBIND_IN_N(n) const double *x, CUBIND_OUT_N(n) double *y,
+                                     int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  double acc = poly_coeffs[7];
+  for (int k = 6; k >= 0; k--) /* explicit roundings: no FMA, so the CPU matches exactly */
+    acc = __dadd_rn(__dmul_rn(acc, x[i]), poly_coeffs[k]);
+  y[i] = acc;
+  atomicAdd(&evaluated, 1u);
+}
