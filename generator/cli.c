@@ -33,6 +33,7 @@ void cubind_cli_usage(FILE *out) {
       "                      $CUBIND_GEN_CACHE_DIR, else $XDG_CACHE_HOME/cubind-gen, else\n"
       "                      ~/.cache/cubind-gen); saves ~0.35 s per run\n"
       "  --no-cache          parse everything every time\n"
+      "  --no-line-directives  no #line directives pointing the stubs at the .cu file\n"
       "  --embed-fatbin FILE embed FILE (a fatbin) instead of generating stubs\n"
       "  --help              print this help and exit\n"
       "  --version           print the version and exit\n"
@@ -126,6 +127,8 @@ int cubind_cli_parse(int argc, char **argv, cubind_cli *cli) {
       cli->cache_dir = value;
     } else if (strcmp(arg, "--no-cache") == 0) {
       cli->no_cache = 1;
+    } else if (strcmp(arg, "--no-line-directives") == 0) {
+      cli->no_line_directives = 1;
     } else if ((value = option_value(argc, argv, &i, "--embed-fatbin", 0, &missing))) {
       if (cli->input)
         return usage_error("more than one input file", value);

@@ -14,6 +14,7 @@ typedef struct cubind_cli {
   const char *depfile;      /* --depfile */
   const char *cache_dir;    /* --cache-dir; NULL: the default (see main.c) */
   int no_cache;             /* --no-cache */
+  int no_line_directives;   /* --no-line-directives */
   int embed_fatbin;         /* --embed-fatbin FILE: input is a fatbin to embed */
   const char *std;          /* -std=...; "-std=c++17" by default */
   cubind_strlist clang_args; /* -I, -isystem, -D, -U, in order, as clang arguments */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fs.h"
 #include "util.h"
 
 #ifndef CUBIND_GEN_VERSION
@@ -198,6 +199,11 @@ static void append_variable_decls(cubind_buf *out, const cubind_model *model) {
   }
 }
 
+static void append_line_directive(cubind_buf *out, const cubind_model *model,
+                                  const cubind_location *location);
+static void append_line_restore(cubind_buf *out, const cubind_model *model,
+                                const cubind_location *location);
+
 /* Definitions of the copy functions of each variable. */
 static void append_variable_stubs(cubind_buf *out, const cubind_model *model) {
   size_t k;
@@ -206,6 +212,7 @@ static void append_variable_stubs(cubind_buf *out, const cubind_model *model) {
     const cubind_variable *variable = &model->variables[k];
     for (to_device = 1; to_device >= 0; to_device--) {
       cubind_buf_puts(out, "\n");
+      append_line_directive(out, model, &variable->location);
       append_variable_signature(out, model, variable, to_device);
       cubind_buf_printf(out,
                         " {\n  return cubind_module_global_copy(&%s_module, %u, (void *)%s, "
@@ -213,6 +220,7 @@ static void append_variable_stubs(cubind_buf *out, const cubind_model *model) {
                         model->module_name, (unsigned)k, to_device ? "src" : "dst",
                         variable->elem_type,
                         to_device ? "CUBIND_COPY_TO_DEVICE" : "CUBIND_COPY_FROM_DEVICE");
+      append_line_restore(out, model, &variable->location);
     }
   }
 }
@@ -369,6 +377,50 @@ static void append_args(cubind_buf *out, const cubind_kernel *kernel) {
   cubind_buf_puts(out, "};\n");
 }
 
+/* Stands for "#line <next line> "<this file>"", filled in by restore_line_directives(). */
+static const char line_restore_mark[] = "#line @@CUBIND_RESTORE@@\n";
+
+/*
+ * With line directives on: "#line <kernel's line> "<stem>.cu"" before a kernel's stubs (the .cu
+ * by its basename, so outputs do not depend on paths), so that compiler messages about them
+ * point at the kernel; the return to this file's own numbering follows them.
+ */
+static void append_line_directive(cubind_buf *out, const cubind_model *model,
+                                  const cubind_location *location) {
+  if (!model->line_directives || !location->line)
+    return;
+  cubind_buf_printf(out, "#line %u \"%s\"\n", location->line,
+                    location->file ? cubind_basename(location->file) : model->source_name);
+}
+
+static void append_line_restore(cubind_buf *out, const cubind_model *model,
+                                const cubind_location *location) {
+  if (model->line_directives && location->line)
+    cubind_buf_puts(out, line_restore_mark);
+}
+
+/* Replaces each restore mark in the filled source with the line it stands on + 1. */
+static void restore_line_directives(cubind_buf *out, const char *output_name) {
+  cubind_buf fixed = {0};
+  const char *at = out->data, *line_start;
+  unsigned line = 1;
+  if (!out->data || !strstr(out->data, line_restore_mark))
+    return;
+  cubind_buf_puts(&fixed, "");
+  for (line_start = at; *line_start; line++) {
+    const char *end = strchr(line_start, '\n');
+    size_t length = end ? (size_t)(end - line_start + 1) : strlen(line_start);
+    if (length == sizeof line_restore_mark - 1 &&
+        strncmp(line_start, line_restore_mark, length) == 0)
+      cubind_buf_printf(&fixed, "#line %u \"%s\"\n", line + 1, output_name);
+    else
+      cubind_buf_append(&fixed, line_start, length);
+    line_start += length;
+  }
+  cubind_buf_free(out);
+  *out = fixed;
+}
+
 /* The <kernel>_launch and <kernel>_call definitions. */
 static void append_stubs(cubind_buf *out, const cubind_model *model, size_t index) {
   const cubind_kernel *kernel = &model->kernels[index];
@@ -376,6 +428,7 @@ static void append_stubs(cubind_buf *out, const cubind_model *model, size_t inde
   unsigned num_host = 0, i;
   for (i = 0; i < kernel->num_params; i++)
     num_host += kernel->params[i].direction != CUBIND_PARAM_DEVICE;
+  append_line_directive(out, model, &kernel->location);
 
   append_signature(out, kernel, 0, 1);
   cubind_buf_puts(out, " {\n");
@@ -413,6 +466,7 @@ static void append_stubs(cubind_buf *out, const cubind_model *model, size_t inde
     cubind_buf_printf(out, "  return cubind_module_call(&%s_module, %u, cfg, %s, NULL, 0);\n}\n",
                       model->module_name, (unsigned)index, args);
   }
+  append_line_restore(out, model, &kernel->location);
 }
 
 /* cubind_emit_source: see emit.h. */
@@ -485,6 +539,8 @@ int cubind_emit_source(const cubind_model *model, cubind_buf *out) {
     markers[9].name = "STUBS", markers[9].value = stubs.data;
     status = fill_template("cubind_stubs.c", cubind_template_stubs_c, markers, 14, out);
   }
+  if (status == 0)
+    restore_line_directives(out, output_name);
   cubind_buf_free(&checks);
   cubind_buf_free(&global_table);
   free(globals_ref);

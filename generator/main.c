@@ -144,6 +144,7 @@ static int generate(const cubind_cli *cli) {
     }
   }
   model.source_name = cubind_xstrdup(cubind_basename(cli->input));
+  model.line_directives = !cli->no_line_directives;
   name = strrchr(model.source_name, '.');
   model.file_stem = name && name != model.source_name
                         ? cubind_xstrndup(model.source_name, (size_t)(name - model.source_name))

@@ -125,6 +125,7 @@ typedef struct cubind_model {
   cubind_struct *structs;   /* records passed by value, in dependency order */
   size_t num_structs;
   cubind_strlist includes;  /* headers the generated header includes, as "name.h" (no quotes) */
+  int line_directives;      /* emit #line directives pointing each stub at the .cu */
   cubind_variable *variables; /* __constant__ / __device__ variables, in source order */
   size_t num_variables;
 } cubind_model;

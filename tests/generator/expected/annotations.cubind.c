@@ -61,6 +61,7 @@ __attribute__((constructor)) static void annotations_register(void) {
 }
 #endif
 
+#line 4 "annotations.cu"
 cubind_status directions_launch(const cubind_config *cfg, const float *in, float *out, int *io,
     float *device_only) {
   void *cubind_args[4] = {&in, &out, &io, &device_only};
@@ -76,7 +77,9 @@ cubind_status directions_call(const cubind_config *cfg, const float *in, size_t 
       {2, CUBIND_DIRECTION_INOUT, (void *)io, io_count, sizeof(int)}};
   return cubind_module_call(&annotations_module, 0, cfg, cubind_args, cubind_host_args, 3);
 }
+#line 81 "annotations.cubind.c"
 
+#line 10 "annotations.cu"
 cubind_status counted_launch(const cubind_config *cfg, const float *in, float *out, char *io, int n,
     unsigned int rows) {
   void *cubind_args[5] = {&in, &out, &io, &n, &rows};
@@ -92,7 +95,9 @@ cubind_status counted_call(const cubind_config *cfg, const float *in, float *out
       {2, CUBIND_DIRECTION_INOUT, (void *)io, (size_t)(sizeof(float) * (rows + 1) / 4), sizeof(char)}};
   return cubind_module_call(&annotations_module, 1, cfg, cubind_args, cubind_host_args, 3);
 }
+#line 99 "annotations.cubind.c"
 
+#line 16 "annotations.cu"
 cubind_status mixed_launch(const cubind_config *cfg, float *device, const double *counted_in,
     double *sized_out, size_t count, float scale) {
   void *cubind_args[5] = {&device, &counted_in, &sized_out, &count, &scale};
@@ -107,7 +112,9 @@ cubind_status mixed_call(const cubind_config *cfg, float *device, const double *
       {2, CUBIND_DIRECTION_OUT, (void *)sized_out, sized_out_count, sizeof(double)}};
   return cubind_module_call(&annotations_module, 2, cfg, cubind_args, cubind_host_args, 2);
 }
+#line 116 "annotations.cubind.c"
 
+#line 22 "annotations.cu"
 cubind_status none_annotated_launch(const cubind_config *cfg, float *device, int n) {
   void *cubind_args[2] = {&device, &n};
   return cubind_module_launch(&annotations_module, 3, cfg, cubind_args);
@@ -117,7 +124,9 @@ cubind_status none_annotated_call(const cubind_config *cfg, float *device, int n
   void *cubind_args[2] = {&device, &n};
   return cubind_module_call(&annotations_module, 3, cfg, cubind_args, NULL, 0);
 }
+#line 128 "annotations.cubind.c"
 
+#line 25 "annotations.cu"
 cubind_status after_type_launch(const cubind_config *cfg, const float *in, float *out, int n) {
   void *cubind_args[3] = {&in, &out, &n};
   return cubind_module_launch(&annotations_module, 4, cfg, cubind_args);
@@ -131,3 +140,4 @@ cubind_status after_type_call(const cubind_config *cfg, const float *in, float *
       {1, CUBIND_DIRECTION_OUT, (void *)out, out_count, sizeof(float)}};
   return cubind_module_call(&annotations_module, 4, cfg, cubind_args, cubind_host_args, 2);
 }
+#line 144 "annotations.cubind.c"

@@ -51,6 +51,7 @@ __attribute__((constructor)) static void cxx_kernels_register(void) {
 }
 #endif
 
+#line 5 "cxx_kernels.cu"
 cubind_status c_fill_launch(const cubind_config *cfg, int *out, int value) {
   void *cubind_args[2] = {&out, &value};
   return cubind_module_launch(&cxx_kernels_module, 0, cfg, cubind_args);
@@ -60,7 +61,9 @@ cubind_status c_fill_call(const cubind_config *cfg, int *out, int value) {
   void *cubind_args[2] = {&out, &value};
   return cubind_module_call(&cxx_kernels_module, 0, cfg, cubind_args, NULL, 0);
 }
+#line 65 "cxx_kernels.cubind.c"
 
+#line 6 "cxx_kernels.cu"
 cubind_status c_nothing_launch(const cubind_config *cfg) {
   return cubind_module_launch(&cxx_kernels_module, 1, cfg, NULL);
 }
@@ -68,7 +71,9 @@ cubind_status c_nothing_launch(const cubind_config *cfg) {
 cubind_status c_nothing_call(const cubind_config *cfg) {
   return cubind_module_call(&cxx_kernels_module, 1, cfg, NULL, NULL, 0);
 }
+#line 75 "cxx_kernels.cubind.c"
 
+#line 9 "cxx_kernels.cu"
 cubind_status c_single_launch(const cubind_config *cfg, float *x) {
   void *cubind_args[1] = {&x};
   return cubind_module_launch(&cxx_kernels_module, 2, cfg, cubind_args);
@@ -78,7 +83,9 @@ cubind_status c_single_call(const cubind_config *cfg, float *x) {
   void *cubind_args[1] = {&x};
   return cubind_module_call(&cxx_kernels_module, 2, cfg, cubind_args, NULL, 0);
 }
+#line 87 "cxx_kernels.cubind.c"
 
+#line 15 "cxx_kernels.cu"
 cubind_status cxx_axpy_launch(const cubind_config *cfg, float a, const float *x, float *y, int n) {
   void *cubind_args[4] = {&a, &x, &y, &n};
   return cubind_module_launch(&cxx_kernels_module, 3, cfg, cubind_args);
@@ -88,7 +95,9 @@ cubind_status cxx_axpy_call(const cubind_config *cfg, float a, const float *x, f
   void *cubind_args[4] = {&a, &x, &y, &n};
   return cubind_module_call(&cxx_kernels_module, 3, cfg, cubind_args, NULL, 0);
 }
+#line 99 "cxx_kernels.cubind.c"
 
+#line 21 "cxx_kernels.cu"
 cubind_status cxx_unnamed_launch(const cubind_config *cfg, int *out, int cubind_arg1) {
   void *cubind_args[2] = {&out, &cubind_arg1};
   return cubind_module_launch(&cxx_kernels_module, 4, cfg, cubind_args);
@@ -98,7 +107,9 @@ cubind_status cxx_unnamed_call(const cubind_config *cfg, int *out, int cubind_ar
   void *cubind_args[2] = {&out, &cubind_arg1};
   return cubind_module_call(&cxx_kernels_module, 4, cfg, cubind_args, NULL, 0);
 }
+#line 111 "cxx_kernels.cubind.c"
 
+#line 23 "cxx_kernels.cu"
 cubind_status cxx_no_params_launch(const cubind_config *cfg) {
   return cubind_module_launch(&cxx_kernels_module, 5, cfg, NULL);
 }
@@ -106,7 +117,9 @@ cubind_status cxx_no_params_launch(const cubind_config *cfg) {
 cubind_status cxx_no_params_call(const cubind_config *cfg) {
   return cubind_module_call(&cxx_kernels_module, 5, cfg, NULL, NULL, 0);
 }
+#line 121 "cxx_kernels.cubind.c"
 
+#line 29 "cxx_kernels.cu"
 cubind_status cxx_pairs_launch(const cubind_config *cfg, const void *pairs, int *sums, int n) {
   void *cubind_args[3] = {&pairs, &sums, &n};
   return cubind_module_launch(&cxx_kernels_module, 6, cfg, cubind_args);
@@ -119,3 +132,4 @@ cubind_status cxx_pairs_call(const cubind_config *cfg, const void *pairs, int *s
       {1, CUBIND_DIRECTION_OUT, (void *)sums, (size_t)(n), sizeof(int)}};
   return cubind_module_call(&cxx_kernels_module, 6, cfg, cubind_args, cubind_host_args, 2);
 }
+#line 136 "cxx_kernels.cubind.c"

@@ -46,6 +46,7 @@ __attribute__((constructor)) static void doc_comments_register(void) {
 }
 #endif
 
+#line 4 "doc_comments.cu"
 cubind_status one_line_launch(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_launch(&doc_comments_module, 0, cfg, cubind_args);
@@ -55,7 +56,9 @@ cubind_status one_line_call(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_call(&doc_comments_module, 0, cfg, cubind_args, NULL, 0);
 }
+#line 60 "doc_comments.cubind.c"
 
+#line 11 "doc_comments.cu"
 cubind_status several_lines_launch(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_launch(&doc_comments_module, 1, cfg, cubind_args);
@@ -65,7 +68,9 @@ cubind_status several_lines_call(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_call(&doc_comments_module, 1, cfg, cubind_args, NULL, 0);
 }
+#line 72 "doc_comments.cubind.c"
 
+#line 15 "doc_comments.cu"
 cubind_status triple_slash_launch(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_launch(&doc_comments_module, 2, cfg, cubind_args);
@@ -75,7 +80,9 @@ cubind_status triple_slash_call(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_call(&doc_comments_module, 2, cfg, cubind_args, NULL, 0);
 }
+#line 84 "doc_comments.cubind.c"
 
+#line 21 "doc_comments.cu"
 cubind_status indented_doc_launch(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_launch(&doc_comments_module, 3, cfg, cubind_args);
@@ -85,7 +92,9 @@ cubind_status indented_doc_call(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_call(&doc_comments_module, 3, cfg, cubind_args, NULL, 0);
 }
+#line 96 "doc_comments.cubind.c"
 
+#line 25 "doc_comments.cu"
 cubind_status plain_comment_launch(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_launch(&doc_comments_module, 4, cfg, cubind_args);
@@ -95,7 +104,9 @@ cubind_status plain_comment_call(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_call(&doc_comments_module, 4, cfg, cubind_args, NULL, 0);
 }
+#line 108 "doc_comments.cubind.c"
 
+#line 27 "doc_comments.cu"
 cubind_status no_comment_launch(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_launch(&doc_comments_module, 5, cfg, cubind_args);
@@ -105,3 +116,4 @@ cubind_status no_comment_call(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_call(&doc_comments_module, 5, cfg, cubind_args, NULL, 0);
 }
+#line 120 "doc_comments.cubind.c"

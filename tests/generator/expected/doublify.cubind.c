@@ -36,6 +36,7 @@ __attribute__((constructor)) static void doublify_register(void) {
 }
 #endif
 
+#line 5 "doublify.cu"
 cubind_status doublify_launch(const cubind_config *cfg, float *a, int n) {
   void *cubind_args[2] = {&a, &n};
   return cubind_module_launch(&doublify_module, 0, cfg, cubind_args);
@@ -47,3 +48,4 @@ cubind_status doublify_call(const cubind_config *cfg, float *a, int n) {
       {0, CUBIND_DIRECTION_INOUT, (void *)a, (size_t)(n), sizeof(float)}};
   return cubind_module_call(&doublify_module, 0, cfg, cubind_args, cubind_host_args, 1);
 }
+#line 52 "doublify.cubind.c"

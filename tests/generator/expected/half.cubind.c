@@ -45,6 +45,7 @@ __attribute__((constructor)) static void half_register(void) {
 }
 #endif
 
+#line 6 "half.cu"
 cubind_status half_scale_launch(const cubind_config *cfg, cubind_half *x, cubind_half s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   return cubind_module_launch(&half_module, 0, cfg, cubind_args);
@@ -56,7 +57,9 @@ cubind_status half_scale_call(const cubind_config *cfg, cubind_half *x, cubind_h
       {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(cubind_half)}};
   return cubind_module_call(&half_module, 0, cfg, cubind_args, cubind_host_args, 1);
 }
+#line 61 "half.cubind.c"
 
+#line 12 "half.cu"
 cubind_status bf16_scale_launch(const cubind_config *cfg, cubind_bfloat16 *x, cubind_bfloat16 s,
     const cubind_bfloat16 *y, cubind_half h) {
   void *cubind_args[4] = {&x, &s, &y, &h};
@@ -68,7 +71,9 @@ cubind_status bf16_scale_call(const cubind_config *cfg, cubind_bfloat16 *x, cubi
   void *cubind_args[4] = {&x, &s, &y, &h};
   return cubind_module_call(&half_module, 1, cfg, cubind_args, NULL, 0);
 }
+#line 75 "half.cubind.c"
 
+#line 17 "half.cu"
 cubind_status half_pointers_launch(const cubind_config *cfg, const cubind_half *in,
     cubind_bfloat16 *out) {
   void *cubind_args[2] = {&in, &out};
@@ -82,3 +87,4 @@ cubind_status half_pointers_call(const cubind_config *cfg, const cubind_half *in
       {1, CUBIND_DIRECTION_OUT, (void *)out, out_count, sizeof(cubind_bfloat16)}};
   return cubind_module_call(&half_module, 2, cfg, cubind_args, cubind_host_args, 1);
 }
+#line 91 "half.cubind.c"

@@ -44,6 +44,7 @@ __attribute__((constructor)) static void namespaces_register(void) {
 }
 #endif
 
+#line 3 "namespaces.cu"
 cubind_status in_alpha_launch(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_launch(&namespaces_module, 0, cfg, cubind_args);
@@ -53,7 +54,9 @@ cubind_status in_alpha_call(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_call(&namespaces_module, 0, cfg, cubind_args, NULL, 0);
 }
+#line 58 "namespaces.cubind.c"
 
+#line 7 "namespaces.cu"
 cubind_status in_beta_launch(const cubind_config *cfg, int *p, long n) {
   void *cubind_args[2] = {&p, &n};
   return cubind_module_launch(&namespaces_module, 1, cfg, cubind_args);
@@ -63,7 +66,9 @@ cubind_status in_beta_call(const cubind_config *cfg, int *p, long n) {
   void *cubind_args[2] = {&p, &n};
   return cubind_module_call(&namespaces_module, 1, cfg, cubind_args, NULL, 0);
 }
+#line 70 "namespaces.cubind.c"
 
+#line 12 "namespaces.cu"
 cubind_status in_delta_launch(const cubind_config *cfg, double *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_launch(&namespaces_module, 2, cfg, cubind_args);
@@ -73,7 +78,9 @@ cubind_status in_delta_call(const cubind_config *cfg, double *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_call(&namespaces_module, 2, cfg, cubind_args, NULL, 0);
 }
+#line 82 "namespaces.cubind.c"
 
+#line 16 "namespaces.cu"
 cubind_status in_inline_launch(const cubind_config *cfg, unsigned int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_launch(&namespaces_module, 3, cfg, cubind_args);
@@ -83,7 +90,9 @@ cubind_status in_inline_call(const cubind_config *cfg, unsigned int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_call(&namespaces_module, 3, cfg, cubind_args, NULL, 0);
 }
+#line 94 "namespaces.cubind.c"
 
+#line 20 "namespaces.cu"
 cubind_status c_in_alpha_launch(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_launch(&namespaces_module, 4, cfg, cubind_args);
@@ -93,3 +102,4 @@ cubind_status c_in_alpha_call(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_call(&namespaces_module, 4, cfg, cubind_args, NULL, 0);
 }
+#line 106 "namespaces.cubind.c"

@@ -52,6 +52,7 @@ __attribute__((constructor)) static void pointers_register(void) {
 }
 #endif
 
+#line 7 "pointers.cu"
 cubind_status restrict_ptrs_launch(const cubind_config *cfg, const float *in, float *out,
     const float *both) {
   void *cubind_args[3] = {&in, &out, &both};
@@ -63,7 +64,9 @@ cubind_status restrict_ptrs_call(const cubind_config *cfg, const float *in, floa
   void *cubind_args[3] = {&in, &out, &both};
   return cubind_module_call(&pointers_module, 0, cfg, cubind_args, NULL, 0);
 }
+#line 68 "pointers.cubind.c"
 
+#line 12 "pointers.cu"
 cubind_status void_ptrs_launch(const cubind_config *cfg, void *raw, const void *craw,
     volatile int *flag) {
   void *cubind_args[3] = {&raw, &craw, &flag};
@@ -75,7 +78,9 @@ cubind_status void_ptrs_call(const cubind_config *cfg, void *raw, const void *cr
   void *cubind_args[3] = {&raw, &craw, &flag};
   return cubind_module_call(&pointers_module, 1, cfg, cubind_args, NULL, 0);
 }
+#line 82 "pointers.cubind.c"
 
+#line 16 "pointers.cu"
 cubind_status nested_ptrs_launch(const cubind_config *cfg, float **rows, const float *const *crows,
     float *CUBIND_RESTRICT *rrows) {
   void *cubind_args[3] = {&rows, &crows, &rrows};
@@ -87,7 +92,9 @@ cubind_status nested_ptrs_call(const cubind_config *cfg, float **rows, const flo
   void *cubind_args[3] = {&rows, &crows, &rrows};
   return cubind_module_call(&pointers_module, 2, cfg, cubind_args, NULL, 0);
 }
+#line 96 "pointers.cubind.c"
 
+#line 20 "pointers.cu"
 cubind_status typedef_ptrs_launch(const cubind_config *cfg, float *a, const float *b, float *c) {
   void *cubind_args[3] = {&a, &b, &c};
   return cubind_module_launch(&pointers_module, 3, cfg, cubind_args);
@@ -97,7 +104,9 @@ cubind_status typedef_ptrs_call(const cubind_config *cfg, float *a, const float 
   void *cubind_args[3] = {&a, &b, &c};
   return cubind_module_call(&pointers_module, 3, cfg, cubind_args, NULL, 0);
 }
+#line 108 "pointers.cubind.c"
 
+#line 22 "pointers.cu"
 cubind_status annotated_void_launch(const cubind_config *cfg, const void *data, unsigned int *sum,
     size_t bytes) {
   void *cubind_args[3] = {&data, &sum, &bytes};
@@ -112,3 +121,4 @@ cubind_status annotated_void_call(const cubind_config *cfg, const void *data, un
       {1, CUBIND_DIRECTION_OUT, (void *)sum, sum_count, sizeof(unsigned int)}};
   return cubind_module_call(&pointers_module, 4, cfg, cubind_args, cubind_host_args, 2);
 }
+#line 125 "pointers.cubind.c"

@@ -81,6 +81,7 @@ __attribute__((constructor)) static void scalars_register(void) {
 }
 #endif
 
+#line 8 "scalars.cu"
 cubind_status builtin_ints_launch(const cubind_config *cfg, char c, signed char sc,
     unsigned char uc, short s, unsigned short us, int i, unsigned int u, long l, unsigned long ul,
     long long ll, unsigned long long ull, int *out) {
@@ -94,7 +95,9 @@ cubind_status builtin_ints_call(const cubind_config *cfg, char c, signed char sc
   void *cubind_args[12] = {&c, &sc, &uc, &s, &us, &i, &u, &l, &ul, &ll, &ull, &out};
   return cubind_module_call(&scalars_module, 0, cfg, cubind_args, NULL, 0);
 }
+#line 99 "scalars.cubind.c"
 
+#line 14 "scalars.cu"
 cubind_status fixed_ints_launch(const cubind_config *cfg, int8_t i8, int16_t i16, int32_t i32,
     int64_t i64, uint8_t u8, uint16_t u16, uint32_t u32, uint64_t u64, long si64, intptr_t ip,
     uintptr_t up, int *out) {
@@ -108,7 +111,9 @@ cubind_status fixed_ints_call(const cubind_config *cfg, int8_t i8, int16_t i16, 
   void *cubind_args[12] = {&i8, &i16, &i32, &i64, &u8, &u16, &u32, &u64, &si64, &ip, &up, &out};
   return cubind_module_call(&scalars_module, 1, cfg, cubind_args, NULL, 0);
 }
+#line 115 "scalars.cubind.c"
 
+#line 20 "scalars.cu"
 cubind_status sizes_launch(const cubind_config *cfg, size_t n, size_t sn, ptrdiff_t d, int *out) {
   void *cubind_args[4] = {&n, &sn, &d, &out};
   return cubind_module_launch(&scalars_module, 2, cfg, cubind_args);
@@ -118,7 +123,9 @@ cubind_status sizes_call(const cubind_config *cfg, size_t n, size_t sn, ptrdiff_
   void *cubind_args[4] = {&n, &sn, &d, &out};
   return cubind_module_call(&scalars_module, 2, cfg, cubind_args, NULL, 0);
 }
+#line 127 "scalars.cubind.c"
 
+#line 22 "scalars.cu"
 cubind_status floats_and_bools_launch(const cubind_config *cfg, bool b, float f, double d, int ci,
     unsigned char m, unsigned int col, double *out) {
   void *cubind_args[7] = {&b, &f, &d, &ci, &m, &col, &out};
@@ -130,3 +137,4 @@ cubind_status floats_and_bools_call(const cubind_config *cfg, bool b, float f, d
   void *cubind_args[7] = {&b, &f, &d, &ci, &m, &col, &out};
   return cubind_module_call(&scalars_module, 3, cfg, cubind_args, NULL, 0);
 }
+#line 141 "scalars.cubind.c"

@@ -78,6 +78,7 @@ __attribute__((constructor)) static void structs_register(void) {
 }
 #endif
 
+#line 34 "structs.cu"
 cubind_status with_params_launch(const cubind_config *cfg, params p, float *out, int n) {
   void *cubind_args[3] = {&p, &out, &n};
   return cubind_module_launch(&structs_module, 0, cfg, cubind_args);
@@ -89,7 +90,9 @@ cubind_status with_params_call(const cubind_config *cfg, params p, float *out, i
       {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)(n), sizeof(float)}};
   return cubind_module_call(&structs_module, 0, cfg, cubind_args, cubind_host_args, 1);
 }
+#line 94 "structs.cubind.c"
 
+#line 35 "structs.cu"
 cubind_status with_inner_launch(const cubind_config *cfg, char c, inner i, counted k, bits b) {
   void *cubind_args[4] = {&c, &i, &k, &b};
   return cubind_module_launch(&structs_module, 1, cfg, cubind_args);
@@ -99,3 +102,4 @@ cubind_status with_inner_call(const cubind_config *cfg, char c, inner i, counted
   void *cubind_args[4] = {&c, &i, &k, &b};
   return cubind_module_call(&structs_module, 1, cfg, cubind_args, NULL, 0);
 }
+#line 106 "structs.cubind.c"

@@ -63,6 +63,7 @@ __attribute__((constructor)) static void structs_header_register(void) {
 }
 #endif
 
+#line 6 "structs_header.cu"
 cubind_status apply_launch(const cubind_config *cfg, transform t, struct vec3 extra, float *x,
     int n) {
   void *cubind_args[4] = {&t, &extra, &x, &n};
@@ -75,3 +76,4 @@ cubind_status apply_call(const cubind_config *cfg, transform t, struct vec3 extr
       {2, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(float)}};
   return cubind_module_call(&structs_header_module, 0, cfg, cubind_args, cubind_host_args, 1);
 }
+#line 80 "structs_header.cubind.c"

@@ -50,6 +50,7 @@ __attribute__((constructor)) static void templates_register(void) {
 }
 #endif
 
+#line 21 "templates.cu"
 cubind_status plain_launch(const cubind_config *cfg, float *x) {
   void *cubind_args[1] = {&x};
   return cubind_module_launch(&templates_module, 0, cfg, cubind_args);
@@ -59,7 +60,9 @@ cubind_status plain_call(const cubind_config *cfg, float *x) {
   void *cubind_args[1] = {&x};
   return cubind_module_call(&templates_module, 0, cfg, cubind_args, NULL, 0);
 }
+#line 64 "templates.cubind.c"
 
+#line 9 "templates.cu"
 cubind_status scale_float_launch(const cubind_config *cfg, float *x, float s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   return cubind_module_launch(&templates_module, 1, cfg, cubind_args);
@@ -71,7 +74,9 @@ cubind_status scale_float_call(const cubind_config *cfg, float *x, float s, int 
       {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(float)}};
   return cubind_module_call(&templates_module, 1, cfg, cubind_args, cubind_host_args, 1);
 }
+#line 78 "templates.cubind.c"
 
+#line 10 "templates.cu"
 cubind_status scale_double_launch(const cubind_config *cfg, double *x, double s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   return cubind_module_launch(&templates_module, 2, cfg, cubind_args);
@@ -83,7 +88,9 @@ cubind_status scale_double_call(const cubind_config *cfg, double *x, double s, i
       {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(double)}};
   return cubind_module_call(&templates_module, 2, cfg, cubind_args, cubind_host_args, 1);
 }
+#line 92 "templates.cubind.c"
 
+#line 11 "templates.cu"
 cubind_status scale_int_launch(const cubind_config *cfg, int *x, int s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   return cubind_module_launch(&templates_module, 3, cfg, cubind_args);
@@ -95,7 +102,9 @@ cubind_status scale_int_call(const cubind_config *cfg, int *x, int s, int n) {
       {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(int)}};
   return cubind_module_call(&templates_module, 3, cfg, cubind_args, cubind_host_args, 1);
 }
+#line 106 "templates.cubind.c"
 
+#line 12 "templates.cu"
 cubind_status scale_half_launch(const cubind_config *cfg, cubind_half *x, cubind_half s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   return cubind_module_launch(&templates_module, 4, cfg, cubind_args);
@@ -107,7 +116,9 @@ cubind_status scale_half_call(const cubind_config *cfg, cubind_half *x, cubind_h
       {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(cubind_half)}};
   return cubind_module_call(&templates_module, 4, cfg, cubind_args, cubind_host_args, 1);
 }
+#line 120 "templates.cubind.c"
 
+#line 17 "templates.cu"
 cubind_status fill_unsigned_int_4_launch(const cubind_config *cfg, unsigned int *x) {
   void *cubind_args[1] = {&x};
   return cubind_module_launch(&templates_module, 5, cfg, cubind_args);
@@ -117,7 +128,9 @@ cubind_status fill_unsigned_int_4_call(const cubind_config *cfg, unsigned int *x
   void *cubind_args[1] = {&x};
   return cubind_module_call(&templates_module, 5, cfg, cubind_args, NULL, 0);
 }
+#line 132 "templates.cubind.c"
 
+#line 18 "templates.cu"
 cubind_status fill_float_ptr_minus2_launch(const cubind_config *cfg, float **x) {
   void *cubind_args[1] = {&x};
   return cubind_module_launch(&templates_module, 6, cfg, cubind_args);
@@ -127,7 +140,9 @@ cubind_status fill_float_ptr_minus2_call(const cubind_config *cfg, float **x) {
   void *cubind_args[1] = {&x};
   return cubind_module_call(&templates_module, 6, cfg, cubind_args, NULL, 0);
 }
+#line 144 "templates.cubind.c"
 
+#line 33 "templates.cu"
 cubind_status shift_geo_Point_launch(const cubind_config *cfg, void *points, int n) {
   void *cubind_args[2] = {&points, &n};
   return cubind_module_launch(&templates_module, 7, cfg, cubind_args);
@@ -137,3 +152,4 @@ cubind_status shift_geo_Point_call(const cubind_config *cfg, void *points, int n
   void *cubind_args[2] = {&points, &n};
   return cubind_module_call(&templates_module, 7, cfg, cubind_args, NULL, 0);
 }
+#line 156 "templates.cubind.c"

@@ -38,6 +38,7 @@ __attribute__((constructor)) static void toolkit_headers_register(void) {
 }
 #endif
 
+#line 9 "toolkit_headers.cu"
 cubind_status block_sums_launch(const cubind_config *cfg, const int *values, int *sums, int n) {
   void *cubind_args[3] = {&values, &sums, &n};
   return cubind_module_launch(&toolkit_headers_module, 0, cfg, cubind_args);
@@ -50,7 +51,9 @@ cubind_status block_sums_call(const cubind_config *cfg, const int *values, int *
       {1, CUBIND_DIRECTION_OUT, (void *)sums, (size_t)((n + 255) / 256), sizeof(int)}};
   return cubind_module_call(&toolkit_headers_module, 0, cfg, cubind_args, cubind_host_args, 2);
 }
+#line 55 "toolkit_headers.cubind.c"
 
+#line 19 "toolkit_headers.cu"
 cubind_status tiled_launch(const cubind_config *cfg, float *data) {
   void *cubind_args[1] = {&data};
   return cubind_module_launch(&toolkit_headers_module, 1, cfg, cubind_args);
@@ -60,3 +63,4 @@ cubind_status tiled_call(const cubind_config *cfg, float *data) {
   void *cubind_args[1] = {&data};
   return cubind_module_call(&toolkit_headers_module, 1, cfg, cubind_args, NULL, 0);
 }
+#line 67 "toolkit_headers.cubind.c"

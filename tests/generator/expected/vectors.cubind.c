@@ -59,6 +59,7 @@ __attribute__((constructor)) static void vectors_register(void) {
 }
 #endif
 
+#line 4 "vectors.cu"
 cubind_status by_value_launch(const cubind_config *cfg, float4 f4, int2 i2, uchar4 u4, double2 d2,
     char1 c1, ulonglong2 ull2, short3 s3, float *out) {
   void *cubind_args[8] = {&f4, &i2, &u4, &d2, &c1, &ull2, &s3, &out};
@@ -70,7 +71,9 @@ cubind_status by_value_call(const cubind_config *cfg, float4 f4, int2 i2, uchar4
   void *cubind_args[8] = {&f4, &i2, &u4, &d2, &c1, &ull2, &s3, &out};
   return cubind_module_call(&vectors_module, 0, cfg, cubind_args, NULL, 0);
 }
+#line 75 "vectors.cubind.c"
 
+#line 9 "vectors.cu"
 cubind_status by_pointer_launch(const cubind_config *cfg, float4 *points, const int2 *offsets,
     uint3 *ids, int n) {
   void *cubind_args[4] = {&points, &offsets, &ids, &n};
@@ -85,7 +88,9 @@ cubind_status by_pointer_call(const cubind_config *cfg, float4 *points, const in
       {2, CUBIND_DIRECTION_OUT, (void *)ids, ids_count, sizeof(uint3)}};
   return cubind_module_call(&vectors_module, 1, cfg, cubind_args, cubind_host_args, 2);
 }
+#line 92 "vectors.cubind.c"
 
+#line 16 "vectors.cu"
 cubind_status alignment_launch(const cubind_config *cfg, int a, float4 b, char c, double2 d) {
   void *cubind_args[4] = {&a, &b, &c, &d};
   return cubind_module_launch(&vectors_module, 2, cfg, cubind_args);
@@ -95,3 +100,4 @@ cubind_status alignment_call(const cubind_config *cfg, int a, float4 b, char c, 
   void *cubind_args[4] = {&a, &b, &c, &d};
   return cubind_module_call(&vectors_module, 2, cfg, cubind_args, NULL, 0);
 }
+#line 104 "vectors.cubind.c"
