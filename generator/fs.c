@@ -21,7 +21,7 @@ const char *cubind_basename(const char *path) {
 const char *cubind_unspellable(const char *base) {
   const char *at;
   for (at = base; *at; at++)
-    if (*at == '"' || (unsigned char)*at < 0x20 || *at == 0x7f ||
+    if (*at == '"' || *at == '\\' || (unsigned char)*at < 0x20 || *at == 0x7f ||
         (at[0] == '?' && at[1] == '?' && at[2] && strchr("=/'()!<>-", at[2])))
       return at;
   return NULL;

@@ -47,8 +47,9 @@ int cubind_read_file(const char *path, char **data, size_t *size);
 
 /*
  * cubind_unspellable: where in a file's basename the generated `#include "<stem>.cubind.h"`
- * could not spell it: a quote or control character (it would end the string or the line), or
- * two question marks that a C99 compiler reads as a trigraph. NULL when there is no such place.
+ * or `#line N "<name>"` could not spell it: a quote or control character (it would end the
+ * string or the line), a backslash (an escape sequence in #line's string), or two question marks
+ * that a C99 compiler reads as a trigraph. NULL when there is no such place.
  */
 const char *cubind_unspellable(const char *base);
 
