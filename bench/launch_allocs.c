@@ -79,7 +79,7 @@ static CUstream stream;
 /* Runs LAUNCHES launches of `which` (0: stub empty0, 1: stub empty16, 2: raw empty0, 3: raw
    empty16) and returns the number of heap calls seen on this thread during the launches. */
 static unsigned long count_launches(int which, CUfunction f0, CUfunction f16, void **args16) {
-  cubind_config cfg = {{1, 1, 1}, {32, 1, 1}, 0, NULL};
+  cubind_config cfg = {{1, 1, 1}, {32, 1, 1}, 0, NULL, {0, 0, 0}, 0};
   cfg.stream = stream;
   float4 v = {1.0f, 2.0f, 3.0f, 4.0f};
   unsigned long before = heap_calls;
@@ -116,7 +116,7 @@ int main(int argc, char **argv) {
   CHECK_CB(cubind_stream_create(&stream));
 
   /* Raw reference: same kernels, same fatbin bytes, in cubind's context. */
-  cubind_config cfg = {{1, 1, 1}, {32, 1, 1}, 0, NULL};
+  cubind_config cfg = {{1, 1, 1}, {32, 1, 1}, 0, NULL, {0, 0, 0}, 0};
   cfg.stream = stream;
   CHECK_CB(empty0_launch(&cfg));
   bench_driver_use_primary_context();

@@ -20,8 +20,8 @@ int main(void) {
   float array1[LEN1], array2[LEN2], got1[LEN1], got2[LEN2], want1[LEN1], want2[LEN2];
   void *array1_gpu = NULL, *array2_gpu = NULL, *structs_gpu = NULL;
   double_operation structs[2];
-  cubind_config both = {{2, 1, 1}, {32, 1, 1}, 0, 0};   /* one block per struct */
-  cubind_config second = {{1, 1, 1}, {32, 1, 1}, 0, 0}; /* one block, for the second struct */
+  cubind_config both = {{2, 1, 1}, {32, 1, 1}, 0, 0, {0, 0, 0}, 0};   /* one block per struct */
+  cubind_config second = {{1, 1, 1}, {32, 1, 1}, 0, 0, {0, 0, 0}, 0}; /* one block, for the second struct */
   size_t bad = 0;
   int i;
 

@@ -15,7 +15,7 @@
 int main(void) {
   float a[4][4], doubled[4][4], want[4][4];
   void *a_gpu = NULL;
-  cubind_config cfg = {{1, 1, 1}, {4, 4, 1}, 0, 0}; /* grid, block (4, 4, 1), shared, stream */
+  cubind_config cfg = {{1, 1, 1}, {4, 4, 1}, 0, 0, {0, 0, 0}, 0}; /* grid, block (4, 4, 1), shared, stream */
   int i, j;
 
   gpu_require_gpu("doublify");

@@ -14,7 +14,7 @@
 
 int main(void) {
   float a[16], original[16], b[16], want[16];
-  cubind_config cfg = {{1, 1, 1}, {4, 4, 1}, 0, 0};
+  cubind_config cfg = {{1, 1, 1}, {4, 4, 1}, 0, 0, {0, 0, 0}, 0};
   size_t bad = 0;
   int i;
 

@@ -12,8 +12,8 @@ enum { N = 400, ROWS = 20, COLS = 10 };
 
 int main(void) {
   float a[N], b[N], dest[N], want[N];
-  cubind_config cfg = {{1, 1, 1}, {N, 1, 1}, 0, 0};
-  cubind_config cfg_2d = {{(COLS + 3) / 4, (ROWS + 3) / 4, 1}, {4, 4, 1}, 0, 0};
+  cubind_config cfg = {{1, 1, 1}, {N, 1, 1}, 0, 0, {0, 0, 0}, 0};
+  cubind_config cfg_2d = {{(COLS + 3) / 4, (ROWS + 3) / 4, 1}, {4, 4, 1}, 0, 0, {0, 0, 0}, 0};
   size_t bad = 0;
   int i;
 

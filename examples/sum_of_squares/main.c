@@ -14,7 +14,7 @@ enum { ROWS = 4000, COLS = 4000, BLOCK = 256, GRID = 256 };
 int main(void) {
   const size_t n = (size_t)ROWS * COLS;
   const size_t per_thread = (n + (size_t)BLOCK * GRID - 1) / ((size_t)BLOCK * GRID);
-  cubind_config cfg = {{GRID, 1, 1}, {BLOCK, 1, 1}, 0, 0};
+  cubind_config cfg = {{GRID, 1, 1}, {BLOCK, 1, 1}, 0, 0, {0, 0, 0}, 0};
   cubind_timer timer = {0};
   float *a = malloc(n * sizeof *a);
   float gpu_sum, gpu_ms;

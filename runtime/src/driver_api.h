@@ -41,6 +41,9 @@
   X(cuFuncSetAttribute, 9000)                                                                      \
   O(cuFuncGetParamInfo, 12040)                                                                     \
   X(cuLaunchKernel, 4000)                                                                          \
+  O(cuLaunchKernelEx, 11060)                                                                       \
+  O(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050)                                             \
+  O(cuOccupancyMaxPotentialBlockSize, 6050)                                                        \
   /* memory */                                                                                     \
   X(cuMemAlloc, 3020)                                                                              \
   X(cuMemFree, 3020)                                                                               \

@@ -154,6 +154,7 @@ typedef struct cubind__kernel_slot {
   unsigned max_grid[3];
   unsigned max_threads;        /* cuFuncGetAttribute MAX_THREADS_PER_BLOCK */
   unsigned max_dynamic_shared; /* dynamic shared memory the launch may ask for */
+  unsigned cluster_required[3]; /* the kernel's __cluster_dims__ (all 0: none) */
 } __attribute__((aligned(64))) cubind__kernel_slot;
 
 /* One module on one device. */

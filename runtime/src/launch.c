@@ -117,7 +117,7 @@ config_failure(const char *entry, const cubind_module *module, unsigned kernel_i
   if (threads > k->max_threads)
     return cubind__fail(CUBIND_ERROR_INVALID_CONFIG,
                         "%s: a block of %llu threads exceeds the kernel's maximum of %u on device "
-                        "%d (its register use limits it)",
+                        "%d (its __launch_bounds__ or its register use limits it)",
                         what, threads, k->max_threads, device);
   return cubind__fail(CUBIND_ERROR_INVALID_CONFIG,
                       "%s: %u bytes of dynamic shared memory exceed the %u bytes this kernel can "
@@ -139,6 +139,107 @@ launch_failure(CUresult r, const char *entry, const cubind_module *module, unsig
 }
 
 /*
+ * A launch with attributes (slow path): a thread block cluster (cfg->cluster, or the kernel's
+ * own __cluster_dims__) and/or a cooperative launch, checked, then cuLaunchKernelEx.
+ */
+static __attribute__((noinline, cold)) cubind_status
+launch_ex(const char *entry, cubind_module *module, unsigned kernel_index,
+          const cubind_config *cfg, void **args, const cubind__kernel_slot *k) {
+  const unsigned grid[3] = {cfg->grid.x, cfg->grid.y, cfg->grid.z};
+  const unsigned asked[3] = {cfg->cluster.x, cfg->cluster.y, cfg->cluster.z};
+  int device = cubind__thread_ctx.device, has_cluster = (asked[0] | asked[1] | asked[2]) != 0;
+  int cooperative = (cfg->flags & CUBIND_LAUNCH_COOPERATIVE) != 0;
+  unsigned dims[3] = {0, 0, 0};
+  CUlaunchAttribute attrs[2];
+  CUlaunchConfig launch;
+  char what[512];
+  CUresult r;
+  int i;
+  describe(what, sizeof what, entry, module, kernel_index, cfg);
+  if (cfg->flags & ~CUBIND_LAUNCH_COOPERATIVE)
+    return cubind__fail(CUBIND_ERROR_INVALID_VALUE, "%s: unknown launch flags 0x%x", what,
+                        cfg->flags & ~CUBIND_LAUNCH_COOPERATIVE);
+  for (i = 0; i < 3; i++)
+    dims[i] = has_cluster ? (asked[i] ? asked[i] : 1) : k->cluster_required[i];
+  if (has_cluster && k->cluster_required[0] &&
+      (dims[0] != k->cluster_required[0] || dims[1] != k->cluster_required[1] ||
+       dims[2] != k->cluster_required[2]))
+    return cubind__fail(CUBIND_ERROR_INVALID_CONFIG,
+                        "%s: cluster=(%u,%u,%u) differs from the kernel's "
+                        "__cluster_dims__(%u,%u,%u); leave cfg.cluster at {0,0,0} or match it",
+                        what, dims[0], dims[1], dims[2], k->cluster_required[0],
+                        k->cluster_required[1], k->cluster_required[2]);
+  for (i = 0; dims[0] && i < 3; i++)
+    if (grid[i] % dims[i])
+      return cubind__fail(CUBIND_ERROR_INVALID_CONFIG,
+                          "%s: grid.%c=%u is not a multiple of the cluster's %c dimension %u%s",
+                          what, "xyz"[i], grid[i], "xyz"[i], dims[i],
+                          has_cluster ? "" : " (the kernel's __cluster_dims__)");
+  if (!has_cluster && !cooperative) /* only the kernel's own cluster dims: a plain launch */
+    r = cubind__drv.cuLaunchKernel(k->function, grid[0], grid[1], grid[2], cfg->block.x,
+                                   cfg->block.y, cfg->block.z, cfg->shared_bytes, cfg->stream,
+                                   args, NULL);
+  else {
+    unsigned n = 0;
+    if (!cubind__drv.cuLaunchKernelEx)
+      return cubind__fail(CUBIND_ERROR_DRIVER_TOO_OLD,
+                          "%s: cluster and cooperative launches need cuLaunchKernelEx, which "
+                          "this CUDA driver lacks (11.8 or newer has it)",
+                          what);
+    if (cooperative && cubind__drv.cuOccupancyMaxActiveBlocksPerMultiprocessor) {
+      int per_sm = 0, sms = 0;
+      CUdevice dev;
+      unsigned long long blocks = (unsigned long long)grid[0] * grid[1] * grid[2];
+      if (cubind__drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+              &per_sm, k->function, (int)(cfg->block.x * cfg->block.y * cfg->block.z),
+              cfg->shared_bytes) == CUDA_SUCCESS &&
+          cubind__drv.cuDeviceGet(&dev, device) == CUDA_SUCCESS &&
+          cubind__drv.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev) ==
+              CUDA_SUCCESS &&
+          blocks > (unsigned long long)per_sm * (unsigned long long)sms)
+        return cubind__fail(CUBIND_ERROR_INVALID_CONFIG,
+                            "%s: a cooperative launch of %llu blocks exceeds the %llu blocks "
+                            "device %d can run at once (%d per multiprocessor x %d "
+                            "multiprocessors at this block size and shared memory)",
+                            what, blocks, (unsigned long long)per_sm * (unsigned long long)sms,
+                            device, per_sm, sms);
+    }
+    memset(attrs, 0, sizeof attrs);
+    if (has_cluster) {
+      attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+      attrs[n].value.clusterDim.x = dims[0];
+      attrs[n].value.clusterDim.y = dims[1];
+      attrs[n].value.clusterDim.z = dims[2];
+      n++;
+    }
+    if (cooperative) {
+      attrs[n].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+      attrs[n].value.cooperative = 1;
+      n++;
+    }
+    memset(&launch, 0, sizeof launch);
+    launch.gridDimX = grid[0];
+    launch.gridDimY = grid[1];
+    launch.gridDimZ = grid[2];
+    launch.blockDimX = cfg->block.x;
+    launch.blockDimY = cfg->block.y;
+    launch.blockDimZ = cfg->block.z;
+    launch.sharedMemBytes = cfg->shared_bytes;
+    launch.hStream = cfg->stream;
+    launch.attrs = attrs;
+    launch.numAttrs = n;
+    r = cubind__drv.cuLaunchKernelEx(&launch, k->function, args, NULL);
+  }
+  if (r != CUDA_SUCCESS)
+    return cubind__fail_cuda(r, CUBIND_ERROR_LAUNCH,
+                             "%s: %s failed (cluster=(%u,%u,%u)%s)", what,
+                             has_cluster || cooperative ? "cuLaunchKernelEx" : "cuLaunchKernel",
+                             dims[0], dims[1], dims[2], cooperative ? ", cooperative" : "");
+  cubind__note_launch(module, kernel_index, cfg);
+  return CUBIND_SUCCESS;
+}
+
+/*
  * Checks the configuration against the kernel slot's cached limits and launches. `d - 1 >= max`
  * (unsigned) is "d == 0 or d > max": one comparison per dimension; config_failure says which.
  * The device for messages is the thread's cached one (set by whichever path resolved `k`).
@@ -155,6 +256,9 @@ static inline cubind_status launch_checked(const char *entry, cubind_module *mod
                           k->max_threads ||
                       cfg->shared_bytes > k->max_dynamic_shared))
     return config_failure(entry, module, kernel_index, cfg, k, cubind__thread_ctx.device);
+  if (CUBIND_UNLIKELY((cfg->flags | cfg->cluster.x | cfg->cluster.y | cfg->cluster.z |
+                       k->cluster_required[0]) != 0))
+    return launch_ex(entry, module, kernel_index, cfg, args, k);
 
   r = cubind__drv.cuLaunchKernel(k->function, cfg->grid.x, cfg->grid.y, cfg->grid.z, cfg->block.x,
                                  cfg->block.y, cfg->block.z, cfg->shared_bytes, cfg->stream, args,
@@ -691,7 +795,7 @@ cubind_status cubind_release_scratch(void) {
 }
 
 cubind_config cubind_config_1d(size_t n, unsigned block) {
-  cubind_config cfg = {{1, 1, 1}, {1, 1, 1}, 0, NULL};
+  cubind_config cfg = {{1, 1, 1}, {1, 1, 1}, 0, NULL, {0, 0, 0}, 0};
   size_t blocks = block ? n / block + (n % block != 0) : 1;
   cfg.block.x = block;
   /* Larger than any device's grid: keep it out of range instead of wrapping to a small value. */

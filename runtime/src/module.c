@@ -224,6 +224,21 @@ static cubind_status prepare_kernel(const char *what, const cubind_module *modul
                              "%s: cuFuncGetAttribute failed for kernel '%s' (module %s)", what,
                              kernel->name, module->name);
   k->max_threads = (unsigned)max_threads;
+  { /* __cluster_dims__ (CUDA 11.8+, sm_90+): best effort, 0 where the driver has no answer */
+    static const CUfunction_attribute cluster[3] = {CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH,
+                                                    CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT,
+                                                    CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH};
+    int i, value;
+    for (i = 0; i < 3; i++) {
+      value = 0;
+      if (cubind__drv.cuFuncGetAttribute(&value, cluster[i], k->function) != CUDA_SUCCESS ||
+          value < 0)
+        value = 0;
+      k->cluster_required[i] = (unsigned)value;
+    }
+    if (!k->cluster_required[0] || !k->cluster_required[1] || !k->cluster_required[2])
+      k->cluster_required[0] = k->cluster_required[1] = k->cluster_required[2] = 0;
+  }
   /* Allow what the device allows (beyond the default 48 KiB), as <<<>>> users do by hand. */
   k->max_dynamic_shared =
       optin_shared > static_shared ? (unsigned)(optin_shared - static_shared) : 0;
@@ -286,6 +301,8 @@ static void publish_kernel(cubind__kernel_slot *dst, const cubind__device_slot *
   }
   dst->max_threads = k->max_threads;
   dst->max_dynamic_shared = k->max_dynamic_shared;
+  for (i = 0; i < 3; i++)
+    dst->cluster_required[i] = k->cluster_required[i];
   __atomic_store_n(&dst->function, k->function, __ATOMIC_RELEASE);
 }
 

@@ -25,9 +25,9 @@ static int expect_invalid(const char *what, const cubind_config *cfg, const char
 }
 
 int main(void) {
-  cubind_config too_big = {{1, 1, 1}, {2048, 1, 1}, 0, 0};
+  cubind_config too_big = {{1, 1, 1}, {2048, 1, 1}, 0, 0, {0, 0, 0}, 0};
   cubind_config empty_block = cubind_config_1d(4, 0);
-  cubind_config too_much_shared = {{1, 1, 1}, {4, 1, 1}, 64u << 20, 0};
+  cubind_config too_much_shared = {{1, 1, 1}, {4, 1, 1}, 64u << 20, 0, {0, 0, 0}, 0};
   cubind_config fine = cubind_config_1d(4, 32);
   int out[4], failures = 0, i;
 

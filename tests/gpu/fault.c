@@ -8,7 +8,7 @@
 #include "kernels.cubind.h"
 
 int main(void) {
-  cubind_config cfg = {{1, 1, 1}, {1, 1, 1}, 0, 0};
+  cubind_config cfg = {{1, 1, 1}, {1, 1, 1}, 0, 0, {0, 0, 0}, 0};
   cubind_status status;
   const char *message;
 

@@ -470,17 +470,17 @@ static void launch_config_checks(void **state) {
     unsigned kernel;
     const char *expect;
   } cases[] = {
-      {{{0, 1, 1}, {32, 1, 1}, 0, NULL}, 0, "grid.x is 0"},
-      {{{1, 1, 1}, {32, 0, 1}, 0, NULL}, 0, "block.y is 0"},
-      {{{1, 1, 1}, {2048, 1, 1}, 0, NULL}, 0, "block.x=2048 exceeds device 0's maximum of 1024"},
-      {{{1, 70000, 1}, {32, 1, 1}, 0, NULL}, 0, "grid.y=70000 exceeds device 0's maximum of 65535"},
-      {{{1, 1, 1}, {32, 32, 2}, 0, NULL},
+      {{{0, 1, 1}, {32, 1, 1}, 0, NULL, {0, 0, 0}, 0}, 0, "grid.x is 0"},
+      {{{1, 1, 1}, {32, 0, 1}, 0, NULL, {0, 0, 0}, 0}, 0, "block.y is 0"},
+      {{{1, 1, 1}, {2048, 1, 1}, 0, NULL, {0, 0, 0}, 0}, 0, "block.x=2048 exceeds device 0's maximum of 1024"},
+      {{{1, 70000, 1}, {32, 1, 1}, 0, NULL, {0, 0, 0}, 0}, 0, "grid.y=70000 exceeds device 0's maximum of 65535"},
+      {{{1, 1, 1}, {32, 32, 2}, 0, NULL, {0, 0, 0}, 0},
        0,
        "a block of 2048 threads exceeds the kernel's maximum of 1024"},
-      {{{1, 1, 1}, {256, 1, 1}, 0, NULL},
+      {{{1, 1, 1}, {256, 1, 1}, 0, NULL, {0, 0, 0}, 0},
        2,
        "a block of 256 threads exceeds the kernel's maximum of 128"},
-      {{{1, 1, 1}, {32, 1, 1}, 200000, NULL},
+      {{{1, 1, 1}, {32, 1, 1}, 200000, NULL, {0, 0, 0}, 0},
        0,
        "200000 bytes of dynamic shared memory exceed the 100352 bytes"},
   };
@@ -503,7 +503,7 @@ static void launch_config_checks(void **state) {
   assert_int_equal(fake_cuda_calls("cuLaunchKernel"), 0);
   /* The most a kernel may have (opt-in limit minus its static 1 KiB) is accepted. */
   {
-    cubind_config ok = {{1, 1, 1}, {32, 1, 1}, 101376 - 1024, NULL};
+    cubind_config ok = {{1, 1, 1}, {32, 1, 1}, 101376 - 1024, NULL, {0, 0, 0}, 0};
     assert_int_equal(cubind_module_launch(&vec_module, 0, &ok, args), CUBIND_SUCCESS);
   }
   assert_int_equal(cubind_module_launch(&vec_module, 9, &cases[0].cfg, args),
@@ -520,7 +520,7 @@ static cubind_status launch_first_kernel(void *arg) {
   float *a = NULL;
   int n = 0;
   void *args[2] = {&a, &n};
-  cubind_config cfg = {{4, 1, 1}, {256, 1, 1}, 0, NULL};
+  cubind_config cfg = {{4, 1, 1}, {256, 1, 1}, 0, NULL, {0, 0, 0}, 0};
   return cubind_module_launch(m, 0, &cfg, m->kernels[0].num_params ? args : NULL);
 }
 
@@ -554,7 +554,7 @@ static cubind_status launch_kernel(cubind_module *m, unsigned index) {
   float *a = NULL;
   int n = 0;
   void *args[2] = {&a, &n};
-  cubind_config cfg = {{4, 1, 1}, {64, 1, 1}, 0, NULL};
+  cubind_config cfg = {{4, 1, 1}, {64, 1, 1}, 0, NULL, {0, 0, 0}, 0};
   return cubind_module_launch(m, index, &cfg, m->kernels[index].num_params ? args : NULL);
 }
 
@@ -778,7 +778,7 @@ static void hook(cubind_status status, const char *message, void *user_data) {
 }
 
 static void error_hook_and_fault_attribution(void **state) {
-  cubind_config cfg = {{3, 1, 1}, {64, 1, 1}, 0, NULL};
+  cubind_config cfg = {{3, 1, 1}, {64, 1, 1}, 0, NULL, {0, 0, 0}, 0};
   float *dev = NULL;
   (void)state;
   cubind_set_error_hook(hook, &hook_calls);
@@ -812,14 +812,14 @@ static cubind_status scenario_load_and_launch(void *arg) {
 
 static cubind_status scenario_call(void *arg) {
   float a[1000] = {0};
-  cubind_config cfg = {{4, 1, 1}, {256, 1, 1}, 0, NULL};
+  cubind_config cfg = {{4, 1, 1}, {256, 1, 1}, 0, NULL, {0, 0, 0}, 0};
   (void)arg;
   return doublify_call(&cfg, a, 1000);
 }
 
 static cubind_status scenario_call_growing(void *arg) {
   static float a[100000];
-  cubind_config cfg = {{4, 1, 1}, {256, 1, 1}, 0, NULL};
+  cubind_config cfg = {{4, 1, 1}, {256, 1, 1}, 0, NULL, {0, 0, 0}, 0};
   cubind_status status = doublify_call(&cfg, a, 10);
   (void)arg;
   if (status != CUBIND_SUCCESS) return CUBIND_ERROR_CUDA;

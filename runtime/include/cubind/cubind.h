@@ -107,10 +107,18 @@ typedef struct cubind_dim3 {
   unsigned x, y, z;
 } cubind_dim3;
 
+/* cubind_config.flags */
+#define CUBIND_LAUNCH_COOPERATIVE 1u /* a cooperative launch: the kernel may use grid.sync() */
+
 typedef struct cubind_config {
   cubind_dim3 grid, block;
   unsigned shared_bytes; /* dynamic shared memory, in bytes */
   CUstream stream;       /* 0: the legacy default stream; a cudaStream_t works too */
+  /* Launch attributes (cuLaunchKernelEx); all zero (the default of cubind_config_1d and of an
+     initializer that omits them): a plain cuLaunchKernel. */
+  cubind_dim3 cluster;   /* thread block cluster dims (sm_90+); {0, 0, 0}: none; a 0 among
+                            non-zero dims counts as 1; each grid dim must be a multiple */
+  unsigned flags;        /* CUBIND_LAUNCH_* bits */
 } cubind_config;
 
 /*
