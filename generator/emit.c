@@ -304,7 +304,12 @@ int cubind_emit_header(const cubind_model *model, cubind_buf *out) {
     cubind_buf_puts(&decls, ";\n");
     append_doc(&decls, kernel);
     append_signature(&decls, kernel, 1, 0);
-    cubind_buf_puts(&decls, ";\n\n");
+    cubind_buf_puts(&decls, ";\n");
+    cubind_buf_printf(&decls,
+                      "cubind_status %s_attributes(cubind_kernel_attributes *out);\n"
+                      "cubind_status %s_config_occupancy(size_t n, unsigned shared_bytes, "
+                      "cubind_config *out);\n\n",
+                      kernel->c_name, kernel->c_name);
   }
   append_variable_decls(&decls, model);
   {
@@ -466,6 +471,15 @@ static void append_stubs(cubind_buf *out, const cubind_model *model, size_t inde
     cubind_buf_printf(out, "  return cubind_module_call(&%s_module, %u, cfg, %s, NULL, 0);\n}\n",
                       model->module_name, (unsigned)index, args);
   }
+  cubind_buf_printf(out,
+                    "\ncubind_status %s_attributes(cubind_kernel_attributes *out) {\n"
+                    "  return cubind_module_kernel_attributes(&%s_module, %u, out);\n}\n\n"
+                    "cubind_status %s_config_occupancy(size_t n, unsigned shared_bytes, "
+                    "cubind_config *out) {\n"
+                    "  return cubind_module_config_occupancy(&%s_module, %u, n, shared_bytes, "
+                    "out);\n}\n",
+                    kernel->c_name, model->module_name, (unsigned)index, kernel->c_name,
+                    model->module_name, (unsigned)index);
   append_line_restore(out, model, &kernel->location);
 }
 

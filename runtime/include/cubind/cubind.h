@@ -122,6 +122,25 @@ typedef struct cubind_config {
 } cubind_config;
 
 /*
+ * What the driver reports for one kernel on the calling thread's device (the PyCUDA
+ * Function attributes), from <kernel>_attributes(&a). The occupancy pair is
+ * cuOccupancyMaxPotentialBlockSize's answer for no dynamic shared memory.
+ */
+typedef struct cubind_kernel_attributes {
+  int num_regs;                  /* registers per thread */
+  int static_shared_bytes;       /* __shared__ variables */
+  int local_bytes;               /* local memory per thread (spills, stack arrays) */
+  int const_bytes;               /* __constant__ memory the kernel uses */
+  int max_threads_per_block;     /* the most a launch may ask for (__launch_bounds__, registers) */
+  int max_dynamic_shared_bytes;  /* dynamic shared memory a launch may ask for (opt-in applied) */
+  int ptx_version;               /* e.g. 90: PTX ISA target the code was built from */
+  int binary_version;            /* e.g. 90: the SASS architecture loaded */
+  int occupancy_block_size;      /* the block size that maximises occupancy */
+  int occupancy_min_grid_size;   /* the smallest grid that reaches that occupancy */
+  unsigned cluster_dims[3];      /* __cluster_dims__, or all 0 */
+} cubind_kernel_attributes;
+
+/*
  * cubind_config_1d: a 1-D configuration covering n threads with blocks of `block` threads.
  * grid.x = ceil(n / block) (at least 1), no shared memory, default stream.
  * A block of 0 gives a config that the launch rejects with CUBIND_ERROR_INVALID_CONFIG.

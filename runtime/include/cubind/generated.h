@@ -121,6 +121,21 @@ cubind_status cubind_module_global_copy(cubind_module *module, unsigned global_i
                                         size_t count, size_t elem_size,
                                         cubind_copy_direction direction);
 
+/*
+ * cubind_module_kernel_attributes: behind <kernel>_attributes. Resolves the kernel on the
+ * calling thread's device (loading the module there if needed) and fills *out.
+ */
+cubind_status cubind_module_kernel_attributes(cubind_module *module, unsigned kernel_index,
+                                              cubind_kernel_attributes *out);
+
+/*
+ * cubind_module_config_occupancy: behind <kernel>_config_occupancy: *out = a 1D configuration
+ * over n threads with the block size that maximises the kernel's occupancy
+ * (cuOccupancyMaxPotentialBlockSize for shared_bytes of dynamic shared memory per block).
+ */
+cubind_status cubind_module_config_occupancy(cubind_module *module, unsigned kernel_index,
+                                             size_t n, unsigned shared_bytes, cubind_config *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -77,7 +77,15 @@ cubind_status directions_call(const cubind_config *cfg, const float *in, size_t 
       {2, CUBIND_DIRECTION_INOUT, (void *)io, io_count, sizeof(int)}};
   return cubind_module_call(&annotations_module, 0, cfg, cubind_args, cubind_host_args, 3);
 }
-#line 81 "annotations.cubind.c"
+
+cubind_status directions_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&annotations_module, 0, out);
+}
+
+cubind_status directions_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&annotations_module, 0, n, shared_bytes, out);
+}
+#line 89 "annotations.cubind.c"
 
 #line 10 "annotations.cu"
 cubind_status counted_launch(const cubind_config *cfg, const float *in, float *out, char *io, int n,
@@ -95,7 +103,15 @@ cubind_status counted_call(const cubind_config *cfg, const float *in, float *out
       {2, CUBIND_DIRECTION_INOUT, (void *)io, (size_t)(sizeof(float) * (rows + 1) / 4), sizeof(char)}};
   return cubind_module_call(&annotations_module, 1, cfg, cubind_args, cubind_host_args, 3);
 }
-#line 99 "annotations.cubind.c"
+
+cubind_status counted_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&annotations_module, 1, out);
+}
+
+cubind_status counted_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&annotations_module, 1, n, shared_bytes, out);
+}
+#line 115 "annotations.cubind.c"
 
 #line 16 "annotations.cu"
 cubind_status mixed_launch(const cubind_config *cfg, float *device, const double *counted_in,
@@ -112,7 +128,15 @@ cubind_status mixed_call(const cubind_config *cfg, float *device, const double *
       {2, CUBIND_DIRECTION_OUT, (void *)sized_out, sized_out_count, sizeof(double)}};
   return cubind_module_call(&annotations_module, 2, cfg, cubind_args, cubind_host_args, 2);
 }
-#line 116 "annotations.cubind.c"
+
+cubind_status mixed_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&annotations_module, 2, out);
+}
+
+cubind_status mixed_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&annotations_module, 2, n, shared_bytes, out);
+}
+#line 140 "annotations.cubind.c"
 
 #line 22 "annotations.cu"
 cubind_status none_annotated_launch(const cubind_config *cfg, float *device, int n) {
@@ -124,7 +148,15 @@ cubind_status none_annotated_call(const cubind_config *cfg, float *device, int n
   void *cubind_args[2] = {&device, &n};
   return cubind_module_call(&annotations_module, 3, cfg, cubind_args, NULL, 0);
 }
-#line 128 "annotations.cubind.c"
+
+cubind_status none_annotated_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&annotations_module, 3, out);
+}
+
+cubind_status none_annotated_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&annotations_module, 3, n, shared_bytes, out);
+}
+#line 160 "annotations.cubind.c"
 
 #line 25 "annotations.cu"
 cubind_status after_type_launch(const cubind_config *cfg, const float *in, float *out, int n) {
@@ -140,4 +172,12 @@ cubind_status after_type_call(const cubind_config *cfg, const float *in, float *
       {1, CUBIND_DIRECTION_OUT, (void *)out, out_count, sizeof(float)}};
   return cubind_module_call(&annotations_module, 4, cfg, cubind_args, cubind_host_args, 2);
 }
-#line 144 "annotations.cubind.c"
+
+cubind_status after_type_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&annotations_module, 4, out);
+}
+
+cubind_status after_type_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&annotations_module, 4, n, shared_bytes, out);
+}
+#line 184 "annotations.cubind.c"

@@ -25,32 +25,46 @@ extern "C" {
  * asynchronously; every pointer is a device pointer.
  * <kernel>_call: the same, with the CUBIND_IN/OUT/INOUT pointers taken as host buffers: copied
  * to the device before the launch and back after it; returns when the results are on the host.
- * Both return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
+ * <kernel>_attributes: registers, shared/local/constant memory, limits, PTX and binary
+ * versions and the occupancy-maximising block size, on the calling thread's device.
+ * <kernel>_config_occupancy: a 1D config over n threads with that block size (for shared_bytes
+ * of dynamic shared memory per block).
+ * All return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
  */
 
 cubind_status directions_launch(const cubind_config *cfg, const float *in, float *out, int *io,
     float *device_only);
 cubind_status directions_call(const cubind_config *cfg, const float *in, size_t in_count,
     float *out, size_t out_count, int *io, size_t io_count, float *device_only);
+cubind_status directions_attributes(cubind_kernel_attributes *out);
+cubind_status directions_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status counted_launch(const cubind_config *cfg, const float *in, float *out, char *io, int n,
     unsigned int rows);
 cubind_status counted_call(const cubind_config *cfg, const float *in, float *out, char *io, int n,
     unsigned int rows);
+cubind_status counted_attributes(cubind_kernel_attributes *out);
+cubind_status counted_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status mixed_launch(const cubind_config *cfg, float *device, const double *counted_in,
     double *sized_out, size_t count, float scale);
 cubind_status mixed_call(const cubind_config *cfg, float *device, const double *counted_in,
     double *sized_out, size_t sized_out_count, size_t count, float scale);
+cubind_status mixed_attributes(cubind_kernel_attributes *out);
+cubind_status mixed_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 /// No annotated parameter: _call launches and synchronises, with no copies.
 cubind_status none_annotated_launch(const cubind_config *cfg, float *device, int n);
 /// No annotated parameter: _call launches and synchronises, with no copies.
 cubind_status none_annotated_call(const cubind_config *cfg, float *device, int n);
+cubind_status none_annotated_attributes(cubind_kernel_attributes *out);
+cubind_status none_annotated_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status after_type_launch(const cubind_config *cfg, const float *in, float *out, int n);
 cubind_status after_type_call(const cubind_config *cfg, const float *in, float *out,
     size_t out_count, int n);
+cubind_status after_type_attributes(cubind_kernel_attributes *out);
+cubind_status after_type_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 #ifdef __cplusplus
 }

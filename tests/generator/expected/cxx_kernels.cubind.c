@@ -61,7 +61,15 @@ cubind_status c_fill_call(const cubind_config *cfg, int *out, int value) {
   void *cubind_args[2] = {&out, &value};
   return cubind_module_call(&cxx_kernels_module, 0, cfg, cubind_args, NULL, 0);
 }
-#line 65 "cxx_kernels.cubind.c"
+
+cubind_status c_fill_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cxx_kernels_module, 0, out);
+}
+
+cubind_status c_fill_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cxx_kernels_module, 0, n, shared_bytes, out);
+}
+#line 73 "cxx_kernels.cubind.c"
 
 #line 6 "cxx_kernels.cu"
 cubind_status c_nothing_launch(const cubind_config *cfg) {
@@ -71,7 +79,15 @@ cubind_status c_nothing_launch(const cubind_config *cfg) {
 cubind_status c_nothing_call(const cubind_config *cfg) {
   return cubind_module_call(&cxx_kernels_module, 1, cfg, NULL, NULL, 0);
 }
-#line 75 "cxx_kernels.cubind.c"
+
+cubind_status c_nothing_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cxx_kernels_module, 1, out);
+}
+
+cubind_status c_nothing_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cxx_kernels_module, 1, n, shared_bytes, out);
+}
+#line 91 "cxx_kernels.cubind.c"
 
 #line 9 "cxx_kernels.cu"
 cubind_status c_single_launch(const cubind_config *cfg, float *x) {
@@ -83,7 +99,15 @@ cubind_status c_single_call(const cubind_config *cfg, float *x) {
   void *cubind_args[1] = {&x};
   return cubind_module_call(&cxx_kernels_module, 2, cfg, cubind_args, NULL, 0);
 }
-#line 87 "cxx_kernels.cubind.c"
+
+cubind_status c_single_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cxx_kernels_module, 2, out);
+}
+
+cubind_status c_single_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cxx_kernels_module, 2, n, shared_bytes, out);
+}
+#line 111 "cxx_kernels.cubind.c"
 
 #line 15 "cxx_kernels.cu"
 cubind_status cxx_axpy_launch(const cubind_config *cfg, float a, const float *x, float *y, int n) {
@@ -95,7 +119,15 @@ cubind_status cxx_axpy_call(const cubind_config *cfg, float a, const float *x, f
   void *cubind_args[4] = {&a, &x, &y, &n};
   return cubind_module_call(&cxx_kernels_module, 3, cfg, cubind_args, NULL, 0);
 }
-#line 99 "cxx_kernels.cubind.c"
+
+cubind_status cxx_axpy_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cxx_kernels_module, 3, out);
+}
+
+cubind_status cxx_axpy_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cxx_kernels_module, 3, n, shared_bytes, out);
+}
+#line 131 "cxx_kernels.cubind.c"
 
 #line 21 "cxx_kernels.cu"
 cubind_status cxx_unnamed_launch(const cubind_config *cfg, int *out, int cubind_arg1) {
@@ -107,7 +139,15 @@ cubind_status cxx_unnamed_call(const cubind_config *cfg, int *out, int cubind_ar
   void *cubind_args[2] = {&out, &cubind_arg1};
   return cubind_module_call(&cxx_kernels_module, 4, cfg, cubind_args, NULL, 0);
 }
-#line 111 "cxx_kernels.cubind.c"
+
+cubind_status cxx_unnamed_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cxx_kernels_module, 4, out);
+}
+
+cubind_status cxx_unnamed_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cxx_kernels_module, 4, n, shared_bytes, out);
+}
+#line 151 "cxx_kernels.cubind.c"
 
 #line 23 "cxx_kernels.cu"
 cubind_status cxx_no_params_launch(const cubind_config *cfg) {
@@ -117,7 +157,15 @@ cubind_status cxx_no_params_launch(const cubind_config *cfg) {
 cubind_status cxx_no_params_call(const cubind_config *cfg) {
   return cubind_module_call(&cxx_kernels_module, 5, cfg, NULL, NULL, 0);
 }
-#line 121 "cxx_kernels.cubind.c"
+
+cubind_status cxx_no_params_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cxx_kernels_module, 5, out);
+}
+
+cubind_status cxx_no_params_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cxx_kernels_module, 5, n, shared_bytes, out);
+}
+#line 169 "cxx_kernels.cubind.c"
 
 #line 29 "cxx_kernels.cu"
 cubind_status cxx_pairs_launch(const cubind_config *cfg, const void *pairs, int *sums, int n) {
@@ -132,4 +180,12 @@ cubind_status cxx_pairs_call(const cubind_config *cfg, const void *pairs, int *s
       {1, CUBIND_DIRECTION_OUT, (void *)sums, (size_t)(n), sizeof(int)}};
   return cubind_module_call(&cxx_kernels_module, 6, cfg, cubind_args, cubind_host_args, 2);
 }
-#line 136 "cxx_kernels.cubind.c"
+
+cubind_status cxx_pairs_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cxx_kernels_module, 6, out);
+}
+
+cubind_status cxx_pairs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cxx_kernels_module, 6, n, shared_bytes, out);
+}
+#line 192 "cxx_kernels.cubind.c"

@@ -25,31 +25,49 @@ extern "C" {
  * asynchronously; every pointer is a device pointer.
  * <kernel>_call: the same, with the CUBIND_IN/OUT/INOUT pointers taken as host buffers: copied
  * to the device before the launch and back after it; returns when the results are on the host.
- * Both return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
+ * <kernel>_attributes: registers, shared/local/constant memory, limits, PTX and binary
+ * versions and the occupancy-maximising block size, on the calling thread's device.
+ * <kernel>_config_occupancy: a 1D config over n threads with that block size (for shared_bytes
+ * of dynamic shared memory per block).
+ * All return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
  */
 
 cubind_status c_fill_launch(const cubind_config *cfg, int *out, int value);
 cubind_status c_fill_call(const cubind_config *cfg, int *out, int value);
+cubind_status c_fill_attributes(cubind_kernel_attributes *out);
+cubind_status c_fill_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status c_nothing_launch(const cubind_config *cfg);
 cubind_status c_nothing_call(const cubind_config *cfg);
+cubind_status c_nothing_attributes(cubind_kernel_attributes *out);
+cubind_status c_nothing_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status c_single_launch(const cubind_config *cfg, float *x);
 cubind_status c_single_call(const cubind_config *cfg, float *x);
+cubind_status c_single_attributes(cubind_kernel_attributes *out);
+cubind_status c_single_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 /** y = a * x + y (a C++ kernel: its cubin symbol is mangled). */
 cubind_status cxx_axpy_launch(const cubind_config *cfg, float a, const float *x, float *y, int n);
 /** y = a * x + y (a C++ kernel: its cubin symbol is mangled). */
 cubind_status cxx_axpy_call(const cubind_config *cfg, float a, const float *x, float *y, int n);
+cubind_status cxx_axpy_attributes(cubind_kernel_attributes *out);
+cubind_status cxx_axpy_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status cxx_unnamed_launch(const cubind_config *cfg, int *out, int cubind_arg1);
 cubind_status cxx_unnamed_call(const cubind_config *cfg, int *out, int cubind_arg1);
+cubind_status cxx_unnamed_attributes(cubind_kernel_attributes *out);
+cubind_status cxx_unnamed_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status cxx_no_params_launch(const cubind_config *cfg);
 cubind_status cxx_no_params_call(const cubind_config *cfg);
+cubind_status cxx_no_params_attributes(cubind_kernel_attributes *out);
+cubind_status cxx_no_params_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status cxx_pairs_launch(const cubind_config *cfg, const void *pairs, int *sums, int n);
 cubind_status cxx_pairs_call(const cubind_config *cfg, const void *pairs, int *sums, int n);
+cubind_status cxx_pairs_attributes(cubind_kernel_attributes *out);
+cubind_status cxx_pairs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 #ifdef __cplusplus
 }

@@ -56,7 +56,15 @@ cubind_status one_line_call(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_call(&doc_comments_module, 0, cfg, cubind_args, NULL, 0);
 }
-#line 60 "doc_comments.cubind.c"
+
+cubind_status one_line_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&doc_comments_module, 0, out);
+}
+
+cubind_status one_line_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&doc_comments_module, 0, n, shared_bytes, out);
+}
+#line 68 "doc_comments.cubind.c"
 
 #line 11 "doc_comments.cu"
 cubind_status several_lines_launch(const cubind_config *cfg, int *p) {
@@ -68,7 +76,15 @@ cubind_status several_lines_call(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_call(&doc_comments_module, 1, cfg, cubind_args, NULL, 0);
 }
-#line 72 "doc_comments.cubind.c"
+
+cubind_status several_lines_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&doc_comments_module, 1, out);
+}
+
+cubind_status several_lines_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&doc_comments_module, 1, n, shared_bytes, out);
+}
+#line 88 "doc_comments.cubind.c"
 
 #line 15 "doc_comments.cu"
 cubind_status triple_slash_launch(const cubind_config *cfg, int *p) {
@@ -80,7 +96,15 @@ cubind_status triple_slash_call(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_call(&doc_comments_module, 2, cfg, cubind_args, NULL, 0);
 }
-#line 84 "doc_comments.cubind.c"
+
+cubind_status triple_slash_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&doc_comments_module, 2, out);
+}
+
+cubind_status triple_slash_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&doc_comments_module, 2, n, shared_bytes, out);
+}
+#line 108 "doc_comments.cubind.c"
 
 #line 21 "doc_comments.cu"
 cubind_status indented_doc_launch(const cubind_config *cfg, int *p) {
@@ -92,7 +116,15 @@ cubind_status indented_doc_call(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_call(&doc_comments_module, 3, cfg, cubind_args, NULL, 0);
 }
-#line 96 "doc_comments.cubind.c"
+
+cubind_status indented_doc_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&doc_comments_module, 3, out);
+}
+
+cubind_status indented_doc_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&doc_comments_module, 3, n, shared_bytes, out);
+}
+#line 128 "doc_comments.cubind.c"
 
 #line 25 "doc_comments.cu"
 cubind_status plain_comment_launch(const cubind_config *cfg, int *p) {
@@ -104,7 +136,15 @@ cubind_status plain_comment_call(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_call(&doc_comments_module, 4, cfg, cubind_args, NULL, 0);
 }
-#line 108 "doc_comments.cubind.c"
+
+cubind_status plain_comment_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&doc_comments_module, 4, out);
+}
+
+cubind_status plain_comment_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&doc_comments_module, 4, n, shared_bytes, out);
+}
+#line 148 "doc_comments.cubind.c"
 
 #line 27 "doc_comments.cu"
 cubind_status no_comment_launch(const cubind_config *cfg, int *p) {
@@ -116,4 +156,12 @@ cubind_status no_comment_call(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_call(&doc_comments_module, 5, cfg, cubind_args, NULL, 0);
 }
-#line 120 "doc_comments.cubind.c"
+
+cubind_status no_comment_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&doc_comments_module, 5, out);
+}
+
+cubind_status no_comment_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&doc_comments_module, 5, n, shared_bytes, out);
+}
+#line 168 "doc_comments.cubind.c"

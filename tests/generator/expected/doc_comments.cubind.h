@@ -25,13 +25,19 @@ extern "C" {
  * asynchronously; every pointer is a device pointer.
  * <kernel>_call: the same, with the CUBIND_IN/OUT/INOUT pointers taken as host buffers: copied
  * to the device before the launch and back after it; returns when the results are on the host.
- * Both return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
+ * <kernel>_attributes: registers, shared/local/constant memory, limits, PTX and binary
+ * versions and the occupancy-maximising block size, on the calling thread's device.
+ * <kernel>_config_occupancy: a 1D config over n threads with that block size (for shared_bytes
+ * of dynamic shared memory per block).
+ * All return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
  */
 
 /** One line. */
 cubind_status one_line_launch(const cubind_config *cfg, int *p);
 /** One line. */
 cubind_status one_line_call(const cubind_config *cfg, int *p);
+cubind_status one_line_attributes(cubind_kernel_attributes *out);
+cubind_status one_line_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 /**
  * Several lines,
@@ -45,6 +51,8 @@ cubind_status several_lines_launch(const cubind_config *cfg, int *p);
  *   - item
  */
 cubind_status several_lines_call(const cubind_config *cfg, int *p);
+cubind_status several_lines_attributes(cubind_kernel_attributes *out);
+cubind_status several_lines_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 /// Triple slash,
 /// two lines.
@@ -52,6 +60,8 @@ cubind_status triple_slash_launch(const cubind_config *cfg, int *p);
 /// Triple slash,
 /// two lines.
 cubind_status triple_slash_call(const cubind_config *cfg, int *p);
+cubind_status triple_slash_attributes(cubind_kernel_attributes *out);
+cubind_status triple_slash_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 /**
  * Indented in its source.
@@ -61,12 +71,18 @@ cubind_status indented_doc_launch(const cubind_config *cfg, int *p);
  * Indented in its source.
  */
 cubind_status indented_doc_call(const cubind_config *cfg, int *p);
+cubind_status indented_doc_attributes(cubind_kernel_attributes *out);
+cubind_status indented_doc_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status plain_comment_launch(const cubind_config *cfg, int *p);
 cubind_status plain_comment_call(const cubind_config *cfg, int *p);
+cubind_status plain_comment_attributes(cubind_kernel_attributes *out);
+cubind_status plain_comment_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status no_comment_launch(const cubind_config *cfg, int *p);
 cubind_status no_comment_call(const cubind_config *cfg, int *p);
+cubind_status no_comment_attributes(cubind_kernel_attributes *out);
+cubind_status no_comment_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 #ifdef __cplusplus
 }

@@ -48,4 +48,12 @@ cubind_status doublify_call(const cubind_config *cfg, float *a, int n) {
       {0, CUBIND_DIRECTION_INOUT, (void *)a, (size_t)(n), sizeof(float)}};
   return cubind_module_call(&doublify_module, 0, cfg, cubind_args, cubind_host_args, 1);
 }
-#line 52 "doublify.cubind.c"
+
+cubind_status doublify_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&doublify_module, 0, out);
+}
+
+cubind_status doublify_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&doublify_module, 0, n, shared_bytes, out);
+}
+#line 60 "doublify.cubind.c"

@@ -57,7 +57,15 @@ cubind_status half_scale_call(const cubind_config *cfg, cubind_half *x, cubind_h
       {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(cubind_half)}};
   return cubind_module_call(&half_module, 0, cfg, cubind_args, cubind_host_args, 1);
 }
-#line 61 "half.cubind.c"
+
+cubind_status half_scale_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&half_module, 0, out);
+}
+
+cubind_status half_scale_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&half_module, 0, n, shared_bytes, out);
+}
+#line 69 "half.cubind.c"
 
 #line 12 "half.cu"
 cubind_status bf16_scale_launch(const cubind_config *cfg, cubind_bfloat16 *x, cubind_bfloat16 s,
@@ -71,7 +79,15 @@ cubind_status bf16_scale_call(const cubind_config *cfg, cubind_bfloat16 *x, cubi
   void *cubind_args[4] = {&x, &s, &y, &h};
   return cubind_module_call(&half_module, 1, cfg, cubind_args, NULL, 0);
 }
-#line 75 "half.cubind.c"
+
+cubind_status bf16_scale_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&half_module, 1, out);
+}
+
+cubind_status bf16_scale_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&half_module, 1, n, shared_bytes, out);
+}
+#line 91 "half.cubind.c"
 
 #line 17 "half.cu"
 cubind_status half_pointers_launch(const cubind_config *cfg, const cubind_half *in,
@@ -87,4 +103,12 @@ cubind_status half_pointers_call(const cubind_config *cfg, const cubind_half *in
       {1, CUBIND_DIRECTION_OUT, (void *)out, out_count, sizeof(cubind_bfloat16)}};
   return cubind_module_call(&half_module, 2, cfg, cubind_args, cubind_host_args, 1);
 }
-#line 91 "half.cubind.c"
+
+cubind_status half_pointers_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&half_module, 2, out);
+}
+
+cubind_status half_pointers_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&half_module, 2, n, shared_bytes, out);
+}
+#line 115 "half.cubind.c"

@@ -25,21 +25,31 @@ extern "C" {
  * asynchronously; every pointer is a device pointer.
  * <kernel>_call: the same, with the CUBIND_IN/OUT/INOUT pointers taken as host buffers: copied
  * to the device before the launch and back after it; returns when the results are on the host.
- * Both return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
+ * <kernel>_attributes: registers, shared/local/constant memory, limits, PTX and binary
+ * versions and the occupancy-maximising block size, on the calling thread's device.
+ * <kernel>_config_occupancy: a 1D config over n threads with that block size (for shared_bytes
+ * of dynamic shared memory per block).
+ * All return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
  */
 
 cubind_status half_scale_launch(const cubind_config *cfg, cubind_half *x, cubind_half s, int n);
 cubind_status half_scale_call(const cubind_config *cfg, cubind_half *x, cubind_half s, int n);
+cubind_status half_scale_attributes(cubind_kernel_attributes *out);
+cubind_status half_scale_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status bf16_scale_launch(const cubind_config *cfg, cubind_bfloat16 *x, cubind_bfloat16 s,
     const cubind_bfloat16 *y, cubind_half h);
 cubind_status bf16_scale_call(const cubind_config *cfg, cubind_bfloat16 *x, cubind_bfloat16 s,
     const cubind_bfloat16 *y, cubind_half h);
+cubind_status bf16_scale_attributes(cubind_kernel_attributes *out);
+cubind_status bf16_scale_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status half_pointers_launch(const cubind_config *cfg, const cubind_half *CUBIND_RESTRICT in,
     cubind_bfloat16 *out);
 cubind_status half_pointers_call(const cubind_config *cfg, const cubind_half *CUBIND_RESTRICT in,
     cubind_bfloat16 *out, size_t out_count);
+cubind_status half_pointers_attributes(cubind_kernel_attributes *out);
+cubind_status half_pointers_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 #ifdef __cplusplus
 }

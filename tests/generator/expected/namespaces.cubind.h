@@ -25,25 +25,39 @@ extern "C" {
  * asynchronously; every pointer is a device pointer.
  * <kernel>_call: the same, with the CUBIND_IN/OUT/INOUT pointers taken as host buffers: copied
  * to the device before the launch and back after it; returns when the results are on the host.
- * Both return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
+ * <kernel>_attributes: registers, shared/local/constant memory, limits, PTX and binary
+ * versions and the occupancy-maximising block size, on the calling thread's device.
+ * <kernel>_config_occupancy: a 1D config over n threads with that block size (for shared_bytes
+ * of dynamic shared memory per block).
+ * All return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
  */
 
 cubind_status in_alpha_launch(const cubind_config *cfg, int *p);
 cubind_status in_alpha_call(const cubind_config *cfg, int *p);
+cubind_status in_alpha_attributes(cubind_kernel_attributes *out);
+cubind_status in_alpha_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 /// In a nested namespace.
 cubind_status in_beta_launch(const cubind_config *cfg, int *p, long n);
 /// In a nested namespace.
 cubind_status in_beta_call(const cubind_config *cfg, int *p, long n);
+cubind_status in_beta_attributes(cubind_kernel_attributes *out);
+cubind_status in_beta_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status in_delta_launch(const cubind_config *cfg, double *p);
 cubind_status in_delta_call(const cubind_config *cfg, double *p);
+cubind_status in_delta_attributes(cubind_kernel_attributes *out);
+cubind_status in_delta_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status in_inline_launch(const cubind_config *cfg, unsigned int *p);
 cubind_status in_inline_call(const cubind_config *cfg, unsigned int *p);
+cubind_status in_inline_attributes(cubind_kernel_attributes *out);
+cubind_status in_inline_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status c_in_alpha_launch(const cubind_config *cfg, int *p);
 cubind_status c_in_alpha_call(const cubind_config *cfg, int *p);
+cubind_status c_in_alpha_attributes(cubind_kernel_attributes *out);
+cubind_status c_in_alpha_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 #ifdef __cplusplus
 }

@@ -64,7 +64,15 @@ cubind_status restrict_ptrs_call(const cubind_config *cfg, const float *in, floa
   void *cubind_args[3] = {&in, &out, &both};
   return cubind_module_call(&pointers_module, 0, cfg, cubind_args, NULL, 0);
 }
-#line 68 "pointers.cubind.c"
+
+cubind_status restrict_ptrs_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&pointers_module, 0, out);
+}
+
+cubind_status restrict_ptrs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&pointers_module, 0, n, shared_bytes, out);
+}
+#line 76 "pointers.cubind.c"
 
 #line 12 "pointers.cu"
 cubind_status void_ptrs_launch(const cubind_config *cfg, void *raw, const void *craw,
@@ -78,7 +86,15 @@ cubind_status void_ptrs_call(const cubind_config *cfg, void *raw, const void *cr
   void *cubind_args[3] = {&raw, &craw, &flag};
   return cubind_module_call(&pointers_module, 1, cfg, cubind_args, NULL, 0);
 }
-#line 82 "pointers.cubind.c"
+
+cubind_status void_ptrs_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&pointers_module, 1, out);
+}
+
+cubind_status void_ptrs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&pointers_module, 1, n, shared_bytes, out);
+}
+#line 98 "pointers.cubind.c"
 
 #line 16 "pointers.cu"
 cubind_status nested_ptrs_launch(const cubind_config *cfg, float **rows, const float *const *crows,
@@ -92,7 +108,15 @@ cubind_status nested_ptrs_call(const cubind_config *cfg, float **rows, const flo
   void *cubind_args[3] = {&rows, &crows, &rrows};
   return cubind_module_call(&pointers_module, 2, cfg, cubind_args, NULL, 0);
 }
-#line 96 "pointers.cubind.c"
+
+cubind_status nested_ptrs_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&pointers_module, 2, out);
+}
+
+cubind_status nested_ptrs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&pointers_module, 2, n, shared_bytes, out);
+}
+#line 120 "pointers.cubind.c"
 
 #line 20 "pointers.cu"
 cubind_status typedef_ptrs_launch(const cubind_config *cfg, float *a, const float *b, float *c) {
@@ -104,7 +128,15 @@ cubind_status typedef_ptrs_call(const cubind_config *cfg, float *a, const float 
   void *cubind_args[3] = {&a, &b, &c};
   return cubind_module_call(&pointers_module, 3, cfg, cubind_args, NULL, 0);
 }
-#line 108 "pointers.cubind.c"
+
+cubind_status typedef_ptrs_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&pointers_module, 3, out);
+}
+
+cubind_status typedef_ptrs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&pointers_module, 3, n, shared_bytes, out);
+}
+#line 140 "pointers.cubind.c"
 
 #line 22 "pointers.cu"
 cubind_status annotated_void_launch(const cubind_config *cfg, const void *data, unsigned int *sum,
@@ -121,4 +153,12 @@ cubind_status annotated_void_call(const cubind_config *cfg, const void *data, un
       {1, CUBIND_DIRECTION_OUT, (void *)sum, sum_count, sizeof(unsigned int)}};
   return cubind_module_call(&pointers_module, 4, cfg, cubind_args, cubind_host_args, 2);
 }
-#line 125 "pointers.cubind.c"
+
+cubind_status annotated_void_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&pointers_module, 4, out);
+}
+
+cubind_status annotated_void_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&pointers_module, 4, n, shared_bytes, out);
+}
+#line 165 "pointers.cubind.c"

@@ -25,31 +25,45 @@ extern "C" {
  * asynchronously; every pointer is a device pointer.
  * <kernel>_call: the same, with the CUBIND_IN/OUT/INOUT pointers taken as host buffers: copied
  * to the device before the launch and back after it; returns when the results are on the host.
- * Both return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
+ * <kernel>_attributes: registers, shared/local/constant memory, limits, PTX and binary
+ * versions and the occupancy-maximising block size, on the calling thread's device.
+ * <kernel>_config_occupancy: a 1D config over n threads with that block size (for shared_bytes
+ * of dynamic shared memory per block).
+ * All return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
  */
 
 cubind_status restrict_ptrs_launch(const cubind_config *cfg, const float *CUBIND_RESTRICT in,
     float *CUBIND_RESTRICT out, const float *CUBIND_RESTRICT both);
 cubind_status restrict_ptrs_call(const cubind_config *cfg, const float *CUBIND_RESTRICT in,
     float *CUBIND_RESTRICT out, const float *CUBIND_RESTRICT both);
+cubind_status restrict_ptrs_attributes(cubind_kernel_attributes *out);
+cubind_status restrict_ptrs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status void_ptrs_launch(const cubind_config *cfg, void *raw, const void *craw,
     volatile int *flag);
 cubind_status void_ptrs_call(const cubind_config *cfg, void *raw, const void *craw,
     volatile int *flag);
+cubind_status void_ptrs_attributes(cubind_kernel_attributes *out);
+cubind_status void_ptrs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status nested_ptrs_launch(const cubind_config *cfg, float **rows, const float *const *crows,
     float *CUBIND_RESTRICT *rrows);
 cubind_status nested_ptrs_call(const cubind_config *cfg, float **rows, const float *const *crows,
     float *CUBIND_RESTRICT *rrows);
+cubind_status nested_ptrs_attributes(cubind_kernel_attributes *out);
+cubind_status nested_ptrs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status typedef_ptrs_launch(const cubind_config *cfg, float *a, const float *b, float *c);
 cubind_status typedef_ptrs_call(const cubind_config *cfg, float *a, const float *b, float *c);
+cubind_status typedef_ptrs_attributes(cubind_kernel_attributes *out);
+cubind_status typedef_ptrs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status annotated_void_launch(const cubind_config *cfg, const void *data, unsigned int *sum,
     size_t bytes);
 cubind_status annotated_void_call(const cubind_config *cfg, const void *data, unsigned int *sum,
     size_t sum_count, size_t bytes);
+cubind_status annotated_void_attributes(cubind_kernel_attributes *out);
+cubind_status annotated_void_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 #ifdef __cplusplus
 }

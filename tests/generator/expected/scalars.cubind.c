@@ -95,7 +95,15 @@ cubind_status builtin_ints_call(const cubind_config *cfg, char c, signed char sc
   void *cubind_args[12] = {&c, &sc, &uc, &s, &us, &i, &u, &l, &ul, &ll, &ull, &out};
   return cubind_module_call(&scalars_module, 0, cfg, cubind_args, NULL, 0);
 }
-#line 99 "scalars.cubind.c"
+
+cubind_status builtin_ints_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&scalars_module, 0, out);
+}
+
+cubind_status builtin_ints_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&scalars_module, 0, n, shared_bytes, out);
+}
+#line 107 "scalars.cubind.c"
 
 #line 14 "scalars.cu"
 cubind_status fixed_ints_launch(const cubind_config *cfg, int8_t i8, int16_t i16, int32_t i32,
@@ -111,7 +119,15 @@ cubind_status fixed_ints_call(const cubind_config *cfg, int8_t i8, int16_t i16, 
   void *cubind_args[12] = {&i8, &i16, &i32, &i64, &u8, &u16, &u32, &u64, &si64, &ip, &up, &out};
   return cubind_module_call(&scalars_module, 1, cfg, cubind_args, NULL, 0);
 }
-#line 115 "scalars.cubind.c"
+
+cubind_status fixed_ints_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&scalars_module, 1, out);
+}
+
+cubind_status fixed_ints_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&scalars_module, 1, n, shared_bytes, out);
+}
+#line 131 "scalars.cubind.c"
 
 #line 20 "scalars.cu"
 cubind_status sizes_launch(const cubind_config *cfg, size_t n, size_t sn, ptrdiff_t d, int *out) {
@@ -123,7 +139,15 @@ cubind_status sizes_call(const cubind_config *cfg, size_t n, size_t sn, ptrdiff_
   void *cubind_args[4] = {&n, &sn, &d, &out};
   return cubind_module_call(&scalars_module, 2, cfg, cubind_args, NULL, 0);
 }
-#line 127 "scalars.cubind.c"
+
+cubind_status sizes_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&scalars_module, 2, out);
+}
+
+cubind_status sizes_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&scalars_module, 2, n, shared_bytes, out);
+}
+#line 151 "scalars.cubind.c"
 
 #line 22 "scalars.cu"
 cubind_status floats_and_bools_launch(const cubind_config *cfg, bool b, float f, double d, int ci,
@@ -137,4 +161,12 @@ cubind_status floats_and_bools_call(const cubind_config *cfg, bool b, float f, d
   void *cubind_args[7] = {&b, &f, &d, &ci, &m, &col, &out};
   return cubind_module_call(&scalars_module, 3, cfg, cubind_args, NULL, 0);
 }
-#line 141 "scalars.cubind.c"
+
+cubind_status floats_and_bools_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&scalars_module, 3, out);
+}
+
+cubind_status floats_and_bools_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&scalars_module, 3, n, shared_bytes, out);
+}
+#line 173 "scalars.cubind.c"

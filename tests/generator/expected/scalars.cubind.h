@@ -27,7 +27,11 @@ extern "C" {
  * asynchronously; every pointer is a device pointer.
  * <kernel>_call: the same, with the CUBIND_IN/OUT/INOUT pointers taken as host buffers: copied
  * to the device before the launch and back after it; returns when the results are on the host.
- * Both return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
+ * <kernel>_attributes: registers, shared/local/constant memory, limits, PTX and binary
+ * versions and the occupancy-maximising block size, on the calling thread's device.
+ * <kernel>_config_occupancy: a 1D config over n threads with that block size (for shared_bytes
+ * of dynamic shared memory per block).
+ * All return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
  */
 
 cubind_status builtin_ints_launch(const cubind_config *cfg, char c, signed char sc,
@@ -36,6 +40,8 @@ cubind_status builtin_ints_launch(const cubind_config *cfg, char c, signed char 
 cubind_status builtin_ints_call(const cubind_config *cfg, char c, signed char sc, unsigned char uc,
     short s, unsigned short us, int i, unsigned int u, long l, unsigned long ul, long long ll,
     unsigned long long ull, int *out);
+cubind_status builtin_ints_attributes(cubind_kernel_attributes *out);
+cubind_status builtin_ints_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status fixed_ints_launch(const cubind_config *cfg, int8_t i8, int16_t i16, int32_t i32,
     int64_t i64, uint8_t u8, uint16_t u16, uint32_t u32, uint64_t u64, long si64, intptr_t ip,
@@ -43,14 +49,20 @@ cubind_status fixed_ints_launch(const cubind_config *cfg, int8_t i8, int16_t i16
 cubind_status fixed_ints_call(const cubind_config *cfg, int8_t i8, int16_t i16, int32_t i32,
     int64_t i64, uint8_t u8, uint16_t u16, uint32_t u32, uint64_t u64, long si64, intptr_t ip,
     uintptr_t up, int *out);
+cubind_status fixed_ints_attributes(cubind_kernel_attributes *out);
+cubind_status fixed_ints_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status sizes_launch(const cubind_config *cfg, size_t n, size_t sn, ptrdiff_t d, int *out);
 cubind_status sizes_call(const cubind_config *cfg, size_t n, size_t sn, ptrdiff_t d, int *out);
+cubind_status sizes_attributes(cubind_kernel_attributes *out);
+cubind_status sizes_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status floats_and_bools_launch(const cubind_config *cfg, bool b, float f, double d, int ci,
     unsigned char m, unsigned int col, double *out);
 cubind_status floats_and_bools_call(const cubind_config *cfg, bool b, float f, double d, int ci,
     unsigned char m, unsigned int col, double *out);
+cubind_status floats_and_bools_attributes(cubind_kernel_attributes *out);
+cubind_status floats_and_bools_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 #ifdef __cplusplus
 }

@@ -90,7 +90,15 @@ cubind_status with_params_call(const cubind_config *cfg, params p, float *out, i
       {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)(n), sizeof(float)}};
   return cubind_module_call(&structs_module, 0, cfg, cubind_args, cubind_host_args, 1);
 }
-#line 94 "structs.cubind.c"
+
+cubind_status with_params_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&structs_module, 0, out);
+}
+
+cubind_status with_params_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&structs_module, 0, n, shared_bytes, out);
+}
+#line 102 "structs.cubind.c"
 
 #line 35 "structs.cu"
 cubind_status with_inner_launch(const cubind_config *cfg, char c, inner i, counted k, bits b) {
@@ -102,4 +110,12 @@ cubind_status with_inner_call(const cubind_config *cfg, char c, inner i, counted
   void *cubind_args[4] = {&c, &i, &k, &b};
   return cubind_module_call(&structs_module, 1, cfg, cubind_args, NULL, 0);
 }
-#line 106 "structs.cubind.c"
+
+cubind_status with_inner_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&structs_module, 1, out);
+}
+
+cubind_status with_inner_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&structs_module, 1, n, shared_bytes, out);
+}
+#line 122 "structs.cubind.c"

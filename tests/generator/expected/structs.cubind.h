@@ -26,7 +26,11 @@ extern "C" {
  * asynchronously; every pointer is a device pointer.
  * <kernel>_call: the same, with the CUBIND_IN/OUT/INOUT pointers taken as host buffers: copied
  * to the device before the launch and back after it; returns when the results are on the host.
- * Both return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
+ * <kernel>_attributes: registers, shared/local/constant memory, limits, PTX and binary
+ * versions and the occupancy-maximising block size, on the calling thread's device.
+ * <kernel>_config_occupancy: a 1D config over n threads with that block size (for shared_bytes
+ * of dynamic shared memory per block).
+ * All return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
  */
 
 /* inner (structs.cu): 16 bytes, aligned to 8; the .cubind.c checks the layout */
@@ -60,9 +64,13 @@ typedef struct counted {
 
 cubind_status with_params_launch(const cubind_config *cfg, params p, float *out, int n);
 cubind_status with_params_call(const cubind_config *cfg, params p, float *out, int n);
+cubind_status with_params_attributes(cubind_kernel_attributes *out);
+cubind_status with_params_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status with_inner_launch(const cubind_config *cfg, char c, inner i, counted k, bits b);
 cubind_status with_inner_call(const cubind_config *cfg, char c, inner i, counted k, bits b);
+cubind_status with_inner_attributes(cubind_kernel_attributes *out);
+cubind_status with_inner_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 #ifdef __cplusplus
 }

@@ -76,4 +76,12 @@ cubind_status apply_call(const cubind_config *cfg, transform t, struct vec3 extr
       {2, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(float)}};
   return cubind_module_call(&structs_header_module, 0, cfg, cubind_args, cubind_host_args, 1);
 }
-#line 80 "structs_header.cubind.c"
+
+cubind_status apply_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&structs_header_module, 0, out);
+}
+
+cubind_status apply_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&structs_header_module, 0, n, shared_bytes, out);
+}
+#line 88 "structs_header.cubind.c"

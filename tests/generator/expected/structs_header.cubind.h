@@ -26,12 +26,18 @@ extern "C" {
  * asynchronously; every pointer is a device pointer.
  * <kernel>_call: the same, with the CUBIND_IN/OUT/INOUT pointers taken as host buffers: copied
  * to the device before the launch and back after it; returns when the results are on the host.
- * Both return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
+ * <kernel>_attributes: registers, shared/local/constant memory, limits, PTX and binary
+ * versions and the occupancy-maximising block size, on the calling thread's device.
+ * <kernel>_config_occupancy: a 1D config over n threads with that block size (for shared_bytes
+ * of dynamic shared memory per block).
+ * All return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
  */
 
 cubind_status apply_launch(const cubind_config *cfg, transform t, struct vec3 extra, float *x,
     int n);
 cubind_status apply_call(const cubind_config *cfg, transform t, struct vec3 extra, float *x, int n);
+cubind_status apply_attributes(cubind_kernel_attributes *out);
+cubind_status apply_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 #ifdef __cplusplus
 }

@@ -60,7 +60,15 @@ cubind_status plain_call(const cubind_config *cfg, float *x) {
   void *cubind_args[1] = {&x};
   return cubind_module_call(&templates_module, 0, cfg, cubind_args, NULL, 0);
 }
-#line 64 "templates.cubind.c"
+
+cubind_status plain_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&templates_module, 0, out);
+}
+
+cubind_status plain_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&templates_module, 0, n, shared_bytes, out);
+}
+#line 72 "templates.cubind.c"
 
 #line 9 "templates.cu"
 cubind_status scale_float_launch(const cubind_config *cfg, float *x, float s, int n) {
@@ -74,7 +82,15 @@ cubind_status scale_float_call(const cubind_config *cfg, float *x, float s, int 
       {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(float)}};
   return cubind_module_call(&templates_module, 1, cfg, cubind_args, cubind_host_args, 1);
 }
-#line 78 "templates.cubind.c"
+
+cubind_status scale_float_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&templates_module, 1, out);
+}
+
+cubind_status scale_float_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&templates_module, 1, n, shared_bytes, out);
+}
+#line 94 "templates.cubind.c"
 
 #line 10 "templates.cu"
 cubind_status scale_double_launch(const cubind_config *cfg, double *x, double s, int n) {
@@ -88,7 +104,15 @@ cubind_status scale_double_call(const cubind_config *cfg, double *x, double s, i
       {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(double)}};
   return cubind_module_call(&templates_module, 2, cfg, cubind_args, cubind_host_args, 1);
 }
-#line 92 "templates.cubind.c"
+
+cubind_status scale_double_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&templates_module, 2, out);
+}
+
+cubind_status scale_double_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&templates_module, 2, n, shared_bytes, out);
+}
+#line 116 "templates.cubind.c"
 
 #line 11 "templates.cu"
 cubind_status scale_int_launch(const cubind_config *cfg, int *x, int s, int n) {
@@ -102,7 +126,15 @@ cubind_status scale_int_call(const cubind_config *cfg, int *x, int s, int n) {
       {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(int)}};
   return cubind_module_call(&templates_module, 3, cfg, cubind_args, cubind_host_args, 1);
 }
-#line 106 "templates.cubind.c"
+
+cubind_status scale_int_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&templates_module, 3, out);
+}
+
+cubind_status scale_int_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&templates_module, 3, n, shared_bytes, out);
+}
+#line 138 "templates.cubind.c"
 
 #line 12 "templates.cu"
 cubind_status scale_half_launch(const cubind_config *cfg, cubind_half *x, cubind_half s, int n) {
@@ -116,7 +148,15 @@ cubind_status scale_half_call(const cubind_config *cfg, cubind_half *x, cubind_h
       {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(cubind_half)}};
   return cubind_module_call(&templates_module, 4, cfg, cubind_args, cubind_host_args, 1);
 }
-#line 120 "templates.cubind.c"
+
+cubind_status scale_half_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&templates_module, 4, out);
+}
+
+cubind_status scale_half_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&templates_module, 4, n, shared_bytes, out);
+}
+#line 160 "templates.cubind.c"
 
 #line 17 "templates.cu"
 cubind_status fill_unsigned_int_4_launch(const cubind_config *cfg, unsigned int *x) {
@@ -128,7 +168,15 @@ cubind_status fill_unsigned_int_4_call(const cubind_config *cfg, unsigned int *x
   void *cubind_args[1] = {&x};
   return cubind_module_call(&templates_module, 5, cfg, cubind_args, NULL, 0);
 }
-#line 132 "templates.cubind.c"
+
+cubind_status fill_unsigned_int_4_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&templates_module, 5, out);
+}
+
+cubind_status fill_unsigned_int_4_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&templates_module, 5, n, shared_bytes, out);
+}
+#line 180 "templates.cubind.c"
 
 #line 18 "templates.cu"
 cubind_status fill_float_ptr_minus2_launch(const cubind_config *cfg, float **x) {
@@ -140,7 +188,15 @@ cubind_status fill_float_ptr_minus2_call(const cubind_config *cfg, float **x) {
   void *cubind_args[1] = {&x};
   return cubind_module_call(&templates_module, 6, cfg, cubind_args, NULL, 0);
 }
-#line 144 "templates.cubind.c"
+
+cubind_status fill_float_ptr_minus2_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&templates_module, 6, out);
+}
+
+cubind_status fill_float_ptr_minus2_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&templates_module, 6, n, shared_bytes, out);
+}
+#line 200 "templates.cubind.c"
 
 #line 33 "templates.cu"
 cubind_status shift_geo_Point_launch(const cubind_config *cfg, void *points, int n) {
@@ -152,4 +208,12 @@ cubind_status shift_geo_Point_call(const cubind_config *cfg, void *points, int n
   void *cubind_args[2] = {&points, &n};
   return cubind_module_call(&templates_module, 7, cfg, cubind_args, NULL, 0);
 }
-#line 156 "templates.cubind.c"
+
+cubind_status shift_geo_Point_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&templates_module, 7, out);
+}
+
+cubind_status shift_geo_Point_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&templates_module, 7, n, shared_bytes, out);
+}
+#line 220 "templates.cubind.c"

@@ -25,40 +25,60 @@ extern "C" {
  * asynchronously; every pointer is a device pointer.
  * <kernel>_call: the same, with the CUBIND_IN/OUT/INOUT pointers taken as host buffers: copied
  * to the device before the launch and back after it; returns when the results are on the host.
- * Both return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
+ * <kernel>_attributes: registers, shared/local/constant memory, limits, PTX and binary
+ * versions and the occupancy-maximising block size, on the calling thread's device.
+ * <kernel>_config_occupancy: a 1D config over n threads with that block size (for shared_bytes
+ * of dynamic shared memory per block).
+ * All return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
  */
 
 cubind_status plain_launch(const cubind_config *cfg, float *x);
 cubind_status plain_call(const cubind_config *cfg, float *x);
+cubind_status plain_attributes(cubind_kernel_attributes *out);
+cubind_status plain_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 /** Scales x by s. */
 cubind_status scale_float_launch(const cubind_config *cfg, float *x, float s, int n);
 /** Scales x by s. */
 cubind_status scale_float_call(const cubind_config *cfg, float *x, float s, int n);
+cubind_status scale_float_attributes(cubind_kernel_attributes *out);
+cubind_status scale_float_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 /** Scales x by s. */
 cubind_status scale_double_launch(const cubind_config *cfg, double *x, double s, int n);
 /** Scales x by s. */
 cubind_status scale_double_call(const cubind_config *cfg, double *x, double s, int n);
+cubind_status scale_double_attributes(cubind_kernel_attributes *out);
+cubind_status scale_double_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 /** Scales x by s. */
 cubind_status scale_int_launch(const cubind_config *cfg, int *x, int s, int n);
 /** Scales x by s. */
 cubind_status scale_int_call(const cubind_config *cfg, int *x, int s, int n);
+cubind_status scale_int_attributes(cubind_kernel_attributes *out);
+cubind_status scale_int_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 /** Scales x by s. */
 cubind_status scale_half_launch(const cubind_config *cfg, cubind_half *x, cubind_half s, int n);
 /** Scales x by s. */
 cubind_status scale_half_call(const cubind_config *cfg, cubind_half *x, cubind_half s, int n);
+cubind_status scale_half_attributes(cubind_kernel_attributes *out);
+cubind_status scale_half_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status fill_unsigned_int_4_launch(const cubind_config *cfg, unsigned int *x);
 cubind_status fill_unsigned_int_4_call(const cubind_config *cfg, unsigned int *x);
+cubind_status fill_unsigned_int_4_attributes(cubind_kernel_attributes *out);
+cubind_status fill_unsigned_int_4_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status fill_float_ptr_minus2_launch(const cubind_config *cfg, float **x);
 cubind_status fill_float_ptr_minus2_call(const cubind_config *cfg, float **x);
+cubind_status fill_float_ptr_minus2_attributes(cubind_kernel_attributes *out);
+cubind_status fill_float_ptr_minus2_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status shift_geo_Point_launch(const cubind_config *cfg, void *points, int n);
 cubind_status shift_geo_Point_call(const cubind_config *cfg, void *points, int n);
+cubind_status shift_geo_Point_attributes(cubind_kernel_attributes *out);
+cubind_status shift_geo_Point_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 #ifdef __cplusplus
 }

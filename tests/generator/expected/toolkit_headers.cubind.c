@@ -51,7 +51,15 @@ cubind_status block_sums_call(const cubind_config *cfg, const int *values, int *
       {1, CUBIND_DIRECTION_OUT, (void *)sums, (size_t)((n + 255) / 256), sizeof(int)}};
   return cubind_module_call(&toolkit_headers_module, 0, cfg, cubind_args, cubind_host_args, 2);
 }
-#line 55 "toolkit_headers.cubind.c"
+
+cubind_status block_sums_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&toolkit_headers_module, 0, out);
+}
+
+cubind_status block_sums_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&toolkit_headers_module, 0, n, shared_bytes, out);
+}
+#line 63 "toolkit_headers.cubind.c"
 
 #line 19 "toolkit_headers.cu"
 cubind_status tiled_launch(const cubind_config *cfg, float *data) {
@@ -63,4 +71,12 @@ cubind_status tiled_call(const cubind_config *cfg, float *data) {
   void *cubind_args[1] = {&data};
   return cubind_module_call(&toolkit_headers_module, 1, cfg, cubind_args, NULL, 0);
 }
-#line 67 "toolkit_headers.cubind.c"
+
+cubind_status tiled_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&toolkit_headers_module, 1, out);
+}
+
+cubind_status tiled_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&toolkit_headers_module, 1, n, shared_bytes, out);
+}
+#line 83 "toolkit_headers.cubind.c"

@@ -25,7 +25,11 @@ extern "C" {
  * asynchronously; every pointer is a device pointer.
  * <kernel>_call: the same, with the CUBIND_IN/OUT/INOUT pointers taken as host buffers: copied
  * to the device before the launch and back after it; returns when the results are on the host.
- * Both return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
+ * <kernel>_attributes: registers, shared/local/constant memory, limits, PTX and binary
+ * versions and the occupancy-maximising block size, on the calling thread's device.
+ * <kernel>_config_occupancy: a 1D config over n threads with that block size (for shared_bytes
+ * of dynamic shared memory per block).
+ * All return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
  */
 
 /* limits (variables.cu): 8 bytes, aligned to 4; the .cubind.c checks the layout */
@@ -36,6 +40,8 @@ typedef struct limits {
 
 cubind_status use_launch(const cubind_config *cfg, float *out);
 cubind_status use_call(const cubind_config *cfg, float *out);
+cubind_status use_attributes(cubind_kernel_attributes *out);
+cubind_status use_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 /* __constant__ coeffs (variables.cu): 8 elements of 4 bytes. Copies the first `count` elements
    to or from the current device's copy of it, synchronously; more than 8 fail. */

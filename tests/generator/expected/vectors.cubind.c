@@ -71,7 +71,15 @@ cubind_status by_value_call(const cubind_config *cfg, float4 f4, int2 i2, uchar4
   void *cubind_args[8] = {&f4, &i2, &u4, &d2, &c1, &ull2, &s3, &out};
   return cubind_module_call(&vectors_module, 0, cfg, cubind_args, NULL, 0);
 }
-#line 75 "vectors.cubind.c"
+
+cubind_status by_value_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&vectors_module, 0, out);
+}
+
+cubind_status by_value_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&vectors_module, 0, n, shared_bytes, out);
+}
+#line 83 "vectors.cubind.c"
 
 #line 9 "vectors.cu"
 cubind_status by_pointer_launch(const cubind_config *cfg, float4 *points, const int2 *offsets,
@@ -88,7 +96,15 @@ cubind_status by_pointer_call(const cubind_config *cfg, float4 *points, const in
       {2, CUBIND_DIRECTION_OUT, (void *)ids, ids_count, sizeof(uint3)}};
   return cubind_module_call(&vectors_module, 1, cfg, cubind_args, cubind_host_args, 2);
 }
-#line 92 "vectors.cubind.c"
+
+cubind_status by_pointer_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&vectors_module, 1, out);
+}
+
+cubind_status by_pointer_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&vectors_module, 1, n, shared_bytes, out);
+}
+#line 108 "vectors.cubind.c"
 
 #line 16 "vectors.cu"
 cubind_status alignment_launch(const cubind_config *cfg, int a, float4 b, char c, double2 d) {
@@ -100,4 +116,12 @@ cubind_status alignment_call(const cubind_config *cfg, int a, float4 b, char c, 
   void *cubind_args[4] = {&a, &b, &c, &d};
   return cubind_module_call(&vectors_module, 2, cfg, cubind_args, NULL, 0);
 }
-#line 104 "vectors.cubind.c"
+
+cubind_status alignment_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&vectors_module, 2, out);
+}
+
+cubind_status alignment_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&vectors_module, 2, n, shared_bytes, out);
+}
+#line 128 "vectors.cubind.c"

@@ -26,21 +26,31 @@ extern "C" {
  * asynchronously; every pointer is a device pointer.
  * <kernel>_call: the same, with the CUBIND_IN/OUT/INOUT pointers taken as host buffers: copied
  * to the device before the launch and back after it; returns when the results are on the host.
- * Both return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
+ * <kernel>_attributes: registers, shared/local/constant memory, limits, PTX and binary
+ * versions and the occupancy-maximising block size, on the calling thread's device.
+ * <kernel>_config_occupancy: a 1D config over n threads with that block size (for shared_bytes
+ * of dynamic shared memory per block).
+ * All return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
  */
 
 cubind_status by_value_launch(const cubind_config *cfg, float4 f4, int2 i2, uchar4 u4, double2 d2,
     char1 c1, ulonglong2 ull2, short3 s3, float *out);
 cubind_status by_value_call(const cubind_config *cfg, float4 f4, int2 i2, uchar4 u4, double2 d2,
     char1 c1, ulonglong2 ull2, short3 s3, float *out);
+cubind_status by_value_attributes(cubind_kernel_attributes *out);
+cubind_status by_value_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status by_pointer_launch(const cubind_config *cfg, float4 *points, const int2 *offsets,
     uint3 *ids, int n);
 cubind_status by_pointer_call(const cubind_config *cfg, float4 *points, const int2 *offsets,
     uint3 *ids, size_t ids_count, int n);
+cubind_status by_pointer_attributes(cubind_kernel_attributes *out);
+cubind_status by_pointer_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status alignment_launch(const cubind_config *cfg, int a, float4 b, char c, double2 d);
 cubind_status alignment_call(const cubind_config *cfg, int a, float4 b, char c, double2 d);
+cubind_status alignment_attributes(cubind_kernel_attributes *out);
+cubind_status alignment_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 #ifdef __cplusplus
 }
