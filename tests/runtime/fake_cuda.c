@@ -40,6 +40,9 @@ static const char *const function_names[] = {"cuInit",
                                              "cuFuncSetAttribute",
                                              "cuFuncGetParamInfo",
                                              "cuLaunchKernel",
+                                             "cuLaunchKernelEx",
+                                             "cuLibraryGetGlobal",
+                                             "cuModuleGetGlobal",
                                              "cuMemAlloc",
                                              "cuMemFree",
                                              "cuMemAllocHost",
@@ -481,6 +484,54 @@ static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
   return CUDA_SUCCESS;
 }
 
+/* Cluster and cooperative launches: the attributes must be well formed; then a plain launch. */
+static CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **params,
+                                      void **extra) {
+  unsigned i;
+  ENTER("cuLaunchKernelEx");
+  if (!config || (config->numAttrs && !config->attrs)) return CUDA_ERROR_INVALID_VALUE;
+  for (i = 0; i < config->numAttrs; i++) {
+    const CUlaunchAttribute *a = &config->attrs[i];
+    if (a->id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+      if (!a->value.clusterDim.x || !a->value.clusterDim.y || !a->value.clusterDim.z ||
+          config->gridDimX % a->value.clusterDim.x || config->gridDimY % a->value.clusterDim.y ||
+          config->gridDimZ % a->value.clusterDim.z)
+        return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    } else if (a->id != CU_LAUNCH_ATTRIBUTE_COOPERATIVE) {
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+  }
+  return fake_cuLaunchKernel(f, config->gridDimX, config->gridDimY, config->gridDimZ,
+                             config->blockDimX, config->blockDimY, config->blockDimZ,
+                             config->sharedMemBytes, config->hStream, params, extra);
+}
+
+/* __constant__ / __device__ variables: "coeffs" (8 doubles) exists, nothing else. */
+static double fake_coeffs[8];
+
+static CUresult find_global(CUdeviceptr *dptr, size_t *bytes, const char *name) {
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  if (!dptr || !name) return CUDA_ERROR_INVALID_VALUE;
+  if (strcmp(name, "coeffs") != 0) return CUDA_ERROR_NOT_FOUND;
+  *dptr = (CUdeviceptr)(uintptr_t)fake_coeffs;
+  if (bytes) *bytes = sizeof fake_coeffs;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library,
+                                        const char *name) {
+  ENTER("cuLibraryGetGlobal");
+  if (!library) return CUDA_ERROR_INVALID_HANDLE;
+  return find_global(dptr, bytes, name);
+}
+
+static CUresult fake_cuModuleGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUmodule module,
+                                       const char *name) {
+  ENTER("cuModuleGetGlobal");
+  if (!module) return CUDA_ERROR_INVALID_HANDLE;
+  return find_global(dptr, bytes, name);
+}
+
 /* ---- page-locked allocations and deferred async copies -------------------------------------- */
 
 #define MAX_PINNED 256
@@ -779,6 +830,9 @@ static const struct {
     P(cuFuncSetAttribute, 9000),
     P(cuFuncGetParamInfo, 12040),
     P(cuLaunchKernel, 4000),
+    P(cuLaunchKernelEx, 11060),
+    P(cuLibraryGetGlobal, 12000),
+    P(cuModuleGetGlobal, 3020),
     P(cuMemAlloc, 3020),
     P(cuMemFree, 3020),
     P(cuMemAllocHost, 3020),

@@ -112,6 +112,81 @@ static void launch_round_trip(void **state) {
   assert_int_equal(fake_cuda_live_device_allocations(), 0);
 }
 
+/* __constant__ / __device__ variables through cubind_module_global_copy (as the generated
+   <module>_<var>_to_device / _from_device call it). */
+static const cubind_global_info var_globals[] = {{"coeffs", "coeffs"}, {"gone", "gone"}};
+static cubind_module var_module = {CUBIND_ABI_VERSION, "vars", cubind_fatbin_vec,
+                                   &cubind_fatbin_vec_size, vec_kernels, 3, NULL, NULL,
+                                   var_globals, 2};
+
+static void module_variables(void **state) {
+  double in[9], out[8];
+  unsigned long lookups;
+  int i;
+  (void)state;
+  for (i = 0; i < 9; i++)
+    in[i] = 1.5 * i;
+  assert_int_equal(cubind_module_global_copy(&var_module, 0, in, 8, sizeof(double),
+                                             CUBIND_COPY_TO_DEVICE),
+                   CUBIND_SUCCESS);
+  memset(out, 0, sizeof out);
+  assert_int_equal(cubind_module_global_copy(&var_module, 0, out, 8, sizeof(double),
+                                             CUBIND_COPY_FROM_DEVICE),
+                   CUBIND_SUCCESS);
+  for (i = 0; i < 8; i++)
+    assert_true(out[i] == 1.5 * i);
+  /* looked up once per device: later copies call no lookup */
+  lookups = fake_cuda_calls("cuLibraryGetGlobal");
+  assert_int_equal(cubind_module_global_copy(&var_module, 0, out, 2, sizeof(double),
+                                             CUBIND_COPY_FROM_DEVICE),
+                   CUBIND_SUCCESS);
+  assert_int_equal(fake_cuda_calls("cuLibraryGetGlobal"), lookups);
+  assert_int_equal(cubind_module_global_copy(&var_module, 0, in, 9, sizeof(double),
+                                             CUBIND_COPY_TO_DEVICE),
+                   CUBIND_ERROR_INVALID_VALUE);
+  assert_contains(cubind_last_error(), "vars_coeffs_to_device: 9 elements of 8 bytes (72 bytes) do not fit in "
+                 "variable 'coeffs' of module vars (64 bytes)");
+  assert_int_equal(cubind_module_global_copy(&var_module, 1, in, 1, sizeof(double),
+                                             CUBIND_COPY_TO_DEVICE),
+                   CUBIND_ERROR_KERNEL_NOT_FOUND);
+  assert_contains(cubind_last_error(), "variable 'gone' (symbol 'gone') in module vars");
+  assert_int_equal(cubind_module_global_copy(&var_module, 0, NULL, 0, sizeof(double),
+                                             CUBIND_COPY_TO_DEVICE),
+                   CUBIND_SUCCESS);
+}
+
+/* Cluster and cooperative launches go through cuLaunchKernelEx after the runtime's checks. */
+static void launch_attributes(void **state) {
+  float host[1024];
+  cubind_config cfg = cubind_config_1d(1024, 128);
+  unsigned long ex, plain;
+  int i;
+  (void)state;
+  for (i = 0; i < 1024; i++)
+    host[i] = (float)i;
+  cfg.cluster.x = 2;
+  ex = fake_cuda_calls("cuLaunchKernelEx");
+  assert_int_equal(doublify_call(&cfg, host, 1024), CUBIND_SUCCESS);
+  assert_int_equal(fake_cuda_calls("cuLaunchKernelEx"), ex + 1);
+  for (i = 0; i < 1024; i++)
+    assert_true(host[i] == 2.0f * (float)i);
+  cfg.cluster.x = 3; /* 8 blocks */
+  assert_int_equal(doublify_call(&cfg, host, 1024), CUBIND_ERROR_INVALID_CONFIG);
+  assert_contains(cubind_last_error(), "grid.x=8 is not a multiple of the cluster's x dimension 3");
+  cfg.cluster.x = 0;
+  cfg.flags = 0x80;
+  assert_int_equal(doublify_call(&cfg, host, 1024), CUBIND_ERROR_INVALID_VALUE);
+  assert_contains(cubind_last_error(), "unknown launch flags 0x80");
+  cfg.flags = CUBIND_LAUNCH_COOPERATIVE;
+  assert_int_equal(doublify_call(&cfg, host, 1024), CUBIND_SUCCESS);
+  cfg.flags = 0; /* a plain config stays on cuLaunchKernel */
+  ex = fake_cuda_calls("cuLaunchKernelEx");
+  plain = fake_cuda_calls("cuLaunchKernel");
+  assert_int_equal(doublify_call(&cfg, host, 1024), CUBIND_SUCCESS);
+  assert_int_equal(fake_cuda_calls("cuLaunchKernelEx"), ex);
+  assert_int_equal(fake_cuda_calls("cuLaunchKernel"), plain + 1);
+}
+
 static void memory_api(void **state) {
   float *pinned = NULL, *dev = NULL;
   CUstream s = NULL;
@@ -1217,6 +1292,8 @@ int main(void) {
       cmocka_unit_test_setup(devices, test_setup),
       cmocka_unit_test_setup(launch_round_trip, test_setup),
       cmocka_unit_test_setup(memory_api, test_setup),
+      cmocka_unit_test_setup(module_variables, test_setup),
+      cmocka_unit_test_setup(launch_attributes, test_setup),
       cmocka_unit_test_setup(call_round_trip_and_scratch_reuse, test_setup),
       cmocka_unit_test_setup(call_count_zero, test_setup),
       cmocka_unit_test_setup(call_size_overflow, test_setup),
