@@ -20,12 +20,12 @@
  * Every buffer is checked at the end: element i must equal its start value plus the number of
  * round trips done on it (every byte really went both ways).
  *
- * Pageable buffers: cubind stages large pageable buffers through a ring of page-locked chunks
- * (runtime/src/launch.c) unless CUBIND_PAGEABLE_STAGING=0 (the driver's pageable copy) or
- * =register (cuMemHostRegister of the buffer for each call instead); CUBIND_STAGING_CHUNK and
- * CUBIND_STAGING_MIN (bytes, K/M suffixes) tune it. The setting is read once per process, so
- * run_all.sh runs this program again with staging off and with other chunk sizes (--pageable-only
- * --label NAME), each run with its own paired driver reference; the header line says which.
+ * Pageable buffers: from CUBIND_STAGING_MIN bytes (default 8 MiB; K/M suffixes) cubind page-locks
+ * a pageable buffer in place for each call (cuMemHostRegister, direct copies, cuMemHostUnregister;
+ * runtime/src/launch.c) unless CUBIND_PAGEABLE_STAGING=0 (the driver's pageable copy). The
+ * setting is read once per process, so run_all.sh runs this program again with it off
+ * (--pageable-only --label nostaging), with its own paired driver reference; the header line says
+ * which.
  *
  * Usage: call_transfer [--large] [--reps-scale X] [--pageable-only] [--label NAME]
  *                      [results.csv|results.json]
@@ -88,8 +88,10 @@ static void verify(const float *a, size_t n, int trips, const char *what) {
 }
 
 /*
- * The ceiling of page-locked staging: one thread's memcpy between pageable memory and a 4 MiB
- * page-locked chunk, each way, over `bytes` of `pageable` (median of 5 passes), in GB/s.
+ * One thread's memcpy between pageable memory and a 4 MiB page-locked chunk, each way, over
+ * `bytes` of `pageable` (median of 5 passes), in GB/s: the ceiling of any design that stages
+ * pageable buffers through page-locked chunks with one thread's memcpy (why cubind registers the
+ * buffer instead).
  */
 static void host_memcpy_rate(float *pageable, size_t bytes, const char *label) {
   const size_t chunk = (size_t)4 << 20;
@@ -111,7 +113,7 @@ static void host_memcpy_rate(float *pageable, size_t bytes, const char *label) {
   }
   for (int d = 0; d < 2; d++) gbs[d] = (double)(bytes / chunk * chunk) / bench_median(t[d], 5);
   printf("host memcpy, one thread, 4 MiB chunks: pageable -> page-locked %.2f GB/s, "
-         "page-locked -> pageable %.2f GB/s (the ceiling of cubind's staging each way)\n",
+         "page-locked -> pageable %.2f GB/s (the ceiling of memcpy staging each way)\n",
          gbs[0], gbs[1]);
   bench_result("call_transfer", "host_memcpy", label ? label : "memcpy", "GBps_to_pinned", gbs[0],
                "GB/s");
@@ -186,14 +188,11 @@ int main(int argc, char **argv) {
   host_memcpy_rate(host[M_PAGEABLE], max_bytes, label);
   printf("_call round trips (copy in + kernel + copy out), GB/s = 2 x bytes / median time\n");
   {
-    const char *on = getenv("CUBIND_PAGEABLE_STAGING"), *chunk = getenv("CUBIND_STAGING_CHUNK");
-    const char *min = getenv("CUBIND_STAGING_MIN");
-    printf("pageable staging: %s, chunk %s, from %s%s%s\n",
-           on && strcmp(on, "0") == 0            ? "off (the driver's pageable copy)"
-           : on && strcmp(on, "register") == 0 ? "register (cuMemHostRegister per call)"
-                                               : "on (page-locked ring)",
-           chunk ? chunk : "4M (default)", min ? min : "8M (default)", label ? "; label " : "",
-           label ? label : "");
+    const char *on = getenv("CUBIND_PAGEABLE_STAGING"), *min = getenv("CUBIND_STAGING_MIN");
+    printf("pageable staging: %s, from %s%s%s\n",
+           on && strcmp(on, "0") == 0 ? "off (the driver's pageable copy)"
+                                      : "on (cuMemHostRegister of the buffer per call)",
+           min ? min : "8M (default)", label ? "; label " : "", label ? label : "");
   }
   printf("%-7s %-9s %12s %12s %12s %12s %10s\n", "size", "memory", "cubind us", "driver us",
          "cubind GB/s", "driver GB/s", "vs driver");

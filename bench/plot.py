@@ -8,8 +8,8 @@
 launch: host ns per launch for each kernel (0, 4, 16 parameters) and variant, the ratio to raw
 cuLaunchKernel printed on each bar. transfer: `_call` round-trip GB/s against buffer size (log
 scale), cubind and the driver, pageable and pinned. staging (PNG only): pageable round trips,
-GB/s against size: the driver's plain pageable copy, cubind with its page-locked staging (default
-and each chunk size run_all.sh tried) and with staging off. Set PLOT_SVG=1 to force SVG.
+GB/s against size: the driver's plain pageable copy, cubind by default (large buffers registered
+for the call) and with staging off (each labelled run). Set PLOT_SVG=1 to force SVG.
 """
 import csv
 import math
@@ -203,7 +203,7 @@ def png_charts(rows, out):
         ax.set_xticklabels(SIZES)
         ax.set_ylabel("GB/s (2 x bytes / median round trip)")
         ax.set_xlabel("buffer size")
-        ax.set_title("Pageable _call round trips: page-locked staging vs the driver's pageable copy")
+        ax.set_title("Pageable _call round trips: cubind's registration vs the driver's copy")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
         fig.tight_layout()

@@ -4,9 +4,8 @@
 #   bench/run_all.sh <build dir> <out dir>
 #
 # Builds nothing (build first: cmake --build <build dir> --target cubind_benchmarks). Runs, in
-# order: launch_overhead, call_transfer (4 KiB .. 1 GiB; then pageable only with cubind's staging
-# off, with per-call cuMemHostRegister instead, and with staging chunks of BENCH_STAGING_CHUNKS,
-# default "1M 2M 8M 16M"), launch_allocs,
+# order: launch_overhead, call_transfer (4 KiB .. 1 GiB; then pageable only with cubind's
+# pageable staging off, CUBIND_PAGEABLE_STAGING=0, for comparison), launch_allocs,
 # cold_start.sh, module_load.sh and the footprint of the static runtime library. Only <build>/bench-bin is read,
 # so carrying that folder alone to the GPU machine is enough. Writes into <out dir>:
 #   summary.txt     every table, as printed (also on stdout), after the machine's description
@@ -78,22 +77,12 @@ large=--large
 [[ ${BENCH_NO_LARGE:-0} == 1 ]] && large=""
 run launch_overhead "$bin/launch_overhead" --batches "${BENCH_BATCHES:-200}" "$parts/launch_overhead.csv"
 run call_transfer "$bin/call_transfer" $large "$parts/call_transfer.csv"
-# Pageable design comparison (issue 7): the same pageable round trips with cubind's staging off
-# (the driver's own pageable copy inside _call) and with other staging chunk sizes; each run has
-# its own paired driver reference. Variants are labelled cubind_call@<label> in results.csv.
-staging_parts="call_transfer_nostaging call_transfer_register"
+# Pageable comparison (issue 7): the same pageable round trips with cubind's staging off (the
+# driver's own pageable copy inside _call), with its own paired driver reference. Its variants
+# are labelled cubind_call@nostaging in results.csv.
+staging_parts="call_transfer_nostaging"
 run call_transfer_nostaging env CUBIND_PAGEABLE_STAGING=0 "$bin/call_transfer" $large \
   --pageable-only --label nostaging "$parts/call_transfer_nostaging.csv"
-# The other design: cuMemHostRegister of the user's buffer for each call, then direct copies.
-run call_transfer_register env CUBIND_PAGEABLE_STAGING=register "$bin/call_transfer" $large \
-  --pageable-only --label register "$parts/call_transfer_register.csv"
-for chunk in ${BENCH_STAGING_CHUNKS:-1M 2M 8M 16M}; do
-  min=$(( ${chunk%M} * 2 ))M
-  staging_parts="$staging_parts call_transfer_chunk$chunk"
-  run "call_transfer_chunk$chunk" env CUBIND_STAGING_CHUNK=$chunk CUBIND_STAGING_MIN=$min \
-    "$bin/call_transfer" --pageable-only --reps-scale 0.5 --label "chunk$chunk" \
-    "$parts/call_transfer_chunk$chunk.csv"
-done
 run launch_allocs "$bin/launch_allocs" "$parts/launch_allocs.csv"
 run cold_start "$here/cold_start.sh" "$build" "${BENCH_COLD_RUNS:-20}" "$parts"
 run module_load "$here/module_load.sh" "$build" "${BENCH_MODULE_RUNS:-5}" "$parts"

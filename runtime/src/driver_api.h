@@ -55,7 +55,7 @@
   X(cuMemcpyDtoHAsync, 3020)                                                                       \
   X(cuMemsetD8, 3020)                                                                              \
   O(cuPointerGetAttributes, 7000) /* _call: page-locked or pageable host buffer */                 \
-  O(cuMemHostRegister, 6050)      /* _call, CUBIND_PAGEABLE_STAGING=register */                    \
+  O(cuMemHostRegister, 6050)      /* _call: large pageable buffers, page-locked for the call */    \
   O(cuMemHostUnregister, 4000)                                                                     \
   /* streams and events */                                                                         \
   X(cuStreamCreate, 2000)                                                                          \

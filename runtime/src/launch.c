@@ -312,31 +312,24 @@ cubind_status cubind_module_launch(cubind_module *module, unsigned kernel_index,
 
 /*
  * Pageable host buffers. The driver copies pageable memory through its own small staging buffers
- * at a fraction of the link's rate (7-11 GB/s on an H100 against ~53 GB/s page-locked). For a
- * pageable buffer of at least `staging_min` bytes, _call instead streams it through a per-thread
- * ring of STAGE_SLOTS page-locked chunks of `staging_chunk` bytes: copy-in memcpys chunk i+1 into
- * its chunk while the DMA of chunk i runs; copy-out queues the DMAs of up to STAGE_SLOTS chunks
- * and memcpys each to the user's buffer as its event completes. An event per chunk says when the
- * DMA that last used it is done, so a chunk is never overwritten early. Page-locked buffers
- * (cuMemAllocHost / cuMemHostRegister memory, seen by cuPointerGetAttributes, which reports no
- * error for ordinary memory) and small ones take the driver's plain path.
- * CUBIND_PAGEABLE_STAGING=0 turns staging off; CUBIND_STAGING_CHUNK and CUBIND_STAGING_MIN (bytes)
- * tune it. If the ring cannot be allocated, _call falls back to the plain path.
- * CUBIND_PAGEABLE_STAGING=register is the other design, for measuring: such buffers are instead
- * page-locked in place for the call (cuMemHostRegister, then cuMemHostUnregister after the final
- * synchronisation) and copied directly; a buffer that cannot be registered is copied plainly.
+ * at a fraction of the link's rate (8-10 GB/s on an H100 against ~53 GB/s page-locked). For a
+ * pageable buffer of at least `staging_min` bytes, _call page-locks the user's buffer in place for
+ * the call (cuMemHostRegister), copies it directly, and unregisters it (cuMemHostUnregister) after
+ * the final synchronisation, on every path; a buffer that cannot be registered is copied plainly.
+ * Measured on an H100 (bench/run_all.sh, 2026-11-22): 16-19.5 GB/s round trips against the
+ * driver's 8-10 GB/s from 16 MiB up (1.9-2.2x), neutral at 4 MiB and below; a ring of page-locked
+ * chunks fed by memcpy lost to the driver (0.76-0.94x: one thread's memcpy caps it at ~8 GB/s).
+ * Page-locked buffers (cuMemAllocHost / cuMemHostRegister memory, seen by cuPointerGetAttributes,
+ * which reports no error for ordinary memory) and small ones take the driver's plain path.
+ * CUBIND_PAGEABLE_STAGING=0 turns this off; CUBIND_STAGING_MIN (bytes) sets the threshold.
  */
-#define STAGE_SLOTS 3
-
-enum { STAGING_OFF, STAGING_RING, STAGING_REGISTER };
 #define MAX_REGISTERED 64 /* host arguments of one call that can be registered (a bit mask) */
 
 static pthread_once_t staging_once = PTHREAD_ONCE_INIT;
-static int staging_mode = STAGING_RING;
-static size_t staging_chunk = (size_t)4 << 20;
+static int staging_on = 1;
 static size_t staging_min = (size_t)8 << 20;
 
-static size_t env_bytes(const char *name, size_t fallback, size_t least) {
+static size_t env_bytes(const char *name, size_t fallback) {
   const char *e = getenv(name);
   char *end;
   unsigned long long v;
@@ -344,45 +337,28 @@ static size_t env_bytes(const char *name, size_t fallback, size_t least) {
   v = strtoull(e, &end, 0);
   if (*end == 'k' || *end == 'K') v <<= 10;
   if (*end == 'm' || *end == 'M') v <<= 20;
-  return v >= least ? (size_t)v : fallback;
+  return (size_t)v;
 }
 
 static void staging_read_env(void) {
   const char *e = getenv("CUBIND_PAGEABLE_STAGING");
-  if (e && strcmp(e, "0") == 0) staging_mode = STAGING_OFF;
-  if (e && strcmp(e, "register") == 0) staging_mode = STAGING_REGISTER;
-  staging_chunk = env_bytes("CUBIND_STAGING_CHUNK", staging_chunk, 4096);
-  staging_min = env_bytes("CUBIND_STAGING_MIN", staging_min, 0);
+  if (e && strcmp(e, "0") == 0) staging_on = 0;
+  staging_min = env_bytes("CUBIND_STAGING_MIN", staging_min);
 }
 
-/*
- * For the tests: overrides the environment (mode 0 off, 1 ring, 2 register; chunk bytes; the
- * smallest staged buffer).
- */
-CUBIND_INTERNAL void cubind__set_staging(int mode, size_t chunk, size_t min_bytes);
-void cubind__set_staging(int mode, size_t chunk, size_t min_bytes) {
+/* For the tests: overrides the environment (on or off; the smallest registered buffer). */
+CUBIND_INTERNAL void cubind__set_staging(int on, size_t min_bytes);
+void cubind__set_staging(int on, size_t min_bytes) {
   pthread_once(&staging_once, staging_read_env);
-  staging_mode = mode;
-  staging_chunk = chunk;
+  staging_on = on;
   staging_min = min_bytes;
 }
-
-/* One thread's page-locked staging chunks on one device. */
-typedef struct stage_ring {
-  void *buf[STAGE_SLOTS];
-  CUevent done[STAGE_SLOTS]; /* recorded after each DMA from/to the chunk */
-  int busy[STAGE_SLOTS];     /* done[] was recorded and not yet waited for */
-  size_t chunk;              /* bytes per chunk; 0: not allocated */
-  unsigned next;             /* the chunk to use next (oldest first) */
-  CUcontext context;         /* where it was allocated */
-} stage_ring;
 
 /* One thread's device scratch arena on one device. */
 typedef struct scratch_arena {
   CUdeviceptr base;
   size_t capacity;
   CUcontext context; /* where it was allocated */
-  stage_ring ring;
 } scratch_arena;
 
 typedef struct thread_scratch {
@@ -404,24 +380,6 @@ static CUresult switch_to(CUcontext ctx, CUcontext *current) {
   return r;
 }
 
-/* Frees a ring's chunks and events (its context current); returns the first failure. */
-static CUresult free_ring_here(stage_ring *ring) {
-  CUresult first = CUDA_SUCCESS, r;
-  int i;
-  for (i = 0; i < STAGE_SLOTS; i++) {
-    if (ring->done[i]) {
-      r = cubind__drv.cuEventDestroy(ring->done[i]);
-      if (r != CUDA_SUCCESS && first == CUDA_SUCCESS) first = r;
-    }
-    if (ring->buf[i]) {
-      r = cubind__drv.cuMemFreeHost(ring->buf[i]);
-      if (r != CUDA_SUCCESS && first == CUDA_SUCCESS) first = r;
-    }
-  }
-  memset(ring, 0, sizeof *ring);
-  return first;
-}
-
 /*
  * Frees every arena of `ts` (each in its own context) and `ts` itself. Returns the first failure;
  * keeps freeing after one so that nothing else leaks. Leaves `restore` current afterwards.
@@ -432,17 +390,7 @@ static cubind_status free_scratch(thread_scratch *ts, CUcontext restore) {
   int i;
   for (i = 0; i < ts->num_devices; i++) {
     scratch_arena *a = &ts->arenas[i];
-    CUresult r = CUDA_SUCCESS;
-    if (a->ring.chunk) {
-      size_t bytes = a->ring.chunk * STAGE_SLOTS;
-      r = switch_to(a->ring.context, &current);
-      if (r == CUDA_SUCCESS) r = free_ring_here(&a->ring);
-      if (r != CUDA_SUCCESS && status == CUBIND_SUCCESS)
-        status = cubind__fail_cuda(r, CUBIND_ERROR_CUDA,
-                                   "cubind_release_scratch: freeing %zu bytes of page-locked "
-                                   "staging on device %d failed",
-                                   bytes, i);
-    }
+    CUresult r;
     if (!a->base) continue;
     r = switch_to(a->context, &current);
     if (r == CUDA_SUCCESS) r = cubind__drv.cuMemFree(a->base);
@@ -518,124 +466,19 @@ static cubind_status scratch(const char *what, int device, CUcontext ctx, size_t
   return CUBIND_SUCCESS;
 }
 
-/*
- * How `host` is to be copied: STAGING_OFF (plainly: staging off, small, or page-locked memory),
- * else the staging mode.
- */
-static int wants_staging(const void *host, size_t bytes) {
+/* 1 if `host` is to be registered for the call: large enough, pageable, and staging on. */
+static int wants_register(const void *host, size_t bytes) {
   CUpointer_attribute attribute = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
   unsigned type = 0; /* CUmemorytype; 0 for memory the driver does not know (pageable) */
   void *data = &type;
   pthread_once(&staging_once, staging_read_env);
-  if (staging_mode == STAGING_OFF || bytes < staging_min || !cubind__drv.cuPointerGetAttributes)
-    return STAGING_OFF;
-  if (staging_mode == STAGING_REGISTER &&
-      (!cubind__drv.cuMemHostRegister || !cubind__drv.cuMemHostUnregister))
-    return STAGING_OFF;
+  if (!staging_on || bytes < staging_min || !cubind__drv.cuPointerGetAttributes ||
+      !cubind__drv.cuMemHostRegister || !cubind__drv.cuMemHostUnregister)
+    return 0;
   if (cubind__drv.cuPointerGetAttributes(1, &attribute, &data,
                                          (CUdeviceptr)(uintptr_t)host) != CUDA_SUCCESS)
-    return STAGING_OFF; /* unknown: let the driver decide */
-  return type == 0 ? staging_mode : STAGING_OFF;
-}
-
-/* The arena's staging ring in `ctx`, allocated on first use; NULL (plain path) if it cannot be. */
-static stage_ring *get_ring(scratch_arena *a, CUcontext ctx) {
-  stage_ring *ring = &a->ring;
-  int i;
-  if (ring->chunk) return ring->context == ctx ? ring : NULL;
-  for (i = 0; i < STAGE_SLOTS; i++) {
-    void *buf = NULL;
-    CUevent done = NULL;
-    if (cubind__drv.cuMemAllocHost(&buf, staging_chunk) != CUDA_SUCCESS) {
-      (void)free_ring_here(ring); /* give back what was allocated */
-      return NULL;
-    }
-    ring->buf[i] = buf;
-    if (cubind__drv.cuEventCreate(&done, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) {
-      (void)free_ring_here(ring);
-      return NULL;
-    }
-    ring->done[i] = done;
-  }
-  ring->chunk = staging_chunk;
-  ring->context = ctx;
-  return ring;
-}
-
-/* Waits until chunk `s` is free of DMA. */
-static CUresult ring_wait(stage_ring *ring, unsigned s) {
-  CUresult r = CUDA_SUCCESS;
-  if (ring->busy[s]) {
-    r = cubind__drv.cuEventSynchronize(ring->done[s]);
-    if (r == CUDA_SUCCESS) ring->busy[s] = 0;
-  }
-  return r;
-}
-
-/* Copies `bytes` of pageable `host` to `dev` through the ring, overlapping memcpy and DMA. */
-static CUresult staged_in(stage_ring *ring, CUdeviceptr dev, const void *host, size_t bytes,
-                          CUstream stream, const char **call) {
-  size_t off, len;
-  CUresult r;
-  for (off = 0; off < bytes; off += len) {
-    unsigned s = ring->next;
-    len = bytes - off < ring->chunk ? bytes - off : ring->chunk;
-    *call = "cuEventSynchronize";
-    if ((r = ring_wait(ring, s)) != CUDA_SUCCESS) return r;
-    memcpy(ring->buf[s], (const char *)host + off, len);
-    *call = "cuMemcpyHtoDAsync";
-    if ((r = cubind__drv.cuMemcpyHtoDAsync(dev + off, ring->buf[s], len, stream)) != CUDA_SUCCESS)
-      return r;
-    *call = "cuEventRecord";
-    if ((r = cubind__drv.cuEventRecord(ring->done[s], stream)) != CUDA_SUCCESS) return r;
-    ring->busy[s] = 1;
-    ring->next = (s + 1) % STAGE_SLOTS;
-  }
-  return CUDA_SUCCESS;
-}
-
-/*
- * Copies `bytes` of `dev` to pageable `host` through the ring: up to STAGE_SLOTS chunks' DMAs in
- * flight, each chunk memcpy'd out as soon as its own DMA is done.
- */
-static CUresult staged_out(stage_ring *ring, void *host, CUdeviceptr dev, size_t bytes,
-                           CUstream stream, const char **call) {
-  struct {
-    unsigned slot;
-    size_t off, len;
-  } queue[STAGE_SLOTS];
-  unsigned head = 0, count = 0;
-  size_t off = 0;
-  CUresult r;
-  while (off < bytes || count > 0) {
-    if (off < bytes && count < STAGE_SLOTS) { /* queue the next chunk's DMA */
-      unsigned s = ring->next, tail = (head + count) % STAGE_SLOTS;
-      size_t len = bytes - off < ring->chunk ? bytes - off : ring->chunk;
-      *call = "cuEventSynchronize";
-      if ((r = ring_wait(ring, s)) != CUDA_SUCCESS) return r;
-      *call = "cuMemcpyDtoHAsync";
-      if ((r = cubind__drv.cuMemcpyDtoHAsync(ring->buf[s], dev + off, len, stream)) !=
-          CUDA_SUCCESS)
-        return r;
-      *call = "cuEventRecord";
-      if ((r = cubind__drv.cuEventRecord(ring->done[s], stream)) != CUDA_SUCCESS) return r;
-      ring->busy[s] = 1;
-      ring->next = (s + 1) % STAGE_SLOTS;
-      queue[tail].slot = s;
-      queue[tail].off = off;
-      queue[tail].len = len;
-      count++;
-      off += len;
-    } else { /* drain the oldest chunk into the user's buffer */
-      unsigned s = queue[head].slot;
-      *call = "cuEventSynchronize";
-      if ((r = ring_wait(ring, s)) != CUDA_SUCCESS) return r;
-      memcpy((char *)host + queue[head].off, ring->buf[s], queue[head].len);
-      head = (head + 1) % STAGE_SLOTS;
-      count--;
-    }
-  }
-  return CUDA_SUCCESS;
+    return 0; /* unknown: let the driver decide */
+  return type == 0;
 }
 
 /* Names a host argument's parameter: "parameter 0 'a'". */
@@ -693,12 +536,11 @@ cubind_status cubind_module_call(cubind_module *module, unsigned kernel_index,
   if (status != CUBIND_SUCCESS) return status;
   base = arena ? arena->base : 0;
 
-  /* CUBIND_PAGEABLE_STAGING=register: page-lock large pageable buffers in place for the call. */
+  /* Page-lock large pageable buffers in place for the call. */
   for (i = 0; i < num_host_args && i < MAX_REGISTERED; i++) {
     const cubind_host_arg *h = &host_args[i];
     size_t bytes = h->count * h->elem_size;
-    if (bytes && (h->direction & CUBIND_DIRECTION_INOUT) &&
-        wants_staging(h->host, bytes) == STAGING_REGISTER &&
+    if (bytes && (h->direction & CUBIND_DIRECTION_INOUT) && wants_register(h->host, bytes) &&
         cubind__drv.cuMemHostRegister(h->host, bytes, 0) == CUDA_SUCCESS)
       registered |= 1ull << i; /* else: copied plainly */
   }
@@ -710,21 +552,14 @@ cubind_status cubind_module_call(cubind_module *module, unsigned kernel_index,
     size_t bytes = h->count * h->elem_size;
     CUdeviceptr dev = bytes ? base + offsets_end : 0;
     if (bytes && (h->direction & CUBIND_DIRECTION_IN)) {
-      stage_ring *ring = !(i < MAX_REGISTERED && (registered >> i & 1)) &&
-                                 wants_staging(h->host, bytes) == STAGING_RING
-                             ? get_ring(arena, k->context)
-                             : NULL;
-      const char *call = "cuMemcpyHtoDAsync";
-      r = ring ? staged_in(ring, dev, h->host, bytes, cfg->stream, &call)
-               : cubind__drv.cuMemcpyHtoDAsync(dev, h->host, bytes, cfg->stream);
+      r = cubind__drv.cuMemcpyHtoDAsync(dev, h->host, bytes, cfg->stream);
       if (r != CUDA_SUCCESS) {
         (void)cubind__drv.cuStreamSynchronize(cfg->stream); /* let earlier copies finish */
         status = cubind__fail_cuda(r, CUBIND_ERROR_MEMCPY,
-                                   "%s: copying parameter %u '%s' (%zu bytes) to the device%s: "
-                                   "%s failed",
+                                   "%s: copying parameter %u '%s' (%zu bytes) to the device: "
+                                   "cuMemcpyHtoDAsync failed",
                                    what, h->param_index,
-                                   param_name(module, kernel_index, h->param_index), bytes,
-                                   ring ? " through page-locked staging" : "", call);
+                                   param_name(module, kernel_index, h->param_index), bytes);
         goto finish;
       }
     }
@@ -743,21 +578,14 @@ cubind_status cubind_module_call(cubind_module *module, unsigned kernel_index,
     const cubind_host_arg *h = &host_args[i];
     size_t bytes = h->count * h->elem_size;
     if (bytes && (h->direction & CUBIND_DIRECTION_OUT)) {
-      stage_ring *ring = !(i < MAX_REGISTERED && (registered >> i & 1)) &&
-                                 wants_staging(h->host, bytes) == STAGING_RING
-                             ? get_ring(arena, k->context)
-                             : NULL;
-      const char *call = "cuMemcpyDtoHAsync";
-      r = ring ? staged_out(ring, h->host, base + offsets_end, bytes, cfg->stream, &call)
-               : cubind__drv.cuMemcpyDtoHAsync(h->host, base + offsets_end, bytes, cfg->stream);
+      r = cubind__drv.cuMemcpyDtoHAsync(h->host, base + offsets_end, bytes, cfg->stream);
       if (r != CUDA_SUCCESS) {
         (void)cubind__drv.cuStreamSynchronize(cfg->stream);
         status = cubind__fail_cuda(r, CUBIND_ERROR_MEMCPY,
-                                   "%s: copying parameter %u '%s' (%zu bytes) back to the host%s: "
-                                   "%s failed",
+                                   "%s: copying parameter %u '%s' (%zu bytes) back to the host: "
+                                   "cuMemcpyDtoHAsync failed",
                                    what, h->param_index,
-                                   param_name(module, kernel_index, h->param_index), bytes,
-                                   ring ? " through page-locked staging" : "", call);
+                                   param_name(module, kernel_index, h->param_index), bytes);
         goto finish;
       }
     }

@@ -15,7 +15,7 @@
 
 /* Defined in the runtime (hidden in the shared library; these tests link the static one). */
 void cubind__fatbin_archs(const unsigned char *image, size_t size, char *buf, size_t buf_size);
-void cubind__set_staging(int mode, size_t chunk, size_t min_bytes); /* 0 off, 1 ring, 2 register */
+void cubind__set_staging(int on, size_t min_bytes); /* pageable registration; smallest buffer */
 
 #define assert_contains(haystack, needle)                                                          \
   do {                                                                                             \
@@ -292,7 +292,7 @@ static void call_size_overflow(void **state) {
 
 /* ---- pageable staging ---------------------------------------------------------------------- */
 
-#define CHUNK 4096 /* staging chunk in these tests: 1024 floats */
+#define STAGING_MIN 8192 /* the smallest registered buffer in these tests: 2048 floats */
 
 typedef struct staged_job {
   size_t n;           /* floats */
@@ -340,161 +340,88 @@ static cubind_status staged_scenario(void *arg) {
 }
 
 /*
- * Pageable buffers from the threshold up go through the page-locked ring in CHUNK pieces, with
- * the fake deferring every async copy until an event or sync says it is done (as a GPU would):
- * a chunk reused before its DMA completed would show as wrong data. Sizes around the chunk
- * and ring boundaries; page-locked and small buffers take the plain path.
+ * Pageable buffers from the threshold up are registered for the call (cuMemHostRegister), copied
+ * directly, one copy each way, and unregistered before _call returns; the fake defers every async
+ * copy until a sync says it is done (as a GPU would), so a result read too early shows as wrong
+ * data. Smaller buffers, page-locked ones and count 0 take the plain path, as does everything
+ * with staging off (CUBIND_PAGEABLE_STAGING=0).
  */
 static void staging_round_trips(void **state) {
-  static const size_t sizes[] = {0,        1,        1023,     1024,     1025,     2047,
-                                 2048,     2049,     3 * 1024, 3 * 1024 + 1, 4 * 1024 - 1,
-                                 7 * 1024, 10 * 1024 + 3};
-  size_t i;
+  static const size_t sizes[] = {0, 1, 1023, 2047, 2048, 2049, 10 * 1024 + 3};
+  static const unsigned directions[] = {CUBIND_DIRECTION_INOUT, CUBIND_DIRECTION_IN};
+  size_t i, d;
   (void)state;
-  cubind__set_staging(1, CHUNK, 2 * CHUNK);
+  cubind__set_staging(1, STAGING_MIN);
   fake_cuda_defer_async_copies(1);
-  for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-    size_t bytes = sizes[i] * sizeof(float), chunks = (bytes + CHUNK - 1) / CHUNK;
-    staged_job job = {sizes[i], 0, CUBIND_DIRECTION_INOUT};
-    outcome o;
-    long host = fake_cuda_live_host_allocations(), events = fake_cuda_live_events();
-    fake_cuda_reset();
-    o = in_new_thread(staged_scenario, &job);
-    if (o.status != CUBIND_SUCCESS) fail_msg("%zu floats: %s", sizes[i], o.message);
-    if (bytes >= 2 * CHUNK) { /* staged: one DMA per chunk each way */
-      assert_int_equal(fake_cuda_calls("cuMemcpyHtoDAsync"), chunks);
-      assert_int_equal(fake_cuda_calls("cuMemcpyDtoHAsync"), chunks);
-      assert_int_equal(fake_cuda_calls("cuMemAllocHost"), 3);
-    } else {
-      assert_int_equal(fake_cuda_calls("cuMemcpyHtoDAsync"), bytes ? 1 : 0);
-      assert_int_equal(fake_cuda_calls("cuMemAllocHost"), 0);
+  for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    for (d = 0; d < sizeof directions / sizeof directions[0]; d++) {
+      size_t bytes = sizes[i] * sizeof(float);
+      unsigned direction = directions[d];
+      staged_job job = {sizes[i], 0, direction};
+      outcome o;
+      long registrations = fake_cuda_live_registrations(), host = fake_cuda_live_host_allocations();
+      fake_cuda_reset();
+      o = in_new_thread(staged_scenario, &job);
+      if (o.status != CUBIND_SUCCESS) fail_msg("%zu floats: %s", sizes[i], o.message);
+      assert_int_equal(fake_cuda_calls("cuMemHostRegister"), bytes >= STAGING_MIN ? 1 : 0);
+      assert_int_equal(fake_cuda_calls("cuMemHostUnregister"), bytes >= STAGING_MIN ? 1 : 0);
+      assert_int_equal(fake_cuda_calls("cuMemcpyHtoDAsync"),
+                       bytes && (direction & CUBIND_DIRECTION_IN) ? 1 : 0);
+      assert_int_equal(fake_cuda_calls("cuMemcpyDtoHAsync"),
+                       bytes && (direction & CUBIND_DIRECTION_OUT) ? 1 : 0);
+      assert_int_equal(fake_cuda_calls("cuMemAllocHost"), 0); /* nothing page-locked of its own */
+      assert_int_equal(fake_cuda_live_registrations(), registrations);
+      assert_int_equal(fake_cuda_live_host_allocations(), host);
     }
-    /* the ring went with the thread */
-    assert_int_equal(fake_cuda_live_host_allocations(), host);
-    assert_int_equal(fake_cuda_live_events(), events);
-  }
-  /* IN only: copied through the ring, not back. */
-  {
-    staged_job job = {5 * 1024 + 7, 0, CUBIND_DIRECTION_IN};
-    outcome o = in_new_thread(staged_scenario, &job);
-    if (o.status != CUBIND_SUCCESS) fail_msg("IN: %s", o.message);
-  }
-  /* Page-locked: the plain path, one copy each way, whatever the size. */
+  /* Page-locked: seen as such and not registered, one plain copy each way, whatever the size. */
   {
     staged_job job = {10 * 1024, 1, CUBIND_DIRECTION_INOUT};
     outcome o;
     fake_cuda_reset();
     o = in_new_thread(staged_scenario, &job);
     if (o.status != CUBIND_SUCCESS) fail_msg("pinned: %s", o.message);
+    assert_int_equal(fake_cuda_calls("cuPointerGetAttributes"), 1);
+    assert_int_equal(fake_cuda_calls("cuMemHostRegister"), 0);
     assert_int_equal(fake_cuda_calls("cuMemcpyHtoDAsync"), 1);
     assert_int_equal(fake_cuda_calls("cuMemcpyDtoHAsync"), 1);
     assert_int_equal(fake_cuda_calls("cuMemAllocHost"), 1); /* the test's own buffer */
   }
-  /* Off (CUBIND_PAGEABLE_STAGING=0): the plain path. */
+  /* Off (CUBIND_PAGEABLE_STAGING=0): the plain path, the pointer not even looked at. */
   {
     staged_job job = {10 * 1024, 0, CUBIND_DIRECTION_INOUT};
     outcome o;
-    cubind__set_staging(0, CHUNK, 2 * CHUNK);
+    cubind__set_staging(0, STAGING_MIN);
     fake_cuda_reset();
     o = in_new_thread(staged_scenario, &job);
     if (o.status != CUBIND_SUCCESS) fail_msg("off: %s", o.message);
+    assert_int_equal(fake_cuda_calls("cuPointerGetAttributes"), 0);
+    assert_int_equal(fake_cuda_calls("cuMemHostRegister"), 0);
     assert_int_equal(fake_cuda_calls("cuMemcpyHtoDAsync"), 1);
-  }
-  /* The ring is reused by a thread's later calls, and freed by cubind_release_scratch. */
-  {
-    staged_job job = {4 * 1024, 0, CUBIND_DIRECTION_INOUT};
-    long host = fake_cuda_live_host_allocations();
-    cubind__set_staging(1, CHUNK, 2 * CHUNK);
-    fake_cuda_reset();
-    assert_int_equal(staged_scenario(&job), CUBIND_SUCCESS);
-    assert_int_equal(staged_scenario(&job), CUBIND_SUCCESS);
-    assert_int_equal(fake_cuda_calls("cuMemAllocHost"), 3);
-    assert_int_equal(fake_cuda_live_host_allocations(), host + 3);
-    assert_int_equal(cubind_release_scratch(), CUBIND_SUCCESS);
-    assert_int_equal(fake_cuda_live_host_allocations(), host);
+    assert_int_equal(fake_cuda_calls("cuMemcpyDtoHAsync"), 1);
   }
   fake_cuda_defer_async_copies(0);
-  cubind__set_staging(1, (size_t)4 << 20, (size_t)8 << 20);
+  cubind__set_staging(1, (size_t)8 << 20);
 }
 
 /*
- * A failure in the middle of a staged copy: reported with the parameter, the size, the staging
- * and the failing call; the stream is synchronised and nothing leaks once the thread is gone.
- * A ring that cannot be allocated falls back to the plain path.
+ * A failure at every step of a registered call: the status and message of the failing call, the
+ * registration undone after the synchronisation on every path, nothing leaked. A buffer that
+ * cannot be registered, or whose memory type cannot be read, is copied plainly.
  */
 static void staging_failures(void **state) {
-  static const struct {
-    const char *function;
-    unsigned nth;
-    CUresult result;
-    cubind_status expected; /* CUBIND_SUCCESS: falls back */
-    const char *expect;
-  } cases[] = {
-      {"cuMemcpyHtoDAsync", 2, CUDA_ERROR_INVALID_VALUE, CUBIND_ERROR_MEMCPY,
-       "to the device through page-locked staging: cuMemcpyHtoDAsync failed"},
-      {"cuEventRecord", 1, CUDA_ERROR_INVALID_HANDLE, CUBIND_ERROR_MEMCPY,
-       "to the device through page-locked staging: cuEventRecord failed"},
-      {"cuEventRecord", 5, CUDA_ERROR_INVALID_HANDLE, CUBIND_ERROR_MEMCPY,
-       "to the device through page-locked staging: cuEventRecord failed"},
-      {"cuEventSynchronize", 1, CUDA_ERROR_LAUNCH_FAILED, CUBIND_ERROR_KERNEL_FAULT,
-       "to the device through page-locked staging: cuEventSynchronize failed"},
-      {"cuEventSynchronize", 9, CUDA_ERROR_ILLEGAL_ADDRESS, CUBIND_ERROR_KERNEL_FAULT,
-       "back to the host through page-locked staging: cuEventSynchronize failed"},
-      {"cuMemcpyDtoHAsync", 3, CUDA_ERROR_INVALID_VALUE, CUBIND_ERROR_MEMCPY,
-       "back to the host through page-locked staging: cuMemcpyDtoHAsync failed"},
-      {"cuMemAllocHost", 2, CUDA_ERROR_OUT_OF_MEMORY, CUBIND_SUCCESS, NULL},
-      {"cuEventCreate", 3, CUDA_ERROR_OUT_OF_MEMORY, CUBIND_SUCCESS, NULL},
-  };
-  staged_job job = {10 * 1024 + 3, 0, CUBIND_DIRECTION_INOUT}; /* 11 chunks each way */
-  size_t i;
-  (void)state;
-  cubind__set_staging(1, CHUNK, 2 * CHUNK);
-  fake_cuda_defer_async_copies(1);
-  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    long device = fake_cuda_live_device_allocations(), host = fake_cuda_live_host_allocations();
-    long events = fake_cuda_live_events();
-    outcome o;
-    fake_cuda_reset();
-    fake_cuda_fail(cases[i].function, cases[i].nth, cases[i].result, 0);
-    o = in_new_thread(staged_scenario, &job);
-    print_message("[ staging  ] %s #%u -> %s: %s\n", cases[i].function, cases[i].nth,
-                  cubind_status_name(o.status), o.message);
-    assert_int_equal(o.status, cases[i].expected);
-    if (cases[i].expect) {
-      assert_contains(o.message, "doublify_call: kernel 'doublify' (module vec)");
-      assert_contains(o.message, "copying parameter 0 'a' (40972 bytes)");
-      assert_contains(o.message, cases[i].expect);
-      assert_true(fake_cuda_calls("cuStreamSynchronize") >= 1);
-    } else {
-      assert_int_equal(fake_cuda_calls("cuMemcpyHtoDAsync"), 1); /* plain path */
-    }
-    assert_int_equal(fake_cuda_live_device_allocations(), device);
-    assert_int_equal(fake_cuda_live_host_allocations(), host);
-    assert_int_equal(fake_cuda_live_events(), events);
-  }
-  fake_cuda_defer_async_copies(0);
-  cubind__set_staging(1, (size_t)4 << 20, (size_t)8 << 20);
-}
-
-/*
- * CUBIND_PAGEABLE_STAGING=register: large pageable buffers are registered for the call, copied
- * directly (one copy each way) and unregistered after the synchronisation, on success and on
- * every failure; a buffer that cannot be registered is copied plainly.
- */
-static void staging_register(void **state) {
   static const struct {
     const char *function;
     CUresult result;
     cubind_status expected;
     const char *expect;
   } cases[] = {
-      {NULL, CUDA_SUCCESS, CUBIND_SUCCESS, NULL},
-      {"cuMemHostRegister", CUDA_ERROR_OUT_OF_MEMORY, CUBIND_SUCCESS, NULL}, /* plain copy */
+      {"cuPointerGetAttributes", CUDA_ERROR_INVALID_VALUE, CUBIND_SUCCESS, NULL}, /* plain */
+      {"cuMemHostRegister", CUDA_ERROR_OUT_OF_MEMORY, CUBIND_SUCCESS, NULL},      /* plain */
       {"cuMemcpyHtoDAsync", CUDA_ERROR_INVALID_VALUE, CUBIND_ERROR_MEMCPY,
        "copying parameter 0 'a' (40972 bytes) to the device: cuMemcpyHtoDAsync failed"},
       {"cuLaunchKernel", CUDA_ERROR_INVALID_VALUE, CUBIND_ERROR_LAUNCH, "cuLaunchKernel failed"},
       {"cuMemcpyDtoHAsync", CUDA_ERROR_INVALID_VALUE, CUBIND_ERROR_MEMCPY,
-       "back to the host: cuMemcpyDtoHAsync failed"},
+       "copying parameter 0 'a' (40972 bytes) back to the host: cuMemcpyDtoHAsync failed"},
       {"cuStreamSynchronize", CUDA_ERROR_ILLEGAL_ADDRESS, CUBIND_ERROR_KERNEL_FAULT,
        "cuStreamSynchronize failed"},
       {"cuMemHostUnregister", CUDA_ERROR_UNKNOWN, CUBIND_ERROR_CUDA,
@@ -503,38 +430,34 @@ static void staging_register(void **state) {
   staged_job job = {10 * 1024 + 3, 0, CUBIND_DIRECTION_INOUT};
   size_t i;
   (void)state;
-  cubind__set_staging(2, CHUNK, 2 * CHUNK);
+  cubind__set_staging(1, STAGING_MIN);
   fake_cuda_defer_async_copies(1);
   for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     long registrations = fake_cuda_live_registrations(), host = fake_cuda_live_host_allocations();
+    long device = fake_cuda_live_device_allocations();
+    int plain = cases[i].expected == CUBIND_SUCCESS;
     outcome o;
     fake_cuda_reset();
-    if (cases[i].function) fake_cuda_fail(cases[i].function, 1, cases[i].result, 0);
+    fake_cuda_fail(cases[i].function, 1, cases[i].result, 0);
     o = in_new_thread(staged_scenario, &job);
-    print_message("[ register ] %s -> %s: %s\n", cases[i].function ? cases[i].function : "-",
-                  cubind_status_name(o.status), o.message);
+    print_message("[ staging  ] %s -> %s: %s\n", cases[i].function, cubind_status_name(o.status),
+                  o.message);
     assert_int_equal(o.status, cases[i].expected);
-    if (cases[i].expect) assert_contains(o.message, cases[i].expect);
-    if (!cases[i].function) {
-      assert_int_equal(fake_cuda_calls("cuMemHostRegister"), 1);
-      assert_int_equal(fake_cuda_calls("cuMemHostUnregister"), 1);
+    if (cases[i].expect) {
+      assert_contains(o.message, "doublify_call");
+      assert_contains(o.message, "kernel 'doublify' (module vec)");
+      assert_contains(o.message, cases[i].expect);
     }
+    assert_int_equal(fake_cuda_calls("cuMemHostUnregister"), plain ? 0 : 1);
     assert_int_equal(fake_cuda_calls("cuMemcpyHtoDAsync"), 1); /* directly, whole */
-    assert_int_equal(fake_cuda_calls("cuMemAllocHost"), 0);     /* no ring */
+    assert_true(fake_cuda_calls("cuStreamSynchronize") >= 1);
+    assert_int_equal(fake_cuda_calls("cuMemAllocHost"), 0);
     assert_int_equal(fake_cuda_live_registrations(), registrations);
     assert_int_equal(fake_cuda_live_host_allocations(), host);
-  }
-  /* Small buffers are not registered. */
-  {
-    staged_job small = {1024, 0, CUBIND_DIRECTION_INOUT};
-    outcome o;
-    fake_cuda_reset();
-    o = in_new_thread(staged_scenario, &small);
-    assert_int_equal(o.status, CUBIND_SUCCESS);
-    assert_int_equal(fake_cuda_calls("cuMemHostRegister"), 0);
+    assert_int_equal(fake_cuda_live_device_allocations(), device);
   }
   fake_cuda_defer_async_copies(0);
-  cubind__set_staging(1, (size_t)4 << 20, (size_t)8 << 20);
+  cubind__set_staging(1, (size_t)8 << 20);
 }
 
 /* ---- launch configuration checks ----------------------------------------------------------- */
@@ -1299,7 +1222,6 @@ int main(void) {
       cmocka_unit_test_setup(call_size_overflow, test_setup),
       cmocka_unit_test_setup(staging_round_trips, test_setup),
       cmocka_unit_test_setup(staging_failures, test_setup),
-      cmocka_unit_test_setup(staging_register, test_setup),
       cmocka_unit_test_setup(launch_config_checks, test_setup),
       cmocka_unit_test_setup(load_once_per_device_and_preload, test_setup),
       cmocka_unit_test_setup(kernels_resolve_lazily, test_setup),
