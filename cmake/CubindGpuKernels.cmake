@@ -153,16 +153,15 @@ function(add_gpu_kernels target)
   endif()
 
   # Include directories: the user's, then cubind's own (for cubind/annotations.h), which is
-  # runtime/include in this tree and <prefix>/include once installed.
+  # runtime/include in this tree and <prefix>/include once installed. Not the runtime target's
+  # transitive ones: they hold the toolkit's include directory, which as a plain -I would turn
+  # the toolkit's headers into user headers (nvcc and clang already search it as a system one).
+  get_property(header_dir GLOBAL PROPERTY CUBIND_HEADER_DIR)
   set(includes "")
-  foreach(dir IN LISTS arg_INCLUDE_DIRECTORIES)
+  foreach(dir IN LISTS arg_INCLUDE_DIRECTORIES header_dir)
     get_filename_component(dir "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     list(APPEND includes "-I${dir}")
   endforeach()
-  set(runtime_includes "$<TARGET_PROPERTY:cubind::runtime,INTERFACE_INCLUDE_DIRECTORIES>")
-  # ($<SEMICOLON>: a plain ";" would split this string here rather than in the command line.)
-  list(APPEND includes
-       "$<$<BOOL:${runtime_includes}>:-I$<JOIN:${runtime_includes},$<SEMICOLON>-I>>")
 
   # cubind-gen parses the .cu as nvcc does: same macros, same language standard.
   set(gen_options "")

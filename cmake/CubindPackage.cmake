@@ -32,7 +32,7 @@ configure_package_config_file(
   "${CMAKE_CURRENT_LIST_DIR}/cubindConfig.cmake.in"
   "${PROJECT_BINARY_DIR}/cubindConfig.cmake"
   INSTALL_DESTINATION "${CUBIND_INSTALL_CMAKEDIR}"
-  PATH_VARS CMAKE_INSTALL_BINDIR)
+  PATH_VARS CMAKE_INSTALL_BINDIR CMAKE_INSTALL_INCLUDEDIR)
 # 0.x: a new minor version may change the generated-code ABI, so only the same minor matches.
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/cubindConfigVersion.cmake"
                                  COMPATIBILITY SameMinorVersion)

@@ -224,6 +224,30 @@ static int in_system_header(CXCursor cursor) {
   return clang_Location_isInSystemHeader(clang_getCursorLocation(cursor));
 }
 
+/*
+ * The C spelling of a toolkit value type (__half -> cubind_half, __nv_bfloat16 ->
+ * cubind_bfloat16, float4 -> float4), or NULL when `decl` (named `name`) is none. Recognised by
+ * name at global scope, not by the header it came from: a plain -I to the toolkit's include
+ * directory makes its headers user headers (seen in CI), and the names are safe to trust,
+ * since __half and __nv_bfloat16 are reserved identifiers and vector_types.h precedes every
+ * CUDA file, so no user type can take them at global scope.
+ */
+static const char *toolkit_type_spelling(CXCursor decl, const char *name, unsigned *needs) {
+  CXCursor parent = clang_getCursorSemanticParent(decl);
+  if (!clang_isTranslationUnit(clang_getCursorKind(parent)) &&
+      clang_getCursorKind(parent) != CXCursor_LinkageSpec)
+    return NULL;
+  if (strcmp(name, "__half") == 0)
+    return "cubind_half";
+  if (strcmp(name, "__nv_bfloat16") == 0)
+    return "cubind_bfloat16";
+  if (is_vector_type_name(name)) {
+    *needs |= CUBIND_NEEDS_VECTOR_TYPES;
+    return name;
+  }
+  return NULL;
+}
+
 /* Visitor state for trivially_copyable(). */
 typedef struct copy_check {
   int trivial;
@@ -367,13 +391,9 @@ static void map_value_type(parser *p, CXType type, c_type *out, int depth) {
     CXCursor decl = clang_getTypeDeclaration(canonical);
     char *name = take_string(clang_getCursorSpelling(decl));
     char *spelled = type_spelling(type);
-    if (in_system_header(decl) && strcmp(name, "__half") == 0) {
-      out->spelling = cubind_xstrdup("cubind_half");
-    } else if (in_system_header(decl) && strcmp(name, "__nv_bfloat16") == 0) {
-      out->spelling = cubind_xstrdup("cubind_bfloat16");
-    } else if (in_system_header(decl) && is_vector_type_name(name)) {
-      out->spelling = cubind_xstrdup(name);
-      out->needs |= CUBIND_NEEDS_VECTOR_TYPES;
+    const char *toolkit = toolkit_type_spelling(decl, name, &out->needs);
+    if (toolkit) {
+      out->spelling = cubind_xstrdup(toolkit);
     } else if (!record_is_trivially_copyable(decl, 0)) {
       out->unsupported = cubind_xasprintf(
           "type '%s' is not trivially copyable (it has a user-provided copy or move constructor "

@@ -1,8 +1,12 @@
 # golden.cmake: runs cubind-gen on one fixture and compares its outputs with the expected files.
 #
 #   cmake -DGEN=cubind-gen -DFIXTURE=x.cu -DEXPECTED_DIR=expected -DOUT_DIR=dir
-#         -DINCLUDE_DIR=runtime/include [-DEXPECT_STDERR=regex] -P golden.cmake
+#         -DINCLUDE_DIR=runtime/include [-DEXPECT_STDERR=regex] [-DTOOLKIT_INCLUDE=dir]
+#         -P golden.cmake
 #
+# TOOLKIT_INCLUDE: also pass a symlink copy of the toolkit's include directory as a plain -I,
+# so that every toolkit header is found there as a user header (as a -I naming the toolkit's
+# include directory did in CI); the outputs must not change.
 # With the environment variable CUBIND_UPDATE_GOLDEN=1 it rewrites the expected files instead.
 # Runs: 1. with a fresh prelude cache (built, then used), compared with the expected files;
 # 2. with the warm cache and 3. with --no-cache: both must leave the outputs untouched (same
@@ -10,9 +14,17 @@
 cmake_minimum_required(VERSION 3.20)
 
 get_filename_component(stem "${FIXTURE}" NAME_WE)
-file(REMOVE_RECURSE "${OUT_DIR}" "${OUT_DIR}.cache")
+file(REMOVE_RECURSE "${OUT_DIR}" "${OUT_DIR}.cache" "${OUT_DIR}.toolkit")
+set(includes -I "${INCLUDE_DIR}")
+if(DEFINED TOOLKIT_INCLUDE)
+  execute_process(COMMAND cp -rs "${TOOLKIT_INCLUDE}" "${OUT_DIR}.toolkit" RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "could not make a symlink copy of ${TOOLKIT_INCLUDE}")
+  endif()
+  list(APPEND includes -I "${OUT_DIR}.toolkit")
+endif()
 execute_process(
-  COMMAND "${GEN}" -I "${INCLUDE_DIR}" --cache-dir "${OUT_DIR}.cache" -o "${OUT_DIR}" "${FIXTURE}"
+  COMMAND "${GEN}" ${includes} --cache-dir "${OUT_DIR}.cache" -o "${OUT_DIR}" "${FIXTURE}"
   RESULT_VARIABLE rc ERROR_VARIABLE stderr OUTPUT_VARIABLE stdout)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "cubind-gen failed (${rc}) on ${FIXTURE}:\n${stderr}")
@@ -50,7 +62,7 @@ foreach(cache_option "--cache-dir;${OUT_DIR}.cache" "--no-cache")
   execute_process(COMMAND stat -c %y "${OUT_DIR}/${stem}.cubind.h" "${OUT_DIR}/${stem}.cubind.c"
                   OUTPUT_VARIABLE before)
   execute_process(COMMAND "${CMAKE_COMMAND}" -E sleep 0.05)
-  execute_process(COMMAND "${GEN}" -I "${INCLUDE_DIR}" ${cache_option} -o "${OUT_DIR}" "${FIXTURE}"
+  execute_process(COMMAND "${GEN}" ${includes} ${cache_option} -o "${OUT_DIR}" "${FIXTURE}"
                   RESULT_VARIABLE rc ERROR_VARIABLE stderr)
   execute_process(COMMAND stat -c %y "${OUT_DIR}/${stem}.cubind.h" "${OUT_DIR}/${stem}.cubind.c"
                   OUTPUT_VARIABLE after)
