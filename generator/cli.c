@@ -34,6 +34,12 @@ void cubind_cli_usage(FILE *out) {
       "                      ~/.cache/cubind-gen); saves ~0.35 s per run\n"
       "  --no-cache          parse everything every time\n"
       "  --no-line-directives  no #line directives pointing the stubs at the .cu file\n"
+      "  --kernels-from FILE also bind every kernel of FILE (nvcc's fatbin or cubin of this\n"
+      "                      .cu) that the source does not name: templates instantiated by\n"
+      "                      the host code that launches them, kernels behind another\n"
+      "                      architecture's #if; the header lists any it cannot bind, with the\n"
+      "                      reason (repeatable; without it: plain kernels and explicit\n"
+      "                      instantiations only)\n"
       "  --embed-fatbin FILE embed FILE (a fatbin) instead of generating stubs\n"
       "  --help              print this help and exit\n"
       "  --version           print the version and exit\n"
@@ -129,6 +135,8 @@ int cubind_cli_parse(int argc, char **argv, cubind_cli *cli) {
       cli->no_cache = 1;
     } else if (strcmp(arg, "--no-line-directives") == 0) {
       cli->no_line_directives = 1;
+    } else if ((value = option_value(argc, argv, &i, "--kernels-from", 0, &missing))) {
+      cubind_strlist_add(&cli->kernels_from, value);
     } else if ((value = option_value(argc, argv, &i, "--embed-fatbin", 0, &missing))) {
       if (cli->input)
         return usage_error("more than one input file", value);
@@ -150,8 +158,13 @@ int cubind_cli_parse(int argc, char **argv, cubind_cli *cli) {
     return usage_error("no input file", NULL);
   if (cli->embed_fatbin && !cli->module_name)
     return usage_error("--embed-fatbin needs --module-name", NULL);
+  if (cli->embed_fatbin && cli->kernels_from.count)
+    return usage_error("--kernels-from does not go with --embed-fatbin", NULL);
   return 0;
 }
 
 /* cubind_cli_free: see cli.h. */
-void cubind_cli_free(cubind_cli *cli) { cubind_strlist_free(&cli->clang_args); }
+void cubind_cli_free(cubind_cli *cli) {
+  cubind_strlist_free(&cli->clang_args);
+  cubind_strlist_free(&cli->kernels_from);
+}

@@ -18,6 +18,7 @@ typedef struct cubind_cli {
   int embed_fatbin;         /* --embed-fatbin FILE: input is a fatbin to embed */
   const char *std;          /* -std=...; "-std=c++17" by default */
   cubind_strlist clang_args; /* -I, -isystem, -D, -U, in order, as clang arguments */
+  cubind_strlist kernels_from; /* --kernels-from FILE...: nvcc's fatbins or cubins */
   int help, version;
 } cubind_cli;
 

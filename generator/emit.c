@@ -129,19 +129,89 @@ static void append_signature(cubind_buf *out, const cubind_kernel *kernel, int w
   cubind_buf_free(&argument);
 }
 
-static void append_doc(cubind_buf *out, const cubind_kernel *kernel) {
+/*
+ * Appends text that goes inside a comment. C99 compilers replace trigraphs even in comments
+ * (C++17 does not): two question marks and a slash at the end of a `///` line would become a
+ * backslash that splices the next line, the prototype, into the comment. A backslash between
+ * the question marks keeps it text. With close_safe, "*" "/" is broken up too (for text that
+ * was not already a comment, such as demangled names).
+ */
+static void append_comment_text(cubind_buf *out, const char *text, int close_safe) {
   const char *at;
-  if (!kernel->doc)
-    return;
-  /* C99 compilers replace trigraphs even in comments (C++17 does not): two question marks and
-     a slash at the end of a `///` line would become a backslash that splices the next line, the
-     prototype, into the comment. A backslash between the question marks keeps it text. */
-  for (at = kernel->doc; *at; at++) {
+  for (at = text; *at; at++) {
     cubind_buf_append(out, at, 1);
     if (at[0] == '?' && at[1] == '?' && at[2] && strchr("=/'()!<>-", at[2]))
       cubind_buf_puts(out, "\\");
+    if (close_safe && at[0] == '*' && at[1] == '/')
+      cubind_buf_puts(out, " ");
   }
-  cubind_buf_puts(out, "\n");
+}
+
+static void append_doc(cubind_buf *out, const cubind_kernel *kernel) {
+  if (kernel->doc) {
+    append_comment_text(out, kernel->doc, 0);
+    cubind_buf_puts(out, "\n");
+  }
+}
+
+/* The architectures note of a kernel that some of the binary's code lacks. */
+static void append_only_in(cubind_buf *out, const cubind_kernel *kernel) {
+  if (kernel->only_in)
+    cubind_buf_printf(out,
+                      "/* Only in the code for %s: elsewhere these return "
+                      "CUBIND_ERROR_KERNEL_NOT_FOUND. */\n",
+                      kernel->only_in);
+}
+
+/*
+ * Appends text as comment lines that start with `prefix`, broken at spaces before `width`
+ * columns (a word longer than a line stays whole). No newline after the last line.
+ */
+static void append_wrapped_comment(cubind_buf *out, const char *text, const char *prefix,
+                                   size_t width) {
+  size_t room = width > strlen(prefix) + 20 ? width - strlen(prefix) : 20;
+  while (*text) {
+    size_t length = strlen(text), cut = length;
+    char *line;
+    if (length > room) {
+      for (cut = room; cut > 0 && text[cut] != ' '; cut--)
+        ;
+      if (cut == 0)
+        for (cut = room; text[cut] && text[cut] != ' '; cut++)
+          ;
+    }
+    line = cubind_xstrndup(text, cut);
+    cubind_buf_puts(out, prefix);
+    append_comment_text(out, line, 1);
+    free(line);
+    text += cut;
+    while (*text == ' ')
+      text++;
+    if (*text)
+      cubind_buf_puts(out, "\n");
+  }
+}
+
+/* The comment listing the kernels of nvcc's binary that got no C functions. */
+static void append_unbound(cubind_buf *out, const cubind_model *model) {
+  size_t i;
+  if (!model->num_unbound)
+    return;
+  cubind_buf_puts(out, "/*\n * Kernels of nvcc's binary without C functions, and why:\n");
+  for (i = 0; i < model->num_unbound; i++) {
+    const cubind_unbound *entry = &model->unbound[i];
+    cubind_buf_puts(out, " *\n *   ");
+    append_comment_text(out, entry->name, 1);
+    cubind_buf_puts(out, "\n");
+    append_wrapped_comment(out, entry->reason, " *     ", 100);
+    if (strcmp(entry->name, entry->symbol) != 0) {
+      cubind_buf_puts(out, "\n *     (symbol ");
+      append_comment_text(out, entry->symbol, 1);
+      cubind_buf_puts(out, ")");
+    }
+    cubind_buf_puts(out, "\n");
+  }
+  cubind_buf_puts(out, " */\n");
 }
 
 static const char *generator_version(void) { return CUBIND_GEN_VERSION; }
@@ -284,7 +354,7 @@ static void append_layout_checks(cubind_buf *out, const cubind_model *model) {
 
 /* cubind_emit_header: see emit.h. */
 int cubind_emit_header(const cubind_model *model, cubind_buf *out) {
-  cubind_buf includes = {0}, decls = {0}, structs = {0};
+  cubind_buf includes = {0}, decls = {0}, structs = {0}, unbound = {0};
   char *output_name = cubind_xasprintf("%s.cubind.h", model->file_stem);
   char *stem_id = cubind_sanitize_identifier(model->file_stem);
   char *guard = cubind_xasprintf("%s_CUBIND_H", stem_id);
@@ -300,6 +370,7 @@ int cubind_emit_header(const cubind_model *model, cubind_buf *out) {
   for (k = 0; k < model->num_kernels; k++) {
     const cubind_kernel *kernel = &model->kernels[k];
     append_doc(&decls, kernel);
+    append_only_in(&decls, kernel);
     append_signature(&decls, kernel, 0, 0);
     cubind_buf_puts(&decls, ";\n");
     append_doc(&decls, kernel);
@@ -312,8 +383,10 @@ int cubind_emit_header(const cubind_model *model, cubind_buf *out) {
                       kernel->c_name, kernel->c_name);
   }
   append_variable_decls(&decls, model);
+  cubind_buf_puts(&unbound, "");
+  append_unbound(&unbound, model);
   {
-    marker markers[7];
+    marker markers[8];
     markers[0].name = "OUTPUT_NAME", markers[0].value = output_name;
     markers[1].name = "SOURCE_NAME", markers[1].value = model->source_name;
     markers[2].name = "VERSION", markers[2].value = generator_version();
@@ -321,8 +394,10 @@ int cubind_emit_header(const cubind_model *model, cubind_buf *out) {
     markers[4].name = "EXTRA_INCLUDES", markers[4].value = includes.data;
     markers[5].name = "KERNEL_DECLS", markers[5].value = decls.data;
     markers[6].name = "STRUCT_DEFS", markers[6].value = structs.data;
-    status = fill_template("cubind_stubs.h", cubind_template_stubs_h, markers, 7, out);
+    markers[7].name = "UNBOUND", markers[7].value = unbound.data;
+    status = fill_template("cubind_stubs.h", cubind_template_stubs_h, markers, 8, out);
   }
+  cubind_buf_free(&unbound);
   cubind_buf_free(&structs);
   cubind_buf_free(&includes);
   cubind_buf_free(&decls);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "binary.h"
 #include "check.h"
 #include "cli.h"
 #include "emit.h"
@@ -102,9 +103,26 @@ static int write_outputs(const char *output_dir, const char *const *paths, cubin
   return failed ? CUBIND_EXIT_ERROR : CUBIND_EXIT_OK;
 }
 
+/* Reads every --kernels-from file into *binary; returns 0, or 1 after reporting an error. */
+static int read_binaries(const cubind_cli *cli, cubind_binary *binary) {
+  size_t i;
+  for (i = 0; i < cli->kernels_from.count; i++) {
+    char *data = NULL;
+    size_t size = 0;
+    int failed = cubind_read_file(cli->kernels_from.items[i], &data, &size) != 0 ||
+                 cubind_binary_add(binary, cli->kernels_from.items[i],
+                                   (const unsigned char *)data, size) != 0;
+    free(data);
+    if (failed)
+      return 1;
+  }
+  return 0;
+}
+
 /* cubind-gen file.cu: parse, check, emit, write. */
 static int generate(const cubind_cli *cli) {
   cubind_model model = {0};
+  cubind_binary binary = {0};
   cubind_strlist deps = {0};
   cubind_buf contents[3] = {{0}, {0}, {0}};
   const char *paths[3];
@@ -170,8 +188,12 @@ static int generate(const cubind_cli *cli) {
   }
   options.std = cli->std;
   options.user_args = &cli->clang_args;
-  options.cache_dir = NULL;
-
+  options.binary = cli->kernels_from.count ? &binary : NULL;
+  if (read_binaries(cli, &binary) != 0) {
+    cubind_binary_free(&binary);
+    cubind_model_free(&model);
+    return CUBIND_EXIT_ERROR;
+  }
   options.cache_dir = cache = cache_dir(cli);
   if (cubind_parse(&options, &model, cli->depfile ? &deps : NULL) == 0 &&
       cubind_check(&model) == 0 && cubind_emit_header(&model, &contents[0]) == 0 &&
@@ -198,6 +220,7 @@ static int generate(const cubind_cli *cli) {
   cubind_buf_free(&contents[2]);
   cubind_strlist_free(&deps);
   cubind_model_free(&model);
+  cubind_binary_free(&binary);
   return status;
 }
 

@@ -17,6 +17,18 @@ cubind_kernel *cubind_model_add_kernel(cubind_model *model) {
   return kernel;
 }
 
+/* cubind_model_add_unbound: see model.h. */
+void cubind_model_add_unbound(cubind_model *model, const char *symbol, const char *name,
+                              const char *reason) {
+  cubind_unbound *entry;
+  model->unbound =
+      cubind_xrealloc(model->unbound, (model->num_unbound + 1) * sizeof *model->unbound);
+  entry = &model->unbound[model->num_unbound++];
+  entry->symbol = cubind_xstrdup(symbol);
+  entry->name = cubind_xstrdup(name);
+  entry->reason = cubind_xstrdup(reason);
+}
+
 /* cubind_model_add_struct: appends a zeroed record and returns it. */
 cubind_struct *cubind_model_add_struct(cubind_model *model) {
   cubind_struct *record;
@@ -64,8 +76,15 @@ void cubind_model_free(cubind_model *model) {
     free(kernel->symbol);
     free(kernel->doc);
     free(kernel->location.file);
+    free(kernel->only_in);
   }
   free(model->kernels);
+  for (k = 0; k < model->num_unbound; k++) {
+    free(model->unbound[k].symbol);
+    free(model->unbound[k].name);
+    free(model->unbound[k].reason);
+  }
+  free(model->unbound);
   for (k = 0; k < model->num_structs; k++) {
     size_t f;
     cubind_struct *record = &model->structs[k];

@@ -75,7 +75,16 @@ typedef struct cubind_kernel {
   cubind_linkage linkage;
   cubind_param *params;
   size_t num_params;
+  char *only_in;        /* "sm_90": the architectures whose code has it, when some lack it
+                           (read from nvcc's binary); NULL when all have it or unknown */
 } cubind_kernel;
+
+/* A kernel of nvcc's binary that gets no C functions, and why (listed in the header). */
+typedef struct cubind_unbound {
+  char *symbol;         /* its cubin symbol */
+  char *name;           /* its C++ name (demangled), or the symbol */
+  char *reason;
+} cubind_unbound;
 
 /* One field of a struct or union passed by value (device layout, as libclang measured it). */
 typedef struct cubind_field {
@@ -128,6 +137,8 @@ typedef struct cubind_model {
   int line_directives;      /* emit #line directives pointing each stub at the .cu */
   cubind_variable *variables; /* __constant__ / __device__ variables, in source order */
   size_t num_variables;
+  cubind_unbound *unbound;  /* kernels of nvcc's binary left unbound, by name */
+  size_t num_unbound;
 } cubind_model;
 
 /* cubind_model_add_struct: appends a zeroed record and returns it (owned by the model). */
@@ -135,6 +146,10 @@ cubind_struct *cubind_model_add_struct(cubind_model *model);
 
 /* cubind_model_add_kernel: appends a zeroed kernel and returns it (owned by the model). */
 cubind_kernel *cubind_model_add_kernel(cubind_model *model);
+
+/* cubind_model_add_unbound: appends copies of the three strings to model->unbound. */
+void cubind_model_add_unbound(cubind_model *model, const char *symbol, const char *name,
+                              const char *reason);
 
 /*
  * cubind_model_layout: computes each parameter's offset in the parameter buffer, aligning

@@ -4,6 +4,7 @@
 #ifndef CUBIND_GEN_PARSE_H
 #define CUBIND_GEN_PARSE_H
 
+#include "binary.h"
 #include "model.h"
 #include "util.h"
 
@@ -13,11 +14,15 @@ typedef struct cubind_parse_options {
   const char *std;             /* "-std=c++17" */
   const cubind_strlist *user_args; /* -I/-isystem/-D/-U arguments, each option and value joined */
   const char *cache_dir;       /* where the precompiled CUDA prelude is kept; NULL: none */
+  const cubind_binary *binary; /* nvcc's kernels (--kernels-from); NULL: bind only the kernels
+                                  the source names (plain kernels, explicit instantiations) */
 } cubind_parse_options;
 
 /*
  * cubind_parse: parses options->input as CUDA device code and appends every __global__ function
- * defined or declared in it to model (templates are skipped with a warning). Clang's errors in
+ * defined or declared in it to model, with every explicit instantiation of its template
+ * kernels; with options->binary, also every other kernel of that binary declared in the .cu
+ * (implicit instantiations), and a reason for each kernel of the binary left unbound. Clang's errors in
  * the user's files are printed as "file:line:col: error: ...". When deps is not NULL, every
  * non-system file the parse read (the input first) is added to it.
  * With a cache_dir and libclang 16 or newer, the headers clang's CUDA mode includes before

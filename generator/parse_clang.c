@@ -3,9 +3,11 @@
  * shared/notes/libclang-cuda.md), passes clang's errors in the user's files through, and turns
  * every __global__ function of the main file into the plain model of model.h.
  *
- * This is the only file that includes clang-c/Index.h.
+ * Template kernels reached through a wrapper translation unit (explicit instantiations, and the
+ * kernels of nvcc's binary) are in parse_wrapper.c. Only these two files see libclang.
  */
 #include "parse.h"
+#include "parse_internal.h"
 
 #include <clang-c/Index.h>
 #include <errno.h>
@@ -15,23 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* State of one parse, shared by the cursor visitors. */
-typedef struct parser {
-  CXTranslationUnit tu;
-  const char *input;
-  cubind_model *model;
-  cubind_strlist kernel_usrs;   /* USR of model->kernels[i], to merge redeclarations */
-  cubind_strlist template_usrs;  /* template kernels of the main file, by USR */
-  cubind_strlist template_names; /* ... their names ("scale") */
-  cubind_strlist template_quals; /* ... their qualified names ("::ns::scale") */
-  cubind_strlist template_locs;  /* ... their locations ("file\nline\ncolumn") */
-  unsigned *template_uses;       /* ... how many explicit instantiations name each */
-  unsigned errors_before;        /* cubind_error_count() when this parse began */
-  const cubind_parse_options *options;
-} parser;
-
-/* Copies a CXString into a new C string and disposes it. */
-static char *take_string(CXString text) {
+/* take_string: see parse_internal.h. */
+char *take_string(CXString text) {
   const char *chars = clang_getCString(text);
   char *copy = cubind_xstrdup(chars ? chars : "");
   clang_disposeString(text);
@@ -137,8 +124,8 @@ static void remove_shim_dir(char *dir, int temporary) {
 
 /* ---- Locations and comments ------------------------------------------------------------- */
 
-/* Where `cursor` is, as the user would look for it (macro uses at their expansion). */
-static void cursor_location(parser *p, CXCursor cursor, cubind_location *location) {
+/* cursor_location: see parse_internal.h. */
+void cursor_location(parser *p, CXCursor cursor, cubind_location *location) {
   CXFile file;
   unsigned line, column, offset;
   clang_getExpansionLocation(clang_getCursorLocation(cursor), &file, &line, &column, &offset);
@@ -302,7 +289,8 @@ typedef struct c_type {
   unsigned needs;
 } c_type;
 
-static char *type_spelling(CXType type) { return take_string(clang_getTypeSpelling(type)); }
+/* type_spelling: see parse_internal.h. */
+char *type_spelling(CXType type) { return take_string(clang_getTypeSpelling(type)); }
 
 /* Spells a builtin scalar type for C; NULL when C has no equal type. */
 static const char *builtin_spelling(enum CXTypeKind kind, unsigned *needs) {
@@ -868,8 +856,8 @@ static char *qualified_name(CXCursor cursor, int *in_anonymous_namespace) {
   return name;
 }
 
-/* Fills `kernel` from a __global__ FunctionDecl. */
-static void read_kernel(parser *p, CXCursor cursor, cubind_kernel *kernel) {
+/* read_kernel: see parse_internal.h. */
+void read_kernel(parser *p, CXCursor cursor, cubind_kernel *kernel) {
   int anonymous, i, count = clang_Cursor_getNumArguments(cursor);
   kernel->c_name = take_string(clang_getCursorSpelling(cursor));
   kernel->display_name = qualified_name(cursor, &anonymous);
@@ -901,7 +889,8 @@ static enum CXChildVisitResult find_global_attr(CXCursor cursor, CXCursor parent
   return CXChildVisit_Continue;
 }
 
-static int is_global(CXCursor cursor) {
+/* is_global: see parse_internal.h. */
+int is_global(CXCursor cursor) {
   int found = 0;
   clang_visitChildren(cursor, find_global_attr, &found);
   return found;
@@ -1149,381 +1138,6 @@ static void visit_inclusion(CXFile file, CXSourceLocation *stack, unsigned depth
   free(name);
 }
 
-/* ---- Explicit instantiations of template kernels ------------------------------------------
- *
- * `template __global__ void scale<float>(float *, float);` produces no cursor in libclang
- * 14-19. So the main file's tokens are searched for explicit instantiations, and a wrapper
- * translation unit that includes the .cu takes the address of each one:
- *
- *   static void *cubind_inst_0 = (void *)static_cast<void (*)(float *, float)>(&::scale<float>);
- *
- * Parsing the wrapper resolves each address to the specialisation's FunctionDecl, which has the
- * substituted parameter types, the annotations and the device-side mangled name.
- */
-
-/* One explicit instantiation found in the tokens. */
-typedef struct instantiation {
-  size_t template_index; /* into parser.template_* */
-  char *args;            /* "< float >" as written, or "" when deduced */
-  char *params;          /* "( float * , float )" as written */
-  cubind_location location;
-} instantiation;
-
-/* Joins the spellings of tokens[first..last] with spaces. */
-static char *join_tokens(CXTranslationUnit tu, CXToken *tokens, unsigned first, unsigned last) {
-  cubind_buf out = {0};
-  unsigned i;
-  cubind_buf_puts(&out, "");
-  for (i = first; i <= last; i++) {
-    char *spelling = take_string(clang_getTokenSpelling(tu, tokens[i]));
-    cubind_buf_printf(&out, "%s%s", i > first ? " " : "", spelling);
-    free(spelling);
-  }
-  return out.data;
-}
-
-static int token_is(CXTranslationUnit tu, CXToken token, const char *text) {
-  char *spelling = take_string(clang_getTokenSpelling(tu, token));
-  int same = strcmp(spelling, text) == 0;
-  free(spelling);
-  return same;
-}
-
-/*
- * Reads the explicit instantiation whose declaration starts after the `template` keyword at
- * tokens[start - 1]. Fills *found and returns 1 when it names a template kernel of this file.
- */
-static int read_instantiation(parser *p, CXToken *tokens, unsigned count, unsigned start,
-                              instantiation *found) {
-  unsigned open = start, close, name, i;
-  int depth = 0;
-  char *spelling;
-  size_t match = 0, matches = 0, t;
-  CXFile file;
-  unsigned line, column, offset;
-  while (open < count && !token_is(p->tu, tokens[open], "(") && !token_is(p->tu, tokens[open], ";"))
-    open++;
-  if (open >= count || open == start || !token_is(p->tu, tokens[open], "("))
-    return 0;
-  for (close = open; close < count; close++) {
-    if (token_is(p->tu, tokens[close], "("))
-      depth++;
-    else if (token_is(p->tu, tokens[close], ")") && --depth == 0)
-      break;
-  }
-  if (close >= count)
-    return 0;
-  name = open - 1;
-  /* skip back over the template arguments; `f<float, Max<float>>(` ends in one `>>` token */
-  if (token_is(p->tu, tokens[name], ">") || token_is(p->tu, tokens[name], ">>")) {
-    depth = 0;
-    for (i = name + 1; i-- > start;) {
-      if (token_is(p->tu, tokens[i], ">"))
-        depth++;
-      else if (token_is(p->tu, tokens[i], ">>"))
-        depth += 2;
-      else if (token_is(p->tu, tokens[i], "<") && --depth == 0)
-        break;
-    }
-    if (i <= start || i > name)
-      return 0;
-    found->args = join_tokens(p->tu, tokens, i, name);
-    name = i - 1;
-  } else {
-    found->args = cubind_xstrdup("");
-  }
-  spelling = take_string(clang_getTokenSpelling(p->tu, tokens[name]));
-  for (t = 0; t < p->template_names.count; t++)
-    if (strcmp(p->template_names.items[t], spelling) == 0) {
-      match = t;
-      matches++;
-    }
-  free(spelling);
-  if (matches != 1) { /* no template kernel of that name here (or one per namespace) */
-    free(found->args);
-    if (matches > 1) {
-      clang_getExpansionLocation(clang_getTokenLocation(p->tu, tokens[name]), &file, &line,
-                                 &column, &offset);
-      cubind_diag(p->input, line, column, "warning",
-                  "several template kernels are named '%s': its explicit instantiations are "
-                  "skipped",
-                  p->template_names.items[match]);
-    }
-    return 0;
-  }
-  found->template_index = match;
-  found->params = join_tokens(p->tu, tokens, open, close);
-  clang_getExpansionLocation(clang_getTokenLocation(p->tu, tokens[name]), &file, &line, &column,
-                             &offset);
-  found->location.file = cubind_xstrdup(p->input);
-  found->location.line = line;
-  found->location.column = column;
-  return 1;
-}
-
-/* Finds the explicit instantiations of this file's template kernels in its tokens. */
-static size_t find_instantiations(parser *p, instantiation **out) {
-  CXFile file = clang_getFile(p->tu, p->input);
-  size_t size = 0, found = 0, capacity = 0;
-  CXToken *tokens = NULL;
-  unsigned count = 0, i;
-  *out = NULL;
-  if (!file || !p->template_names.count || !clang_getFileContents(p->tu, file, &size))
-    return 0;
-  clang_tokenize(p->tu,
-                 clang_getRange(clang_getLocationForOffset(p->tu, file, 0),
-                                clang_getLocationForOffset(p->tu, file, (unsigned)size)),
-                 &tokens, &count);
-  for (i = 0; i + 1 < count; i++) {
-    instantiation next;
-    if (clang_getTokenKind(tokens[i]) != CXToken_Keyword || !token_is(p->tu, tokens[i], "template") ||
-        token_is(p->tu, tokens[i + 1], "<") || (i > 0 && token_is(p->tu, tokens[i - 1], "extern")))
-      continue;
-    memset(&next, 0, sizeof next);
-    if (!read_instantiation(p, tokens, count, i + 1, &next))
-      continue;
-    if (found == capacity) {
-      capacity = capacity ? capacity * 2 : 8;
-      *out = cubind_xrealloc(*out, capacity * sizeof **out);
-    }
-    (*out)[found++] = next;
-  }
-  clang_disposeTokens(p->tu, tokens, count);
-  return found;
-}
-
-/*
- * The C name of a specialisation: the kernel's name and its template arguments made into an
- * identifier ("scale<float>" -> "scale_float", "fill<int, 4>" -> "fill_int_4").
- */
-static char *specialization_c_name(CXCursor specialization, const instantiation *inst) {
-  cubind_buf text = {0};
-  int i, count = clang_Cursor_getNumTemplateArguments(specialization);
-  char *name = take_string(clang_getCursorSpelling(specialization));
-  char *result;
-  size_t k, length = 0;
-  cubind_buf_puts(&text, name);
-  free(name);
-  if (count < 0) { /* a pack or another form libclang does not break down: use the text */
-    cubind_buf_printf(&text, " %s", inst->args);
-    count = 0;
-  }
-  for (i = 0; i < count; i++) {
-    enum CXTemplateArgumentKind kind = clang_Cursor_getTemplateArgumentKind(specialization, (unsigned)i);
-    if (kind == CXTemplateArgumentKind_Type) {
-      char *type = type_spelling(clang_Cursor_getTemplateArgumentType(specialization, (unsigned)i));
-      char *star;
-      while ((star = strchr(type, '*')) != NULL) { /* "float *" -> "float ptr" */
-        char *spelled = cubind_xasprintf("%.*s ptr %s", (int)(star - type), type, star + 1);
-        free(type);
-        type = spelled;
-      }
-      cubind_buf_printf(&text, " %s", type);
-      free(type);
-    } else if (kind == CXTemplateArgumentKind_Integral) {
-      long long value = clang_Cursor_getTemplateArgumentValue(specialization, (unsigned)i);
-      if (value < 0)
-        cubind_buf_printf(&text, " minus%llu", 0ull - (unsigned long long)value);
-      else
-        cubind_buf_printf(&text, " %llu",
-                          clang_Cursor_getTemplateArgumentUnsignedValue(specialization, (unsigned)i));
-    } else {
-      cubind_buf_printf(&text, " arg%d", i);
-    }
-  }
-  /* every run of non-identifier characters becomes one '_'; leading underscores of names such
-     as __half go too */
-  result = cubind_xmalloc(text.length + 1);
-  for (k = 0; k < text.length; k++) {
-    unsigned char c = (unsigned char)text.data[k];
-    int word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-    if (word)
-      result[length++] = (char)c;
-    else if (length && result[length - 1] != '_')
-      result[length++] = '_';
-  }
-  while (length && result[length - 1] == '_')
-    length--;
-  result[length] = '\0';
-  cubind_buf_free(&text);
-  return result;
-}
-
-/* The functions the wrapper's cubind_inst_<i> variables take the address of. */
-typedef struct wrapper_visit {
-  CXCursor *functions; /* [i]: the specialisation for instantiation i, or a null cursor */
-  size_t count;
-} wrapper_visit;
-
-static enum CXChildVisitResult find_function_reference(CXCursor cursor, CXCursor parent,
-                                                       CXClientData data) {
-  CXCursor *found = data;
-  (void)parent;
-  if (clang_getCursorKind(cursor) == CXCursor_DeclRefExpr) {
-    CXCursor referenced = clang_getCursorReferenced(cursor);
-    if (clang_getCursorKind(referenced) == CXCursor_FunctionDecl) {
-      *found = referenced;
-      return CXChildVisit_Break;
-    }
-  }
-  return CXChildVisit_Recurse;
-}
-
-static enum CXChildVisitResult visit_wrapper(CXCursor cursor, CXCursor parent,
-                                             CXClientData data) {
-  wrapper_visit *visit = data;
-  (void)parent;
-  if (clang_getCursorKind(cursor) == CXCursor_Namespace &&
-      clang_Location_isFromMainFile(clang_getCursorLocation(cursor)))
-    clang_visitChildren(cursor, visit_wrapper, data);
-  else if (clang_getCursorKind(cursor) == CXCursor_VarDecl &&
-      clang_Location_isFromMainFile(clang_getCursorLocation(cursor))) {
-    char *name = take_string(clang_getCursorSpelling(cursor));
-    unsigned index;
-    char tail;
-    if (sscanf(name, "cubind_inst_%u%c", &index, &tail) == 1 && index < visit->count)
-      clang_visitChildren(cursor, find_function_reference, &visit->functions[index]);
-    free(name);
-  }
-  return CXChildVisit_Continue;
-}
-
-/* Adds one specialisation as a kernel named after its template arguments. */
-static void add_specialization(parser *p, CXCursor function, instantiation *inst) {
-  char *usr = take_string(clang_getCursorUSR(function));
-  if (!cubind_strlist_contains(&p->kernel_usrs, usr)) {
-    cubind_kernel *kernel = cubind_model_add_kernel(p->model);
-    char *display;
-    cubind_strlist_add(&p->kernel_usrs, usr);
-    read_kernel(p, function, kernel);
-    free(kernel->c_name);
-    kernel->c_name = specialization_c_name(function, inst);
-    display = cubind_xasprintf("%s%s", kernel->display_name, inst->args);
-    free(kernel->display_name);
-    kernel->display_name = display;
-    /* errors about this kernel point at its instantiation */
-    free(kernel->location.file);
-    kernel->location = inst->location;
-    inst->location.file = NULL;
-  }
-  free(usr);
-}
-
-/*
- * One line of the wrapper per instantiation (diagnostics map back by line), inside the
- * template's namespaces: C++ looks the names of an explicit instantiation up there (it must be
- * written in that namespace, or qualified with it), so they resolve to the same types here:
- *   namespace ns { static void *cubind_inst_0 = (void *)static_cast<void (*)(P *)>(&::ns::f<P>); }
- */
-static void append_wrapper_line(cubind_buf *wrapper, size_t index, const instantiation *inst,
-                                const char *qualified) {
-  const char *scope = qualified + 2, *next; /* skip the leading "::" */
-  unsigned depth = 0;
-  while ((next = strstr(scope, "::")) != NULL) {
-    cubind_buf_printf(wrapper, "namespace %.*s { ", (int)(next - scope), scope);
-    depth++;
-    scope = next + 2;
-  }
-  cubind_buf_printf(wrapper, "static void *cubind_inst_%u = (void *)static_cast<void (*)%s>(&%s%s);",
-                    (unsigned)index, inst->params, qualified, inst->args);
-  while (depth--)
-    cubind_buf_puts(wrapper, " }");
-  cubind_buf_puts(wrapper, "\n");
-}
-
-/* Adds the kernels of the explicit instantiations through the wrapper translation unit. */
-static void add_instantiations(parser *p, const cubind_strlist *args, CXIndex index) {
-  instantiation *insts;
-  size_t count = find_instantiations(p, &insts), i;
-  cubind_buf wrapper = {0};
-  char *wrapper_path, *absolute;
-  struct CXUnsavedFile unsaved;
-  CXTranslationUnit tu = NULL;
-  unsigned d, num_diags;
-  p->template_uses = cubind_xcalloc(p->template_names.count, sizeof *p->template_uses);
-  for (i = 0; i < count; i++)
-    p->template_uses[insts[i].template_index]++;
-  if (count) {
-    absolute = realpath(p->input, NULL);
-    /* the wrapper sits next to the .cu (it is never written to disk) */
-    wrapper_path = cubind_xasprintf("%s.cubind-instantiations.cu", p->input);
-    cubind_buf_printf(&wrapper, "#include \"%s\"\n", absolute ? absolute : p->input);
-    free(absolute);
-    for (i = 0; i < count; i++)
-      append_wrapper_line(&wrapper, i, &insts[i], p->template_quals.items[insts[i].template_index]);
-    unsaved.Filename = wrapper_path;
-    unsaved.Contents = wrapper.data;
-    unsaved.Length = (unsigned long)wrapper.length;
-    if (clang_parseTranslationUnit2(index, wrapper_path, (const char *const *)args->items,
-                                    (int)args->count, &unsaved, 1,
-                                    CXTranslationUnit_SkipFunctionBodies |
-                                        CXTranslationUnit_KeepGoing,
-                                    &tu) != CXError_Success)
-      tu = NULL;
-    /* an instantiation the wrapper cannot resolve (e.g. its types live in a namespace) is
-       skipped with a warning, never turned into wrong code */
-    num_diags = tu ? clang_getNumDiagnostics(tu) : 0;
-    for (d = 0; d < num_diags; d++) {
-      CXDiagnostic diag = clang_getDiagnostic(tu, d);
-      CXFile file;
-      unsigned line, column, offset;
-      clang_getExpansionLocation(clang_getDiagnosticLocation(diag), &file, &line, &column,
-                                 &offset);
-      if (clang_getDiagnosticSeverity(diag) >= CXDiagnostic_Error &&
-          clang_Location_isFromMainFile(clang_getDiagnosticLocation(diag)) && line >= 2 &&
-          line - 2 < count && insts[line - 2].params) {
-        char *message = take_string(clang_getDiagnosticSpelling(diag));
-        instantiation *bad = &insts[line - 2];
-        cubind_diag(bad->location.file, bad->location.line, bad->location.column, "warning",
-                    "explicit instantiation of '%s' could not be resolved (%s); skipped",
-                    p->template_names.items[bad->template_index], message);
-        free(message);
-        free(bad->params);
-        bad->params = NULL; /* marks it skipped */
-      }
-      clang_disposeDiagnostic(diag);
-    }
-    if (tu) {
-      wrapper_visit visit;
-      visit.count = count;
-      visit.functions = cubind_xcalloc(count, sizeof *visit.functions);
-      for (i = 0; i < count; i++)
-        visit.functions[i] = clang_getNullCursor();
-      clang_visitChildren(clang_getTranslationUnitCursor(tu), visit_wrapper, &visit);
-      for (i = 0; i < count; i++)
-        if (insts[i].params && !clang_Cursor_isNull(visit.functions[i]) &&
-            is_global(visit.functions[i]))
-          add_specialization(p, visit.functions[i], &insts[i]);
-      free(visit.functions);
-    }
-    if (tu)
-      clang_disposeTranslationUnit(tu);
-    free(wrapper_path);
-    cubind_buf_free(&wrapper);
-  }
-  for (i = 0; i < count; i++) {
-    free(insts[i].args);
-    free(insts[i].params);
-    free(insts[i].location.file);
-  }
-  free(insts);
-  /* templates without an explicit instantiation here get no stubs */
-  for (i = 0; i < p->template_names.count; i++)
-    if (!p->template_uses[i]) {
-      char *location = p->template_locs.items[i];
-      char *line = strchr(location, '\n');
-      char *column = line ? strchr(line + 1, '\n') : NULL;
-      if (line && column) {
-        *line = '\0';
-        cubind_diag(location, (unsigned)atoi(line + 1), (unsigned)atoi(column + 1), "warning",
-                    "template kernel '%s' has no explicit instantiation in this file: no stubs "
-                    "are generated for it (add e.g. 'template __global__ void %s<float>(...);')",
-                    p->template_names.items[i], p->template_names.items[i]);
-        *line = '\n';
-      }
-    }
-}
-
 /* ---- Entry point ------------------------------------------------------------------------ */
 
 /* Builds clang's command line (the recipe of shared/notes/libclang-cuda.md). */
@@ -1722,7 +1336,9 @@ int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubin
     else
     {
       clang_visitChildren(clang_getTranslationUnitCursor(p.tu), visit_declaration, &p);
-      add_instantiations(&p, &args, index);
+      parse_add_instantiations(&p, &args, index);
+      parse_add_binary_kernels(&p, &args, index);
+      parse_warn_unused_templates(&p);
     }
     if (deps) {
       include_visit visit;

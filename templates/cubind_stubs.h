@@ -17,6 +17,8 @@
  *                   kernels take by value (the .cubind.c checks their layout)
  *   KERNEL_DECLS    for each kernel: its doc comment and <kernel>_launch prototype, then its
  *                   doc comment and <kernel>_call prototype
+ *   UNBOUND         a comment listing the kernels of nvcc's binary that got no functions, and
+ *                   why (only with cubind-gen --kernels-from; none when every kernel is bound)
  *
  * The file is built into cubind-gen (generator/CMakeLists.txt), so editing it needs a rebuild.
  */
@@ -58,6 +60,7 @@ extern "C" {
 
 @@STRUCT_DEFS@@
 @@KERNEL_DECLS@@
+@@UNBOUND@@
 #ifdef __cplusplus
 }
 #endif

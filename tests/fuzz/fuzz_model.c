@@ -6,7 +6,9 @@
  * Invariants beyond the sanitizers: a count expression that passes the checks is balanced and
  * holds no comment and no assignment (it is pasted into the generated C); the emitted text holds
  * no NUL byte and no C99 trigraph.
- * It also feeds the same bytes to the fatbin embedder (cubind_emit_fatbin).
+ * It also feeds the same bytes to the fatbin embedder (cubind_emit_fatbin). Kernels listed as
+ * unbound (from --kernels-from) get arbitrary names and reasons: the comment that lists them
+ * must stay one comment.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -88,6 +90,16 @@ static void count_invariants(const cubind_model *model) {
     }
 }
 
+/* The list of unbound kernels is one comment: nothing in it may close it early. */
+static void unbound_invariants(const cubind_buf *header) {
+  const char *start = strstr(header->data, "/*\n * Kernels of nvcc's binary"), *end;
+  if (!start)
+    return;
+  end = strstr(start + 2, "*/");
+  if (!end || strncmp(end - 1, " */\n", 4) != 0 || end[3] != '#')
+    abort();
+}
+
 static int has_trigraph(const cubind_buf *text) {
   size_t i;
   for (i = 0; i + 2 < text->length; i++)
@@ -151,6 +163,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     cubind_model_layout(kernel);
   }
+  for (k = take_byte(&r) % 3; k > 0; k--) {
+    char *name = take_line(&r), *reason = take_line(&r), *symbol = take_line(&r);
+    cubind_model_add_unbound(&model, symbol, name, reason);
+    free(name);
+    free(reason);
+    free(symbol);
+  }
   if (cubind_check(&model) == 0) {
     count_invariants(&model);
     if (cubind_emit_header(&model, &header) != 0 || cubind_emit_source(&model, &source) != 0)
@@ -159,6 +178,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       abort();
     if (has_trigraph(&header) || has_trigraph(&source))
       abort(); /* a C99 compiler would rewrite it, even in a comment */
+    unbound_invariants(&header);
   }
   if (cubind_emit_fatbin(model.module_name, model.source_name, data, size, &fatbin) != 0 ||
       fatbin.length < size * 4)

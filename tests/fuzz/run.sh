@@ -4,8 +4,9 @@
 #   tests/fuzz/run.sh HARNESS SECONDS WORK_DIR TEMPLATES_C [libFuzzer options...]
 # HARNESS: model (no libclang: check + emit + fatbin embedder, thousands of inputs a second)
 #          generate (parse -> check -> emit in-process through libclang; tens a second)
+#          binary (the fatbin/cubin reader behind --kernels-from, and the demangler)
 # TEMPLATES_C is the build's generator/templates.c (the embedded templates). The corpus grows
-# in WORK_DIR/corpus-HARNESS; seeds come from tests/fuzz/seeds-HARNESS (model) or
+# in WORK_DIR/corpus-HARNESS; seeds come from tests/fuzz/seeds-HARNESS (model, binary) or
 # tests/generator/fixtures (generate). A crash leaves WORK_DIR/crash-* (the input) and fails.
 # Environment: CUBIND_FUZZ_CC (a clang), CUBIND_LLVM_DIR (libclang, default /usr/lib/llvm-19).
 set -euo pipefail
@@ -43,12 +44,19 @@ case $harness in
     ;;
   generate)
     "$cc" "${flags[@]}" -I"$llvm/include" -DCUBIND_FUZZ_DEFAULT_INCLUDE="\"$root/runtime/include\"" \
-      "$root/tests/fuzz/fuzz_generate.c" "$root/generator/parse_clang.c" "${core[@]}" \
-      -L"$llvm/lib" -lclang -Wl,-rpath,"$llvm/lib" -o "$bin"
+      "$root/tests/fuzz/fuzz_generate.c" "$root/generator/parse_clang.c" \
+      "$root/generator/parse_wrapper.c" "$root/generator/binary.c" "${core[@]}" \
+      -L"$llvm/lib" -lclang -lstdc++ -Wl,-rpath,"$llvm/lib" -o "$bin"
     seeds=("$root/tests/generator/fixtures" "$root/tests/generator/fixtures/errors"
            "$root/tests/corpus")
     extra=(-dict="$root/tests/fuzz/cuda.dict" -timeout=30 -max_len=8192)
     export CUBIND_FUZZ_CACHE=$work/prelude-cache
+    ;;
+  binary)
+    "$cc" "${flags[@]}" "$root/tests/fuzz/fuzz_binary.c" "$root/generator/binary.c" \
+      "$root/generator/util.c" -lstdc++ -o "$bin"
+    seeds=("$root/tests/fuzz/seeds-binary")
+    extra=(-max_len=65536)
     ;;
   *) echo "run.sh: unknown harness '$harness'" >&2; exit 2 ;;
 esac

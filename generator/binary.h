@@ -1,0 +1,55 @@
+/*
+ * binary.h: the kernels nvcc actually emitted, read from its output (a fatbin, or one cubin).
+ *
+ * A cubin is an ELF file whose entry functions are the kernels; a fatbin is a container of
+ * cubins (one per architecture) and PTX. The symbol names found here are the ground truth that
+ * parse_clang.c binds (implicit template instantiations included). No libclang here.
+ */
+#ifndef CUBIND_GEN_BINARY_H
+#define CUBIND_GEN_BINARY_H
+
+#include <stddef.h>
+
+/* One kernel symbol, merged over every cubin that defines it. */
+typedef struct cubind_binary_kernel {
+  char *symbol;       /* the cubin symbol: "_ZN7samples6reduceIfLj256EEEvPKT_PS1_i" */
+  int internal;       /* local binding: static, or in an anonymous namespace */
+  unsigned *archs;    /* the SM versions (80, 90, ...) whose cubins define it, ascending */
+  size_t num_archs;
+} cubind_binary_kernel;
+
+/* Every kernel of one or more binaries, sorted by symbol, plus the SM versions seen. */
+typedef struct cubind_binary {
+  cubind_binary_kernel *kernels;
+  size_t num_kernels;
+  unsigned *archs;    /* every cubin's SM version, ascending, each once */
+  size_t num_archs;
+} cubind_binary;
+
+/*
+ * cubind_binary_add: reads the kernels of one fatbin or cubin held in data[0..size) (named
+ * `name` in messages) into binary (zero it before the first call). PTX entries are skipped.
+ * Inputs: untrusted bytes; every offset is bounds-checked.
+ * Returns 0, or 1 after reporting "name: error: ..." (not a fatbin or cubin, truncated, a
+ * compressed cubin, no cubin at all).
+ */
+int cubind_binary_add(cubind_binary *binary, const char *name, const unsigned char *data,
+                      size_t size);
+
+/*
+ * cubind_binary_find: the kernel whose symbol is `symbol`, or NULL.
+ */
+const cubind_binary_kernel *cubind_binary_find(const cubind_binary *binary, const char *symbol);
+
+/* cubind_binary_free: frees everything binary owns and zeroes it. */
+void cubind_binary_free(cubind_binary *binary);
+
+/*
+ * cubind_demangle: the C++ name of an Itanium-mangled symbol
+ * ("_ZN7samples5plainEPfi" -> "samples::plain(float*, int)"), through the C++ runtime's
+ * __cxa_demangle. Returns a new string, or NULL when symbol is not a mangled C++ name (an
+ * extern "C" kernel) or cannot be demangled.
+ */
+char *cubind_demangle(const char *symbol);
+
+#endif /* CUBIND_GEN_BINARY_H */
