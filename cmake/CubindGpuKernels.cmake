@@ -4,6 +4,9 @@
 #     SOURCES <file.cu>...              the kernels (relative paths: to the current source dir)
 #     [ARCHS <sm>...]                   machine code (SASS) for these, e.g. 80 90; default below
 #     [PTX]                             also embed PTX for the highest ARCH, so newer GPUs can JIT it
+#     [EXPLICIT_KERNELS_ONLY]           bind only the kernels the source names (plain kernels and
+#                                       explicit template instantiations), a fixed API; default:
+#                                       every kernel nvcc emitted, implicit instantiations too
 #     [INCLUDE_DIRECTORIES <dir>...]    -I for nvcc and cubind-gen
 #     [COMPILE_OPTIONS <option>...])    extra nvcc options; the -D... and -std=... ones also go to
 #                                       cubind-gen, so it sees the kernels nvcc compiles
@@ -16,7 +19,11 @@
 #
 # For each <stem>.cu, three build steps write into ${CMAKE_CURRENT_BINARY_DIR}/<target>/:
 #   nvcc -fatbin                 <stem>.cu     -> <stem>.fatbin  (SASS for every ARCH [+ PTX])
-#   cubind-gen                   <stem>.cu     -> <stem>.cubind.h + <stem>.cubind.c  (C stubs)
+#   cubind-gen --kernels-from <stem>.fatbin
+#                                <stem>.cu     -> <stem>.cubind.h + <stem>.cubind.c  (C stubs
+#                                                 for every kernel in the fatbin's cubins: the
+#                                                 ones the .cu names and the templates its host
+#                                                 code instantiates by launching them)
 #   cubind-gen --embed-fatbin    <stem>.fatbin -> <module>.fatbin.c  (the fatbin as a C array)
 # (<module> is <stem> made a C identifier.) <target> is a static library of the generated .c
 # files; whoever links it gets the generated headers' directory and cubind::runtime. nvcc and
@@ -85,11 +92,12 @@ function(_cubind_default_archs out)
 endfunction()
 
 function(add_gpu_kernels target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "PTX" ""
+  cmake_parse_arguments(PARSE_ARGV 1 arg "PTX;EXPLICIT_KERNELS_ONLY" ""
                         "SOURCES;ARCHS;INCLUDE_DIRECTORIES;COMPILE_OPTIONS")
   set(caller "add_gpu_kernels(${target})")
   set(usage "Expected: add_gpu_kernels(<target> SOURCES <file.cu>... [ARCHS <sm>...] [PTX] "
-            "[INCLUDE_DIRECTORIES <dir>...] [COMPILE_OPTIONS <option>...])")
+            "[EXPLICIT_KERNELS_ONLY] [INCLUDE_DIRECTORIES <dir>...] "
+            "[COMPILE_OPTIONS <option>...])")
   string(CONCAT usage ${usage})
   # A misspelt keyword after a list (SOURCES k.cu ARCH 90) lands in that list: upper-case
   # words there are taken for keywords too.
@@ -228,13 +236,20 @@ function(add_gpu_kernels target)
       COMMENT "cubind: nvcc ${shown} -> ${target}/${stem}.fatbin (sm ${arg_ARCHS})"
       COMMAND_EXPAND_LISTS VERBATIM)
 
+    # The fatbin's kernels are the ground truth: the stubs wait for nvcc.
+    set(kernels_from --kernels-from "${fatbin}")
+    set(kernels_from_file "${fatbin}")
+    if(arg_EXPLICIT_KERNELS_ONLY)
+      set(kernels_from "")
+      set(kernels_from_file "")
+    endif()
     add_custom_command(
       OUTPUT "${header}" "${stubs}"
       COMMAND "${gen}" ${includes} ${gen_options} --cuda-path "${cuda_path}"
               --module-name "${module}" -o "${out_dir}" --depfile "${header}.d"
-              --cache-dir "${CMAKE_BINARY_DIR}/cubind-gen-cache" "${source}"
+              --cache-dir "${CMAKE_BINARY_DIR}/cubind-gen-cache" ${kernels_from} "${source}"
       ${touch_header}
-      DEPENDS "${source}" "${gen}"
+      DEPENDS "${source}" "${gen}" ${kernels_from_file}
       DEPFILE "${header}.d"
       COMMENT "cubind: cubind-gen ${shown} -> ${target}/${stem}.cubind.h, .cubind.c"
       COMMAND_EXPAND_LISTS VERBATIM)

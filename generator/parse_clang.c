@@ -124,6 +124,23 @@ static void remove_shim_dir(char *dir, int temporary) {
 
 /* ---- Locations and comments ------------------------------------------------------------- */
 
+/* in_input_file: see parse_internal.h. */
+int in_input_file(parser *p, CXCursor cursor) {
+  CXFile file;
+  unsigned line, column, offset;
+  char *name, *real;
+  int same;
+  clang_getExpansionLocation(clang_getCursorLocation(cursor), &file, &line, &column, &offset);
+  if (!file || !p->input_real)
+    return clang_Location_isFromMainFile(clang_getCursorLocation(cursor));
+  name = take_string(clang_getFileName(file));
+  real = realpath(name, NULL);
+  same = real && strcmp(real, p->input_real) == 0;
+  free(real);
+  free(name);
+  return same;
+}
+
 /* cursor_location: see parse_internal.h. */
 void cursor_location(parser *p, CXCursor cursor, cubind_location *location) {
   CXFile file;
@@ -681,7 +698,7 @@ static void register_record(parser *p, CXType type, CXCursor decl, c_type *out, 
   char *name = take_string(clang_getCursorSpelling(decl));
   char *alias = typedef_name(type);
   char *header = NULL, *c_name = NULL;
-  int defined_here = clang_Location_isFromMainFile(clang_getCursorLocation(decl));
+  int defined_here = in_input_file(p, decl);
   int is_union = clang_getCursorKind(decl) == CXCursor_UnionDecl, has_base = 0;
   enum CXCursorKind parent_kind = clang_getCursorKind(clang_getCursorSemanticParent(decl));
   const char *what = is_union ? "union" : "struct";
@@ -1169,6 +1186,16 @@ static void build_arguments(const cubind_parse_options *options, const char *shi
   cubind_strlist_add(args, "-ferror-limit=0");
   cubind_strlist_add(args, "-Wno-unknown-cuda-version");
   cubind_strlist_add(args, "-DCUBIND_GENERATOR=1");
+  if (options->binary && options->binary->num_archs) {
+    /* nvcc defines it from the -gencode list (CCCL names its namespaces after it): the same
+       list makes the same names */
+    cubind_buf list = {0};
+    for (i = 0; i < options->binary->num_archs; i++)
+      cubind_buf_printf(&list, "%s%u", i ? "," : "-D__CUDA_ARCH_LIST__=",
+                        options->binary->archs[i] * 10);
+    cubind_strlist_add(args, list.data);
+    cubind_buf_free(&list);
+  }
   for (i = 0; i < options->user_args->count; i++)
     cubind_strlist_add(args, options->user_args->items[i]);
 }
@@ -1310,6 +1337,7 @@ int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubin
   int failed = 0;
   memset(&p, 0, sizeof p);
   p.input = options->input;
+  p.input_real = realpath(options->input, NULL);
   p.model = model;
   p.errors_before = errors_before;
   p.options = options;
@@ -1353,6 +1381,7 @@ int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubin
   remove_shim_dir(shim_dir, temporary_shim);
   cubind_strlist_free(&args);
   cubind_strlist_free(&p.kernel_usrs);
+  free(p.input_real);
   cubind_strlist_free(&p.template_usrs);
   cubind_strlist_free(&p.template_names);
   cubind_strlist_free(&p.template_quals);

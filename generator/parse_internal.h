@@ -18,6 +18,7 @@
 typedef struct parser {
   CXTranslationUnit tu;
   const char *input;
+  char *input_real;              /* realpath of input (NULL if it has none) */
   cubind_model *model;
   cubind_strlist kernel_usrs;   /* USR of model->kernels[i], to merge redeclarations */
   cubind_strlist template_usrs;  /* template kernels of the main file, by USR */
@@ -38,6 +39,10 @@ char *type_spelling(CXType type);
 /* cursor_location: where `cursor` is, as the user would look for it (macro uses at their
    expansion); location->file is a new string. */
 void cursor_location(parser *p, CXCursor cursor, cubind_location *location);
+
+/* in_input_file: 1 when the cursor lies in the .cu itself (also when a wrapper translation
+   unit includes it). */
+int in_input_file(parser *p, CXCursor cursor);
 
 /* read_kernel: fills `kernel` (zeroed) from a __global__ FunctionDecl. */
 void read_kernel(parser *p, CXCursor cursor, cubind_kernel *kernel);

@@ -35,7 +35,6 @@ typedef struct wrapper {
   size_t count;
   CXCursor *functions; /* [i]: the function cubind_ref_<i> names, or a null cursor */
   char **errors;       /* [i]: clang's first error on line i (new string), or NULL */
-  CXFile input;        /* the .cu, as this translation unit knows it */
 } wrapper;
 
 static enum CXChildVisitResult find_function_reference(CXCursor cursor, CXCursor parent,
@@ -115,10 +114,8 @@ static void wrapper_parse(parser *p, const cubind_strlist *args, CXIndex index,
       w->errors[line - 2] = take_string(clang_getDiagnosticSpelling(diag));
     clang_disposeDiagnostic(diag);
   }
-  if (w->tu) {
-    w->input = clang_getFile(w->tu, absolute ? absolute : p->input);
+  if (w->tu)
     clang_visitChildren(clang_getTranslationUnitCursor(w->tu), visit_wrapper, w);
-  }
   free(absolute);
   free(path);
   cubind_buf_free(&text);
@@ -634,6 +631,15 @@ static const cubind_kernel *kernel_named(const cubind_model *model, const char *
   return NULL;
 }
 
+/* Removes the kernel just added to the model. */
+static void drop_last_kernel(cubind_model *model) {
+  cubind_model scratch = {0};
+  scratch.kernels = cubind_xmalloc(sizeof *scratch.kernels);
+  scratch.kernels[0] = model->kernels[--model->num_kernels];
+  scratch.num_kernels = scratch.capacity = 1;
+  cubind_model_free(&scratch);
+}
+
 /*
  * Binds candidate c to what its wrapper line resolved to, or sets c->reason. Binds only a
  * __global__ function of the .cu itself whose mangling is the symbol.
@@ -660,10 +666,11 @@ static void bind_candidate(parser *p, const wrapper *w, size_t line, candidate *
     return;
   }
   free(mangled);
-  clang_getExpansionLocation(clang_getCursorLocation(function), &file, &row, &column, &offset);
-  if (!file || !w->input || !clang_File_isEqual(file, w->input)) {
+  if (!in_input_file(p, function)) {
     /* the file's name only: the generated header must not depend on where things live */
-    char *path = file ? take_string(clang_getFileName(file)) : cubind_xstrdup("?");
+    char *path;
+    clang_getExpansionLocation(clang_getCursorLocation(function), &file, &row, &column, &offset);
+    path = file ? take_string(clang_getFileName(file)) : cubind_xstrdup("?");
     const char *where = cubind_basename(path);
     c->reason = clang_Location_isInSystemHeader(clang_getCursorLocation(function))
                     ? cubind_xasprintf("it is declared in a system header (%s)", where)
@@ -683,6 +690,15 @@ static void bind_candidate(parser *p, const wrapper *w, size_t line, candidate *
   }
   kernel = cubind_model_add_kernel(p->model);
   read_kernel(p, function, kernel);
+  /* nobody asked for this kernel by name: a type C cannot pass makes it unbound, not an error */
+  for (i = 0; i < kernel->num_params; i++)
+    if (kernel->params[i].unsupported) {
+      c->reason = cubind_xasprintf("parameter '%s': %s", kernel->params[i].name,
+                                   kernel->params[i].unsupported);
+      drop_last_kernel(p->model);
+      free(c_name);
+      return;
+    }
   substitute_template_constants(function, kernel);
   free(kernel->c_name);
   kernel->c_name = c_name;
