@@ -146,18 +146,91 @@ static void count_template_use(parser *p, CXCursor function) {
   free(usr);
 }
 
-/* The names of a template's parameters, in order (visitor state). */
+/* ---- Template arguments --------------------------------------------------------------- */
+
+/* A template's parameters, in order (visitor state of collect_template_params). */
+typedef struct template_params {
+  CXCursor items[64];
+  unsigned count;
+} template_params;
+
 static enum CXChildVisitResult collect_template_params(CXCursor cursor, CXCursor parent,
                                                        CXClientData data) {
+  template_params *params = data;
   enum CXCursorKind kind = clang_getCursorKind(cursor);
   (void)parent;
-  if (kind == CXCursor_TemplateTypeParameter || kind == CXCursor_NonTypeTemplateParameter ||
-      kind == CXCursor_TemplateTemplateParameter) {
-    char *name = take_string(clang_getCursorSpelling(cursor));
-    cubind_strlist_add(data, name);
-    free(name);
+  if ((kind == CXCursor_TemplateTypeParameter || kind == CXCursor_NonTypeTemplateParameter ||
+       kind == CXCursor_TemplateTemplateParameter) &&
+      params->count < sizeof params->items / sizeof params->items[0])
+    params->items[params->count++] = cursor;
+  return CXChildVisit_Continue;
+}
+
+/* The parameters of the template `specialization` specialises (none when it is no template). */
+static void specialization_params(CXCursor specialization, template_params *params) {
+  CXCursor pattern = clang_getSpecializedCursorTemplate(specialization);
+  params->count = 0;
+  if (!clang_Cursor_isNull(pattern))
+    clang_visitChildren(pattern, collect_template_params, params);
+}
+
+/* Visitor state: the enumerator of an enum with a given value. */
+typedef struct enumerator_search {
+  long long value;
+  char *name;
+} enumerator_search;
+
+static enum CXChildVisitResult find_enumerator(CXCursor cursor, CXCursor parent,
+                                               CXClientData data) {
+  enumerator_search *search = data;
+  (void)parent;
+  if (clang_getCursorKind(cursor) == CXCursor_EnumConstantDecl &&
+      clang_getEnumConstantDeclValue(cursor) == search->value) {
+    search->name = take_string(clang_getCursorSpelling(cursor));
+    return CXChildVisit_Break;
   }
   return CXChildVisit_Continue;
+}
+
+/*
+ * Integral template argument i of a specialisation as text. In a C name (in_name): "true" /
+ * "false", an enumerator's name ("Add"), else the number ("256", "minus2"). In a count
+ * expression: the value as a C literal ("1", "256", "(-2)").
+ */
+static char *integral_argument(CXCursor specialization, const template_params *params,
+                               unsigned i, int in_name) {
+  long long value = clang_Cursor_getTemplateArgumentValue(specialization, i);
+  CXType type = {CXType_Invalid, {NULL, NULL}};
+  if (i < params->count)
+    type = clang_getCanonicalType(clang_getCursorType(params->items[i]));
+  switch (type.kind) {
+  case CXType_Bool:
+    return cubind_xstrdup(in_name ? (value ? "true" : "false") : (value ? "1" : "0"));
+  case CXType_Enum:
+    if (in_name) {
+      enumerator_search search;
+      search.value = value;
+      search.name = NULL;
+      clang_visitChildren(clang_getTypeDeclaration(type), find_enumerator, &search);
+      if (search.name)
+        return search.name;
+    }
+    break;
+  case CXType_UChar:
+  case CXType_UShort:
+  case CXType_UInt:
+  case CXType_ULong:
+  case CXType_ULongLong:
+  case CXType_Char16:
+  case CXType_Char32:
+    return cubind_xasprintf("%llu", clang_Cursor_getTemplateArgumentUnsignedValue(specialization, i));
+  default:
+    break;
+  }
+  if (value < 0)
+    return in_name ? cubind_xasprintf("minus%llu", 0ull - (unsigned long long)value)
+                   : cubind_xasprintf("(%lld)", value);
+  return cubind_xasprintf("%lld", value);
 }
 
 /*
@@ -166,13 +239,12 @@ static enum CXChildVisitResult collect_template_params(CXCursor cursor, CXCursor
  * which has no BLOCK, computes the same count: "(n + 256 - 1) / 256".
  */
 static void substitute_template_constants(CXCursor specialization, cubind_kernel *kernel) {
-  CXCursor pattern = clang_getSpecializedCursorTemplate(specialization);
   int count = clang_Cursor_getNumTemplateArguments(specialization);
-  cubind_strlist names = {0};
+  template_params params;
   size_t p, a;
-  if (clang_Cursor_isNull(pattern) || count <= 0)
+  specialization_params(specialization, &params);
+  if (count <= 0 || !params.count)
     return;
-  clang_visitChildren(pattern, collect_template_params, &names);
   for (p = 0; p < kernel->num_params; p++) {
     cubind_strlist *annotations = &kernel->params[p].annotations;
     for (a = 0; a < annotations->count; a++) {
@@ -183,7 +255,7 @@ static void substitute_template_constants(CXCursor specialization, cubind_kernel
       cubind_buf_append(&out, text, (size_t)(colon + 1 - text));
       for (at = colon + 1; *at;) {
         const char *start = at;
-        size_t length, i;
+        unsigned i;
         if (!(isalpha((unsigned char)*at) || *at == '_')) {
           /* numbers keep their suffixes ("10u") whole */
           if (isdigit((unsigned char)*at))
@@ -196,28 +268,27 @@ static void substitute_template_constants(CXCursor specialization, cubind_kernel
         }
         while (isalnum((unsigned char)*at) || *at == '_')
           at++;
-        length = (size_t)(at - start);
-        for (i = 0; i < names.count && i < (size_t)count; i++)
-          if (strlen(names.items[i]) == length && strncmp(names.items[i], start, length) == 0 &&
-              clang_Cursor_getTemplateArgumentKind(specialization, (unsigned)i) ==
-                  CXTemplateArgumentKind_Integral)
+        for (i = 0; i < params.count && i < (unsigned)count; i++) {
+          char *name = take_string(clang_getCursorSpelling(params.items[i]));
+          int same = strlen(name) == (size_t)(at - start) &&
+                     strncmp(name, start, (size_t)(at - start)) == 0;
+          free(name);
+          if (same && clang_Cursor_getTemplateArgumentKind(specialization, i) ==
+                          CXTemplateArgumentKind_Integral)
             break;
-        if (i < names.count && i < (size_t)count) {
-          long long value = clang_Cursor_getTemplateArgumentValue(specialization, (unsigned)i);
-          if (value < 0)
-            cubind_buf_printf(&out, "(%lld)", value);
-          else
-            cubind_buf_printf(&out, "%llu", clang_Cursor_getTemplateArgumentUnsignedValue(
-                                                specialization, (unsigned)i));
+        }
+        if (i < params.count && i < (unsigned)count) {
+          char *value = integral_argument(specialization, &params, i, 0);
+          cubind_buf_puts(&out, value);
+          free(value);
         } else {
-          cubind_buf_append(&out, start, length);
+          cubind_buf_append(&out, start, (size_t)(at - start));
         }
       }
       free(annotations->items[a]);
       annotations->items[a] = out.data;
     }
   }
-  cubind_strlist_free(&names);
 }
 
 /* ---- 1. Explicit instantiations ---------------------------------------------------------- */
@@ -355,8 +426,10 @@ static size_t find_instantiations(parser *p, instantiation **out) {
 
 /*
  * The C name of a specialisation: the kernel's name and its template arguments made into an
- * identifier ("scale<float>" -> "scale_float", "fill<int, 4>" -> "fill_int_4"). args: the
- * arguments as text, used only where libclang does not break them down (packs).
+ * identifier ("scale<float>" -> "scale_float", "fill<int, 4>" -> "fill_int_4", "f<-2>" ->
+ * "f_minus2", "r<float, 512, true>" -> "r_float_512_true", "combine<Op::Add, float>" ->
+ * "combine_Add_float"). args: the arguments as text, used only where libclang does not break
+ * them down (packs).
  */
 static char *specialization_c_name(CXCursor specialization, const char *args) {
   cubind_buf text = {0};
@@ -364,6 +437,8 @@ static char *specialization_c_name(CXCursor specialization, const char *args) {
   char *name = take_string(clang_getCursorSpelling(specialization));
   char *result;
   size_t k, length = 0;
+  template_params params;
+  specialization_params(specialization, &params);
   cubind_buf_puts(&text, name);
   free(name);
   if (count < 0) { /* a pack or another form libclang does not break down: use the text */
@@ -383,12 +458,9 @@ static char *specialization_c_name(CXCursor specialization, const char *args) {
       cubind_buf_printf(&text, " %s", type);
       free(type);
     } else if (kind == CXTemplateArgumentKind_Integral) {
-      long long value = clang_Cursor_getTemplateArgumentValue(specialization, (unsigned)i);
-      if (value < 0)
-        cubind_buf_printf(&text, " minus%llu", 0ull - (unsigned long long)value);
-      else
-        cubind_buf_printf(&text, " %llu",
-                          clang_Cursor_getTemplateArgumentUnsignedValue(specialization, (unsigned)i));
+      char *value = integral_argument(specialization, &params, (unsigned)i, 1);
+      cubind_buf_printf(&text, " %s", value);
+      free(value);
     } else {
       cubind_buf_printf(&text, " arg%d", i);
     }

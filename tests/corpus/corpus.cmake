@@ -1,14 +1,27 @@
-# corpus.cmake: one realistic .cu through cubind-gen: the stubs must compile as strict C99, the
-# kernel table must hold EXPECT_KERNELS kernels, every cubin symbol it names must exist in
-# `nvcc -cubin -arch=sm_90` output (tests/generator/symbols.cmake), and stderr must be exactly
-# EXPECT_STDERR (a regex; empty: nothing).
+# corpus.cmake: one realistic .cu through nvcc and cubind-gen, as add_gpu_kernels runs them:
+# nvcc -fatbin for sm_80 and sm_90 (keeping the cubins it holds), then cubind-gen
+# --kernels-from that fatbin. The stubs must compile as strict C99, the kernel table must hold
+# EXPECT_KERNELS kernels, each of them in nvcc's cubins, every other kernel of those cubins
+# must be listed as unbound in the header (the reasons are printed), every cubin symbol the
+# stubs name must exist in `nvcc -cubin -arch=sm_90` output (tests/generator/symbols.cmake), and
+# stderr must be exactly EXPECT_STDERR (a regex; empty: nothing).
 #   cmake -DGEN=cubind-gen -DSOURCE=x.cu -DOUT_DIR=dir -DINCLUDE_DIR=runtime/include
 #         -DCUDA_INCLUDE=... -DCC=cc -DNVCC=nvcc -DREADELF=readelf -DEXPECT_KERNELS=n
-#         [-DEXPECT_STDERR=regex] -P corpus.cmake
+#         [-DEXPECT_UNBOUND=n] [-DEXPECT_STDERR=regex] -P corpus.cmake
 cmake_minimum_required(VERSION 3.20)
 get_filename_component(stem "${SOURCE}" NAME_WE)
 file(REMOVE_RECURSE "${OUT_DIR}")
-execute_process(COMMAND "${GEN}" -I "${INCLUDE_DIR}" -o "${OUT_DIR}" "${SOURCE}"
+file(MAKE_DIRECTORY "${OUT_DIR}/keep")
+set(fatbin "${OUT_DIR}/${stem}.fatbin")
+execute_process(COMMAND "${NVCC}" -fatbin -gencode arch=compute_80,code=sm_80
+                        -gencode arch=compute_90,code=sm_90 -I "${INCLUDE_DIR}" --keep
+                        --keep-dir "${OUT_DIR}/keep" -o "${fatbin}" "${SOURCE}"
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "nvcc failed on ${SOURCE}:\n${err}")
+endif()
+execute_process(COMMAND "${GEN}" -I "${INCLUDE_DIR}" --kernels-from "${fatbin}" -o "${OUT_DIR}"
+                        "${SOURCE}"
                 RESULT_VARIABLE rc ERROR_VARIABLE stderr)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "cubind-gen failed (${rc}) on ${SOURCE}:\n${stderr}")
@@ -41,4 +54,40 @@ execute_process(COMMAND "${CMAKE_COMMAND}" -DNVCC=${NVCC} -DREADELF=${READELF} -
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "${out}")
 endif()
-message(STATUS "${stem}: ${kernels} kernels bound; ${out}")
+# every kernel of nvcc's cubins: bound, or listed with its reason
+file(READ "${OUT_DIR}/${stem}.cubind.h" header)
+file(GLOB cubins "${OUT_DIR}/keep/*.cubin")
+set(truth "")
+foreach(cubin IN LISTS cubins)
+  execute_process(COMMAND "${READELF}" -sW "${cubin}" OUTPUT_VARIABLE table)
+  string(REGEX MATCHALL "FUNC +[A-Z]+ +[A-Z]+ +\\[<other>: 10\\] +[0-9]+ +[^ \n]+" found "${table}")
+  foreach(row IN LISTS found)
+    string(REGEX REPLACE ".* ([^ ]+)$" "\\1" symbol "${row}")
+    list(APPEND truth "${symbol}")
+  endforeach()
+endforeach()
+list(REMOVE_DUPLICATES truth)
+list(LENGTH truth total)
+set(unbound 0)
+foreach(symbol IN LISTS truth)
+  string(FIND "${source}" "\"${symbol}\"" in_table)
+  if(in_table EQUAL -1)
+    string(FIND "${header}" "${symbol}" listed)
+    if(listed EQUAL -1)
+      message(FATAL_ERROR "kernel ${symbol} of nvcc's cubins is neither bound nor listed")
+    endif()
+    math(EXPR unbound "${unbound} + 1")
+  endif()
+endforeach()
+if(DEFINED EXPECT_UNBOUND AND NOT unbound EQUAL EXPECT_UNBOUND)
+  message(FATAL_ERROR "${unbound} kernels listed as unbound, expected ${EXPECT_UNBOUND}")
+endif()
+set(reasons "")
+string(FIND "${header}" "Kernels of nvcc's binary without C functions" at)
+if(at GREATER -1)
+  string(SUBSTRING "${header}" ${at} -1 reasons)
+  string(REGEX MATCHALL "\n [*]     [^(\n][^\n]*" reasons "${reasons}")
+  list(REMOVE_DUPLICATES reasons)
+endif()
+message(STATUS "${stem}: ${total} kernels in nvcc's cubins (sm_80, sm_90): ${kernels} bound, "
+               "${unbound} unbound${reasons}; ${out}")

@@ -13,6 +13,8 @@
 #                         then a line with a syntax error (line 500001)
 #   -DCOPY_FROM=a -DCOPY_TO=b  copies the text file a to b first
 #   -DMAX_SECONDS=n       cubind-gen must answer within n seconds
+#   -DMAKE_FATBIN=path -DNVCC=nvcc -DFATBIN_SOURCE=x.cu "-DFATBIN_OPTIONS=opt^^opt"
+#         [-DTRUNCATE_TO=bytes]   builds a fatbin with nvcc first (and cuts it short)
 cmake_minimum_required(VERSION 3.20)
 
 file(REMOVE_RECURSE "${OUT_DIR}")
@@ -20,6 +22,20 @@ file(MAKE_DIRECTORY "${OUT_DIR}")
 if(COPY_FROM AND COPY_TO) # an input whose name git should not hold
   file(READ "${COPY_FROM}" content)
   file(WRITE "${COPY_TO}" "${content}")
+endif()
+if(MAKE_FATBIN)
+  string(REPLACE "^^" ";" options "${FATBIN_OPTIONS}")
+  execute_process(COMMAND "${NVCC}" -fatbin ${options} -o "${MAKE_FATBIN}" "${FATBIN_SOURCE}"
+                  RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "nvcc could not build the test's fatbin:\n${err}")
+  endif()
+  if(TRUNCATE_TO)
+    execute_process(COMMAND truncate -s "${TRUNCATE_TO}" "${MAKE_FATBIN}" RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "could not truncate ${MAKE_FATBIN}")
+    endif()
+  endif()
 endif()
 if(PREPARE_DIR)
   file(MAKE_DIRECTORY "${OUT_DIR}/${PREPARE_DIR}")

@@ -54,8 +54,8 @@ static void check_combine(void) {
     db[i] = (double)gpu_rand_float(-100.0f, 100.0f);
     dwant[i] = da[i] * db[i];
   }
-  GPU_CHECK(combine_0_float_call(&cfg, fa, fb, N)); /* Op::Add */
-  GPU_CHECK(combine_1_double_call(&cfg, da, db, N)); /* Op::Mul */
+  GPU_CHECK(combine_Add_float_call(&cfg, fa, fb, N)); /* Op::Add */
+  GPU_CHECK(combine_Mul_double_call(&cfg, da, db, N)); /* Op::Mul */
   bad += gpu_compare_floats("combine<Op::Add, float>", fa, fwant, N, 0);
   for (i = 0; i < N; i++)
     if (da[i] != dwant[i] && bad++ < 3)

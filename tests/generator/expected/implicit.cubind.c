@@ -49,8 +49,8 @@ static const cubind_param_info block_sum_float_64_params[] = {{"in", 0, 8}, {"ou
 static const cubind_param_info block_sum_int_128_params[] = {{"in", 0, 8}, {"out", 8, 8}, {"n", 16, 4}};
 static const cubind_param_info block_sum_int_256_params[] = {{"in", 0, 8}, {"out", 8, 8}, {"n", 16, 4}};
 static const cubind_param_info block_sum_int_64_params[] = {{"in", 0, 8}, {"out", 8, 8}, {"n", 16, 4}};
-static const cubind_param_info combine_0_float_params[] = {{"a", 0, 8}, {"b", 8, 8}, {"n", 16, 4}};
-static const cubind_param_info combine_1_double_params[] = {{"a", 0, 8}, {"b", 8, 8}, {"n", 16, 4}};
+static const cubind_param_info combine_Add_float_params[] = {{"a", 0, 8}, {"b", 8, 8}, {"n", 16, 4}};
+static const cubind_param_info combine_Mul_double_params[] = {{"a", 0, 8}, {"b", 8, 8}, {"n", 16, 4}};
 static const cubind_param_info arch_probe_pre_sm90_params[] = {{"arch", 0, 8}};
 
 /* {C name, cubin symbol, parameters, number of parameters} */
@@ -66,8 +66,8 @@ static const cubind_kernel_info implicit_kernels[] = {
     {"block_sum_int_128", "_ZN7samples9block_sumIiLj128EEEvPKT_PS1_i", block_sum_int_128_params, 3},
     {"block_sum_int_256", "_ZN7samples9block_sumIiLj256EEEvPKT_PS1_i", block_sum_int_256_params, 3},
     {"block_sum_int_64", "_ZN7samples9block_sumIiLj64EEEvPKT_PS1_i", block_sum_int_64_params, 3},
-    {"combine_0_float", "_ZN7samples6detail7combineILNS0_2OpE0EfEEvPT0_PKS3_i", combine_0_float_params, 3},
-    {"combine_1_double", "_ZN7samples6detail7combineILNS0_2OpE1EdEEvPT0_PKS3_i", combine_1_double_params, 3},
+    {"combine_Add_float", "_ZN7samples6detail7combineILNS0_2OpE0EfEEvPT0_PKS3_i", combine_Add_float_params, 3},
+    {"combine_Mul_double", "_ZN7samples6detail7combineILNS0_2OpE1EdEEvPT0_PKS3_i", combine_Mul_double_params, 3},
     {"arch_probe_pre_sm90", "_Z19arch_probe_pre_sm90Pi", arch_probe_pre_sm90_params, 1},
 };
 
@@ -343,12 +343,12 @@ cubind_status block_sum_int_64_config_occupancy(size_t n, unsigned shared_bytes,
 #line 344 "implicit.cubind.c"
 
 #line 30 "implicit.cu"
-cubind_status combine_0_float_launch(const cubind_config *cfg, float *a, const float *b, int n) {
+cubind_status combine_Add_float_launch(const cubind_config *cfg, float *a, const float *b, int n) {
   void *cubind_args[3] = {&a, &b, &n};
   return cubind_module_launch(&implicit_module, 11, cfg, cubind_args);
 }
 
-cubind_status combine_0_float_call(const cubind_config *cfg, float *a, const float *b, int n) {
+cubind_status combine_Add_float_call(const cubind_config *cfg, float *a, const float *b, int n) {
   void *cubind_args[3] = {&a, &b, &n};
   cubind_host_arg cubind_host_args[2] = {
       {0, CUBIND_DIRECTION_INOUT, (void *)a, (size_t)(n), sizeof(float)},
@@ -356,22 +356,22 @@ cubind_status combine_0_float_call(const cubind_config *cfg, float *a, const flo
   return cubind_module_call(&implicit_module, 11, cfg, cubind_args, cubind_host_args, 2);
 }
 
-cubind_status combine_0_float_attributes(cubind_kernel_attributes *out) {
+cubind_status combine_Add_float_attributes(cubind_kernel_attributes *out) {
   return cubind_module_kernel_attributes(&implicit_module, 11, out);
 }
 
-cubind_status combine_0_float_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+cubind_status combine_Add_float_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 11, n, shared_bytes, out);
 }
 #line 367 "implicit.cubind.c"
 
 #line 30 "implicit.cu"
-cubind_status combine_1_double_launch(const cubind_config *cfg, double *a, const double *b, int n) {
+cubind_status combine_Mul_double_launch(const cubind_config *cfg, double *a, const double *b, int n) {
   void *cubind_args[3] = {&a, &b, &n};
   return cubind_module_launch(&implicit_module, 12, cfg, cubind_args);
 }
 
-cubind_status combine_1_double_call(const cubind_config *cfg, double *a, const double *b, int n) {
+cubind_status combine_Mul_double_call(const cubind_config *cfg, double *a, const double *b, int n) {
   void *cubind_args[3] = {&a, &b, &n};
   cubind_host_arg cubind_host_args[2] = {
       {0, CUBIND_DIRECTION_INOUT, (void *)a, (size_t)(n), sizeof(double)},
@@ -379,11 +379,11 @@ cubind_status combine_1_double_call(const cubind_config *cfg, double *a, const d
   return cubind_module_call(&implicit_module, 12, cfg, cubind_args, cubind_host_args, 2);
 }
 
-cubind_status combine_1_double_attributes(cubind_kernel_attributes *out) {
+cubind_status combine_Mul_double_attributes(cubind_kernel_attributes *out) {
   return cubind_module_kernel_attributes(&implicit_module, 12, out);
 }
 
-cubind_status combine_1_double_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+cubind_status combine_Mul_double_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 12, n, shared_bytes, out);
 }
 #line 390 "implicit.cubind.c"

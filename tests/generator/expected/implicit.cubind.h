@@ -120,18 +120,18 @@ cubind_status block_sum_int_64_attributes(cubind_kernel_attributes *out);
 cubind_status block_sum_int_64_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 /** a[i] = a[i] OP b[i]. */
-cubind_status combine_0_float_launch(const cubind_config *cfg, float *a, const float *b, int n);
+cubind_status combine_Add_float_launch(const cubind_config *cfg, float *a, const float *b, int n);
 /** a[i] = a[i] OP b[i]. */
-cubind_status combine_0_float_call(const cubind_config *cfg, float *a, const float *b, int n);
-cubind_status combine_0_float_attributes(cubind_kernel_attributes *out);
-cubind_status combine_0_float_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+cubind_status combine_Add_float_call(const cubind_config *cfg, float *a, const float *b, int n);
+cubind_status combine_Add_float_attributes(cubind_kernel_attributes *out);
+cubind_status combine_Add_float_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 /** a[i] = a[i] OP b[i]. */
-cubind_status combine_1_double_launch(const cubind_config *cfg, double *a, const double *b, int n);
+cubind_status combine_Mul_double_launch(const cubind_config *cfg, double *a, const double *b, int n);
 /** a[i] = a[i] OP b[i]. */
-cubind_status combine_1_double_call(const cubind_config *cfg, double *a, const double *b, int n);
-cubind_status combine_1_double_attributes(cubind_kernel_attributes *out);
-cubind_status combine_1_double_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+cubind_status combine_Mul_double_call(const cubind_config *cfg, double *a, const double *b, int n);
+cubind_status combine_Mul_double_attributes(cubind_kernel_attributes *out);
+cubind_status combine_Mul_double_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 /** Before Hopper only: writes the __CUDA_ARCH__ its code was built for. */
 /* Only in the code for sm_80: elsewhere these return CUBIND_ERROR_KERNEL_NOT_FOUND. */
