@@ -133,14 +133,16 @@ static void append_signature(cubind_buf *out, const cubind_kernel *kernel, int w
  * Appends text that goes inside a comment. C99 compilers replace trigraphs even in comments
  * (C++17 does not): two question marks and a slash at the end of a `///` line would become a
  * backslash that splices the next line, the prototype, into the comment. A backslash between
- * the question marks keeps it text. With close_safe, "*" "/" is broken up too (for text that
- * was not already a comment, such as demangled names).
+ * the question marks keeps it text. With close_safe (text that was not already a comment, such
+ * as demangled names, and that other text follows), "*" "/" is broken up too, and every "??"
+ * gets the backslash, since what follows the text is not known here.
  */
 static void append_comment_text(cubind_buf *out, const char *text, int close_safe) {
   const char *at;
   for (at = text; *at; at++) {
     cubind_buf_append(out, at, 1);
-    if (at[0] == '?' && at[1] == '?' && at[2] && strchr("=/'()!<>-", at[2]))
+    if (at[0] == '?' && at[1] == '?' &&
+        (close_safe || (at[2] && strchr("=/'()!<>-", at[2]))))
       cubind_buf_puts(out, "\\");
     if (close_safe && at[0] == '*' && at[1] == '/')
       cubind_buf_puts(out, " ");

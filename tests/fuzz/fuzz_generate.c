@@ -49,7 +49,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  cubind_parse_options options;
+  cubind_parse_options options = {0};
   cubind_model model = {0};
   cubind_buf header = {0}, source = {0};
   FILE *file = fopen(input_path, "wb");
