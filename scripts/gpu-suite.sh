@@ -3,8 +3,9 @@
 #   1. every GPU test and every example, through ctest (label "gpu"), each checking its results
 #      against a CPU reference;
 #   2. compute-sanitizer (memcheck with leak check, racecheck, initcheck, synccheck) over each of
-#      those programs, except the two that provoke CUDA errors on purpose (gpu_fault: an illegal
-#      address; gpu_noarch: a fatbin without code for the GPU).
+#      those programs, except the three that provoke CUDA errors on purpose (gpu_fault: an illegal
+#      address; gpu_noarch: a fatbin without code for the GPU; gpu_arch_guard: a kernel absent
+#      from the code for this GPU).
 #
 #   scripts/gpu-suite.sh [BUILD_DIR] [LOG_DIR] [PROGRAM...]
 #                                       (scripts/test.sh --gpu builds, then runs this)
@@ -39,7 +40,7 @@ fi
 programs=()
 for p in "$build"/examples/* "$build"/tests/gpu/gpu_*; do
   [ -f "$p" ] && [ -x "$p" ] || continue
-  case $(basename "$p") in gpu_fault | gpu_noarch) continue ;; esac
+  case $(basename "$p") in gpu_fault | gpu_noarch | gpu_arch_guard) continue ;; esac
   if [ ${#only[@]} -gt 0 ] && [[ " ${only[*]} " != *" $(basename "$p") "* ]]; then
     continue
   fi
