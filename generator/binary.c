@@ -74,20 +74,38 @@ const cubind_binary_kernel *cubind_binary_find(const cubind_binary *binary, cons
   return bsearch(&key, binary->kernels, binary->num_kernels, sizeof key, compare_kernels);
 }
 
-/* Records one kernel symbol of a cubin for `arch` (keeps the list sorted). */
+/* Appends one kernel symbol of a cubin for `arch`; merge_kernels() sorts and merges later. */
 static void add_kernel(cubind_binary *binary, const char *symbol, int internal, unsigned arch) {
-  cubind_binary_kernel *kernel = (cubind_binary_kernel *)cubind_binary_find(binary, symbol);
-  if (!kernel) {
-    binary->kernels =
-        cubind_xrealloc(binary->kernels, (binary->num_kernels + 1) * sizeof *binary->kernels);
-    kernel = &binary->kernels[binary->num_kernels++];
-    memset(kernel, 0, sizeof *kernel);
-    kernel->symbol = cubind_xstrdup(symbol);
-    qsort(binary->kernels, binary->num_kernels, sizeof *kernel, compare_kernels);
-    kernel = (cubind_binary_kernel *)cubind_binary_find(binary, symbol);
-  }
-  kernel->internal |= internal;
+  cubind_binary_kernel *kernel;
+  binary->kernels =
+      cubind_xrealloc(binary->kernels, (binary->num_kernels + 1) * sizeof *binary->kernels);
+  kernel = &binary->kernels[binary->num_kernels++];
+  memset(kernel, 0, sizeof *kernel);
+  kernel->symbol = cubind_xstrdup(symbol);
+  kernel->internal = internal;
   add_arch(&kernel->archs, &kernel->num_archs, arch);
+}
+
+/* Sorts the kernels by symbol and merges the entries of one symbol (one per cubin). */
+static void merge_kernels(cubind_binary *binary) {
+  size_t from, to = 0, a;
+  if (binary->num_kernels < 2)
+    return; /* (qsort must not see the NULL of an empty list) */
+  qsort(binary->kernels, binary->num_kernels, sizeof *binary->kernels, compare_kernels);
+  for (from = 0; from < binary->num_kernels; from++) {
+    cubind_binary_kernel *kernel = &binary->kernels[from];
+    if (to > 0 && strcmp(binary->kernels[to - 1].symbol, kernel->symbol) == 0) {
+      cubind_binary_kernel *kept = &binary->kernels[to - 1];
+      kept->internal |= kernel->internal;
+      for (a = 0; a < kernel->num_archs; a++)
+        add_arch(&kept->archs, &kept->num_archs, kernel->archs[a]);
+      free(kernel->symbol);
+      free(kernel->archs);
+    } else {
+      binary->kernels[to++] = *kernel;
+    }
+  }
+  binary->num_kernels = to;
 }
 
 /*
@@ -148,8 +166,8 @@ truncated:
   return 1;
 }
 
-/* cubind_binary_add: see binary.h. */
-int cubind_binary_add(cubind_binary *binary, const char *name, const unsigned char *data,
+/* Reads one fatbin or cubin into binary (unsorted); returns 0 or 1 after an error. */
+static int add_binary(cubind_binary *binary, const char *name, const unsigned char *data,
                       size_t size) {
   uint64_t offset = 0;
   size_t cubins = 0;
@@ -210,6 +228,14 @@ int cubind_binary_add(cubind_binary *binary, const char *name, const unsigned ch
 malformed:
   cubind_diag(NULL, 0, 0, "error", "'%s' is a truncated or malformed fatbin", name);
   return 1;
+}
+
+/* cubind_binary_add: see binary.h. */
+int cubind_binary_add(cubind_binary *binary, const char *name, const unsigned char *data,
+                      size_t size) {
+  int status = add_binary(binary, name, data, size);
+  merge_kernels(binary); /* sorted even after an error, for cubind_binary_find */
+  return status;
 }
 
 /* cubind_binary_free: see binary.h. */

@@ -894,6 +894,7 @@ static unsigned parse_arch(const cubind_strlist *args) {
 void parse_add_binary_kernels(parser *p, const cubind_strlist *args, CXIndex index) {
   const cubind_binary *binary = p->options->binary;
   candidate *cands;
+  char *bound;
   size_t count = 0, i, k;
   unsigned main_arch = parse_arch(args);
   if (!binary)
@@ -912,13 +913,16 @@ void parse_add_binary_kernels(parser *p, const cubind_strlist *args, CXIndex ind
                   kernel->display_name);
   }
   cands = cubind_xcalloc(binary->num_kernels + 1, sizeof *cands);
-  for (i = 0; i < binary->num_kernels; i++) {
-    int bound = 0;
-    for (k = 0; k < p->model->num_kernels && !bound; k++)
-      bound = strcmp(p->model->kernels[k].symbol, binary->kernels[i].symbol) == 0;
-    if (!bound)
-      read_candidate(&cands[count++], &binary->kernels[i]);
+  bound = cubind_xcalloc(binary->num_kernels + 1, 1);
+  for (k = 0; k < p->model->num_kernels; k++) {
+    const cubind_binary_kernel *found = cubind_binary_find(binary, p->model->kernels[k].symbol);
+    if (found)
+      bound[found - binary->kernels] = 1;
   }
+  for (i = 0; i < binary->num_kernels; i++)
+    if (!bound[i])
+      read_candidate(&cands[count++], &binary->kernels[i]);
+  free(bound);
   qsort(cands, count, sizeof *cands, compare_candidates);
   resolve_candidates(p, args, index, cands, count, 0, main_arch);
   /* a kernel behind another architecture's guard: retried with that __CUDA_ARCH__ */
