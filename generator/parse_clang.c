@@ -1196,8 +1196,26 @@ static void build_arguments(const cubind_parse_options *options, const char *shi
     cubind_strlist_add(args, list.data);
     cubind_buf_free(&list);
   }
-  for (i = 0; i < options->user_args->count; i++)
-    cubind_strlist_add(args, options->user_args->items[i]);
+  {
+    /* The toolkit's include directory stays a system directory however the user names it
+       (pkg-config --cflags cubind gives it as -I): as a user directory it would shadow clang's
+       system one, and errors in toolkit headers would count as the user's. */
+    char *toolkit_include = cubind_xasprintf("%s/include", options->cuda_path);
+    char *toolkit_real = realpath(toolkit_include, NULL);
+    free(toolkit_include);
+    for (i = 0; i < options->user_args->count; i++) {
+      const char *arg = options->user_args->items[i];
+      char *real = strncmp(arg, "-I", 2) == 0 && toolkit_real ? realpath(arg + 2, NULL) : NULL;
+      if (real && strcmp(real, toolkit_real) == 0) {
+        cubind_strlist_add(args, "-isystem");
+        cubind_strlist_add(args, arg + 2);
+      } else {
+        cubind_strlist_add(args, arg);
+      }
+      free(real);
+    }
+    free(toolkit_real);
+  }
 }
 
 /* ---- The precompiled prelude ------------------------------------------------------------- */
