@@ -63,21 +63,26 @@ static void free_param(cubind_param *param) {
   free(param->count_expr);
 }
 
+/* cubind_kernel_clear: see model.h. */
+void cubind_kernel_clear(cubind_kernel *kernel) {
+  size_t p;
+  for (p = 0; p < kernel->num_params; p++)
+    free_param(&kernel->params[p]);
+  free(kernel->params);
+  free(kernel->c_name);
+  free(kernel->display_name);
+  free(kernel->symbol);
+  free(kernel->doc);
+  free(kernel->location.file);
+  free(kernel->only_in);
+  memset(kernel, 0, sizeof *kernel);
+}
+
 /* cubind_model_free: frees everything the model owns. */
 void cubind_model_free(cubind_model *model) {
-  size_t k, p;
-  for (k = 0; k < model->num_kernels; k++) {
-    cubind_kernel *kernel = &model->kernels[k];
-    for (p = 0; p < kernel->num_params; p++)
-      free_param(&kernel->params[p]);
-    free(kernel->params);
-    free(kernel->c_name);
-    free(kernel->display_name);
-    free(kernel->symbol);
-    free(kernel->doc);
-    free(kernel->location.file);
-    free(kernel->only_in);
-  }
+  size_t k;
+  for (k = 0; k < model->num_kernels; k++)
+    cubind_kernel_clear(&model->kernels[k]);
   free(model->kernels);
   for (k = 0; k < model->num_unbound; k++) {
     free(model->unbound[k].symbol);

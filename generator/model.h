@@ -147,6 +147,9 @@ cubind_struct *cubind_model_add_struct(cubind_model *model);
 /* cubind_model_add_kernel: appends a zeroed kernel and returns it (owned by the model). */
 cubind_kernel *cubind_model_add_kernel(cubind_model *model);
 
+/* cubind_kernel_clear: frees the strings and parameters a kernel owns and zeroes it. */
+void cubind_kernel_clear(cubind_kernel *kernel);
+
 /* cubind_model_add_unbound: appends copies of the three strings to model->unbound. */
 void cubind_model_add_unbound(cubind_model *model, const char *symbol, const char *name,
                               const char *reason);

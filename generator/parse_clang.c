@@ -913,16 +913,6 @@ int is_global(CXCursor cursor) {
   return found;
 }
 
-/* Frees the strings and parameters of a kernel whose declaration is replaced by a later one. */
-static void clear_kernel(cubind_kernel *kernel) {
-  cubind_model model = {0};
-  model.kernels = cubind_xmalloc(sizeof *kernel);
-  model.kernels[0] = *kernel;
-  model.num_kernels = model.capacity = 1;
-  cubind_model_free(&model);
-  memset(kernel, 0, sizeof *kernel);
-}
-
 /* Adds one __global__ function, merging redeclarations (same USR) into one kernel. */
 static void add_kernel(parser *p, CXCursor cursor) {
   char *usr = take_string(clang_getCursorUSR(cursor));
@@ -942,7 +932,7 @@ static void add_kernel(parser *p, CXCursor cursor) {
   } else if (i < p->kernel_usrs.count) {
     /* Later declarations win (the definition normally comes last, with the annotations),
        at the position of the first. */
-    clear_kernel(&p->model->kernels[i]);
+    cubind_kernel_clear(&p->model->kernels[i]);
     read_kernel(p, cursor, &p->model->kernels[i]);
   } else {
     cubind_strlist_add(&p->kernel_usrs, usr);
@@ -1169,10 +1159,13 @@ static void build_arguments(const cubind_parse_options *options, const char *shi
   free(text);
   cubind_strlist_add(args, "--cuda-device-only");
   /* The newest architecture each libclang accepts; an unsupported one fails without a message.
-     __CUDA_ARCH__ is pinned to 900 so every version sees the same arch-guarded declarations. */
+     __CUDA_ARCH__ is pinned to CUBIND_PARSE_CUDA_ARCH (900) so every version sees the same
+     arch-guarded declarations. */
   cubind_strlist_add(args, major >= 16 ? "--cuda-gpu-arch=sm_90" : "--cuda-gpu-arch=sm_86");
   cubind_strlist_add(args, "-U__CUDA_ARCH__");
-  cubind_strlist_add(args, "-D__CUDA_ARCH__=900");
+  text = cubind_xasprintf("-D__CUDA_ARCH__=%d", CUBIND_PARSE_CUDA_ARCH);
+  cubind_strlist_add(args, text);
+  free(text);
   cubind_strlist_add(args, "-nocudalib");
   cubind_strlist_add(args, options->std);
   cubind_strlist_add(args, "-isystem");

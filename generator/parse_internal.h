@@ -14,6 +14,9 @@
 #include "parse.h"
 #include "util.h"
 
+/* The __CUDA_ARCH__ every parse sees (libclang's own arch varies with its version). */
+#define CUBIND_PARSE_CUDA_ARCH 900
+
 /* State of one parse, shared by the cursor visitors. */
 typedef struct parser {
   CXTranslationUnit tu;

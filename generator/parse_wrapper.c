@@ -703,15 +703,6 @@ static const cubind_kernel *kernel_named(const cubind_model *model, const char *
   return NULL;
 }
 
-/* Removes the kernel just added to the model. */
-static void drop_last_kernel(cubind_model *model) {
-  cubind_model scratch = {0};
-  scratch.kernels = cubind_xmalloc(sizeof *scratch.kernels);
-  scratch.kernels[0] = model->kernels[--model->num_kernels];
-  scratch.num_kernels = scratch.capacity = 1;
-  cubind_model_free(&scratch);
-}
-
 /*
  * Binds candidate c to what its wrapper line resolved to, or sets c->reason. Binds only a
  * __global__ function of the .cu itself whose mangling is the symbol.
@@ -767,7 +758,7 @@ static void bind_candidate(parser *p, const wrapper *w, size_t line, candidate *
     if (kernel->params[i].unsupported) {
       c->reason = cubind_xasprintf("parameter '%s': %s", kernel->params[i].name,
                                    kernel->params[i].unsupported);
-      drop_last_kernel(p->model);
+      cubind_kernel_clear(&p->model->kernels[--p->model->num_kernels]);
       free(c_name);
       return;
     }
@@ -880,44 +871,31 @@ static void count_unbound_use(parser *p, const char *name) {
   }
 }
 
-/* The __CUDA_ARCH__ value of the main parse, divided by 10 (90 for 900). */
-static unsigned parse_arch(const cubind_strlist *args) {
-  size_t i;
-  unsigned value = 0;
-  for (i = 0; i < args->count; i++)
-    if (strncmp(args->items[i], "-D__CUDA_ARCH__=", 16) == 0)
-      value = (unsigned)atoi(args->items[i] + 16);
-  return value / 10;
-}
-
 /* parse_add_binary_kernels: see parse_internal.h. */
 void parse_add_binary_kernels(parser *p, const cubind_strlist *args, CXIndex index) {
   const cubind_binary *binary = p->options->binary;
   candidate *cands;
   char *bound;
   size_t count = 0, i, k;
-  unsigned main_arch = parse_arch(args);
+  const unsigned main_arch = CUBIND_PARSE_CUDA_ARCH / 10;
   if (!binary)
     return;
-  /* what the source bound: note the architectures lacking it; warn when none has it */
+  cands = cubind_xcalloc(binary->num_kernels + 1, sizeof *cands);
+  bound = cubind_xcalloc(binary->num_kernels + 1, 1);
+  /* what the source bound: marked, with the architectures lacking it; a warning when none has
+     it */
   for (k = 0; k < p->model->num_kernels; k++) {
     cubind_kernel *kernel = &p->model->kernels[k];
     const cubind_binary_kernel *found = cubind_binary_find(binary, kernel->symbol);
-    if (found)
+    if (found) {
+      bound[found - binary->kernels] = 1;
       kernel->only_in = only_in(binary, found);
-    else if (kernel->linkage == CUBIND_LINKAGE_EXTERNAL)
+    } else if (kernel->linkage == CUBIND_LINKAGE_EXTERNAL)
       cubind_diag(kernel->location.file, kernel->location.line, kernel->location.column,
                   "warning",
                   "kernel '%s' is not in nvcc's binary (declared but not defined here?): its "
                   "C functions will fail with CUBIND_ERROR_KERNEL_NOT_FOUND",
                   kernel->display_name);
-  }
-  cands = cubind_xcalloc(binary->num_kernels + 1, sizeof *cands);
-  bound = cubind_xcalloc(binary->num_kernels + 1, 1);
-  for (k = 0; k < p->model->num_kernels; k++) {
-    const cubind_binary_kernel *found = cubind_binary_find(binary, p->model->kernels[k].symbol);
-    if (found)
-      bound[found - binary->kernels] = 1;
   }
   for (i = 0; i < binary->num_kernels; i++)
     if (!bound[i])
