@@ -1,10 +1,24 @@
-/* check.c: semantic checks on the model (see check.h). */
+/*
+ * check.c: every decision about a parsed model (see check.h), in one place and without
+ * libclang, so that the fuzzer reaches each rule. The parse records facts; here they become
+ * errors, warnings, bound kernels and unbound ones:
+ *
+ *   names          the .cu's file name, unnamed parameters, reserved and colliding C names
+ *   annotations    directions and count expressions
+ *   kernels        which are bound, which are listed as unbound (and why), which are errors
+ *   templates      which have no specialisation at all
+ *   variables      which get copy functions
+ *   records        which the generated code declares, and whether C can name them apart
+ */
 #include "check.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <cubind/annotations.h>
+
+#include "fs.h"
 #include "util.h"
 
 static void error_at(const cubind_location *where, const char *message) {
@@ -17,22 +31,28 @@ static void error_take(const cubind_location *where, char *message) {
   free(message);
 }
 
+/* Reports a warning `message` (a new string, freed here) at `where`. */
+static void warning_take(const cubind_location *where, char *message) {
+  cubind_diag(where->file, where->line, where->column, "warning", "%s", message);
+  free(message);
+}
+
 /* ---- Annotations ------------------------------------------------------------------------ */
 
 typedef struct annotation_kind {
-  const char *text; /* the annotate string, up to ':' for the _N forms */
+  const char *text; /* the annotate string (<cubind/annotations.h>); up to ':' for the _N forms */
   const char *macro;
   cubind_param_direction direction;
   int has_count;
 } annotation_kind;
 
 static const annotation_kind annotation_kinds[] = {
-    {"cubind.in", "CUBIND_IN", CUBIND_PARAM_IN, 0},
-    {"cubind.out", "CUBIND_OUT", CUBIND_PARAM_OUT, 0},
-    {"cubind.inout", "CUBIND_INOUT", CUBIND_PARAM_INOUT, 0},
-    {"cubind.in_n", "CUBIND_IN_N", CUBIND_PARAM_IN, 1},
-    {"cubind.out_n", "CUBIND_OUT_N", CUBIND_PARAM_OUT, 1},
-    {"cubind.inout_n", "CUBIND_INOUT_N", CUBIND_PARAM_INOUT, 1},
+    {CUBIND_ANNOTATION_IN, "CUBIND_IN", CUBIND_PARAM_IN, 0},
+    {CUBIND_ANNOTATION_OUT, "CUBIND_OUT", CUBIND_PARAM_OUT, 0},
+    {CUBIND_ANNOTATION_INOUT, "CUBIND_INOUT", CUBIND_PARAM_INOUT, 0},
+    {CUBIND_ANNOTATION_IN_N, "CUBIND_IN_N", CUBIND_PARAM_IN, 1},
+    {CUBIND_ANNOTATION_OUT_N, "CUBIND_OUT_N", CUBIND_PARAM_OUT, 1},
+    {CUBIND_ANNOTATION_INOUT_N, "CUBIND_INOUT_N", CUBIND_PARAM_INOUT, 1},
 };
 
 /* The kind of an annotate string, or NULL when it is no cubind annotation we know. */
@@ -41,8 +61,7 @@ static const annotation_kind *find_annotation(const char *text) {
   for (i = 0; i < sizeof annotation_kinds / sizeof annotation_kinds[0]; i++) {
     const annotation_kind *kind = &annotation_kinds[i];
     size_t length = strlen(kind->text);
-    if (strncmp(text, kind->text, length) == 0 &&
-        (kind->has_count ? text[length] == ':' : text[length] == '\0'))
+    if (strncmp(text, kind->text, length) == 0 && (kind->has_count || text[length] == '\0'))
       return kind;
   }
   return NULL;
@@ -214,7 +233,7 @@ static void resolve_annotations(const cubind_kernel *kernel, cubind_param *param
     }
     param->direction = kind->direction;
     if (kind->has_count) {
-      const char *expr = strchr(text, ':') + 1;
+      const char *expr = text + strlen(kind->text);
       param->count_expr = cubind_xstrdup(expr);
       check_count_expr(kernel, param, expr);
     }
@@ -270,78 +289,328 @@ static void check_param_names(const cubind_kernel *kernel) {
   }
 }
 
-static int compare_names(const void *a, const void *b) {
-  const cubind_kernel *const *x = a, *const *y = b;
-  int order = strcmp((*x)->c_name, (*y)->c_name);
-  if (order)
-    return order;
-  return *x < *y ? -1 : *x > *y; /* keep source order among equal names */
+/* ---- The file ---------------------------------------------------------------------------- */
+
+/*
+ * The generated .c spells #include "<stem>.cubind.h" and the header #line "<name>": a quote or
+ * a control character in the name would end that string or line early and the generated code
+ * would not compile.
+ */
+static void check_file_name(const cubind_model *model) {
+  const char *at = cubind_unspellable(model->source_name);
+  if (at && *at == '?')
+    cubind_diag(NULL, 0, 0, "error",
+                "cannot generate from '%s': its file name has '\?\?', which a C99 compiler may "
+                "read as the start of a trigraph in the generated code; rename the file",
+                model->source_name);
+  else if (at)
+    cubind_diag(NULL, 0, 0, "error",
+                "cannot generate from '%s': its file name has a character (0x%02x) that "
+                "#include \"...\" cannot spell in the generated code; rename the file",
+                model->source_name, (unsigned)(unsigned char)*at);
 }
 
-/* Two kernels with the same C name would define the same <name>_launch and <name>_call. */
-static void check_collisions(cubind_model *model) {
-  const cubind_kernel **sorted;
+/* ---- Kernels ------------------------------------------------------------------------------ */
+
+/*
+ * Why a kernel that nvcc's binary holds but the source does not name gets no C functions, or
+ * NULL when it gets them. Nobody asked for such a kernel: what C cannot call makes it unbound,
+ * not an error.
+ */
+static char *binary_kernel_refusal(const cubind_kernel *kernel) {
   size_t i;
-  if (model->num_kernels < 2)
-    return;
-  sorted = cubind_xcalloc(model->num_kernels, sizeof *sorted);
-  for (i = 0; i < model->num_kernels; i++)
-    sorted[i] = &model->kernels[i];
-  qsort(sorted, model->num_kernels, sizeof *sorted, compare_names);
-  for (i = 1; i < model->num_kernels; i++) {
-    const cubind_kernel *first = sorted[i - 1], *second = sorted[i];
-    size_t j = i - 1;
-    if (strcmp(first->c_name, second->c_name) != 0)
-      continue;
-    while (j > 0 && strcmp(sorted[j - 1]->c_name, second->c_name) == 0)
-      j--; /* report against the first kernel of that name */
-    first = sorted[j];
-    error_take(&second->location,
-               cubind_xasprintf("kernel '%s' and kernel '%s' (at %s:%u:%u) both generate "
-                                "%s_launch and %s_call: rename one of them",
-                                second->display_name, first->display_name, first->location.file,
-                                first->location.line, first->location.column, second->c_name,
-                                second->c_name));
-  }
-  free(sorted);
+  if (kernel->place == CUBIND_PLACE_SYSTEM)
+    return cubind_xasprintf("it is declared in a system header (%s)", kernel->declared_in);
+  if (kernel->place == CUBIND_PLACE_HEADER)
+    return cubind_xasprintf("it is declared in %s, not in the .cu: a header's kernels are bound "
+                            "by the .cu that declares them, so that no two modules define the "
+                            "same C functions",
+                            kernel->declared_in);
+  for (i = 0; i < kernel->num_params; i++)
+    if (kernel->params[i].unsupported)
+      return cubind_xasprintf("parameter '%s': %s", kernel->params[i].name,
+                              kernel->params[i].unsupported);
+  return NULL;
 }
 
-/* cubind_check: see check.h. */
-int cubind_check(cubind_model *model) {
-  unsigned before = cubind_error_count();
-  size_t k, p;
+/* Reports what makes a kernel the .cu names impossible to call from C. */
+static void check_named_kernel(const cubind_kernel *kernel) {
+  size_t p;
+  if (kernel->linkage == CUBIND_LINKAGE_STATIC)
+    error_take(&kernel->location,
+               cubind_xasprintf("kernel '%s' is static: its name in the cubin cannot be known "
+                                "and C cannot call it; remove 'static'",
+                                kernel->display_name));
+  else if (kernel->linkage == CUBIND_LINKAGE_ANONYMOUS_NS)
+    error_take(&kernel->location,
+               cubind_xasprintf("kernel '%s' is in an anonymous namespace: its name in the "
+                                "cubin cannot be known and C cannot call it; use a named "
+                                "namespace",
+                                kernel->display_name));
+  for (p = 0; p < kernel->num_params; p++)
+    if (kernel->params[p].unsupported)
+      error_take(&kernel->params[p].location,
+                 cubind_xasprintf("parameter '%s' of kernel '%s': %s", kernel->params[p].name,
+                                  kernel->display_name, kernel->params[p].unsupported));
+}
+
+/* The bound kernel already named `c_name`, or NULL. */
+static const cubind_kernel *bound_named(const cubind_model *model, const char *bound,
+                                        size_t before, const char *c_name) {
+  size_t i;
+  for (i = 0; i < before; i++)
+    if (bound[i] && strcmp(model->kernels[i].c_name, c_name) == 0)
+      return &model->kernels[i];
+  return NULL;
+}
+
+/*
+ * Decides, in the model's order (the source's kernels, then explicit instantiations, then the
+ * binary's), which kernels get C functions. A kernel the .cu names that C cannot call is an
+ * error; one only the binary holds is listed as unbound instead, as is one whose C name an
+ * earlier kernel took; two kernels the .cu names with one C name are an error.
+ */
+static void decide_kernels(cubind_model *model, char *bound) {
+  size_t k;
   for (k = 0; k < model->num_kernels; k++) {
     cubind_kernel *kernel = &model->kernels[k];
+    const cubind_kernel *taken;
+    char *refusal = NULL;
     name_unnamed_params(kernel);
-    /* cubind_module_launch / cubind_module_call are the runtime's own (cubind/generated.h) */
+    if (kernel->origin == CUBIND_ORIGIN_BINARY)
+      refusal = binary_kernel_refusal(kernel);
+    else
+      check_named_kernel(kernel);
+    taken = refusal ? NULL : bound_named(model, bound, k, kernel->c_name);
+    if (taken && kernel->origin == CUBIND_ORIGIN_BINARY)
+      refusal = cubind_xasprintf("its C name '%s' is already %s's", kernel->c_name,
+                                 taken->display_name);
+    else if (taken)
+      error_take(&kernel->location,
+                 cubind_xasprintf("kernel '%s' and kernel '%s' (at %s:%u:%u) both generate "
+                                  "%s_launch and %s_call: rename one of them",
+                                  kernel->display_name, taken->display_name, taken->location.file,
+                                  taken->location.line, taken->location.column, kernel->c_name,
+                                  kernel->c_name));
+    if (refusal) {
+      cubind_model_add_unbound(model, kernel->symbol, kernel->display_name, refusal);
+      free(refusal);
+      continue;
+    }
+    bound[k] = 1;
     if (strncmp(kernel->c_name, "cubind_", 7) == 0)
+      /* cubind_module_launch / cubind_module_call are the runtime's own */
       error_take(&kernel->location,
                  cubind_xasprintf("kernel '%s' would generate %s_launch and %s_call, but names "
                                   "beginning with cubind_ are reserved for cubind: rename the "
                                   "kernel",
                                   kernel->display_name, kernel->c_name, kernel->c_name));
-    if (kernel->linkage == CUBIND_LINKAGE_STATIC)
-      error_take(&kernel->location,
-                 cubind_xasprintf("kernel '%s' is static: its name in the cubin cannot be known "
-                                  "and C cannot call it; remove 'static'",
-                                  kernel->display_name));
-    else if (kernel->linkage == CUBIND_LINKAGE_ANONYMOUS_NS)
-      error_take(&kernel->location,
-                 cubind_xasprintf("kernel '%s' is in an anonymous namespace: its name in the "
-                                  "cubin cannot be known and C cannot call it; use a named "
-                                  "namespace",
-                                  kernel->display_name));
-    for (p = 0; p < kernel->num_params; p++) {
-      cubind_param *param = &kernel->params[p];
-      if (param->unsupported)
-        error_take(&param->location,
-                   cubind_xasprintf("parameter '%s' of kernel '%s': %s", param->name,
-                                    kernel->display_name, param->unsupported));
-      else
-        resolve_annotations(kernel, param);
-    }
+    if (model->has_binary && !kernel->in_binary && kernel->linkage == CUBIND_LINKAGE_EXTERNAL)
+      warning_take(&kernel->location,
+                   cubind_xasprintf("kernel '%s' is not in nvcc's binary (declared but not "
+                                    "defined here?): its C functions will fail with "
+                                    "CUBIND_ERROR_KERNEL_NOT_FOUND",
+                                    kernel->display_name));
+  }
+}
+
+/* Checks the parameters of every bound kernel: names, annotations, count expressions. */
+static void check_parameters(cubind_model *model, const char *bound) {
+  size_t k, p;
+  for (k = 0; k < model->num_kernels; k++) {
+    cubind_kernel *kernel = &model->kernels[k];
+    if (!bound[k])
+      continue;
+    for (p = 0; p < kernel->num_params; p++)
+      if (!kernel->params[p].unsupported)
+        resolve_annotations(kernel, &kernel->params[p]);
     check_param_names(kernel);
   }
-  check_collisions(model);
+}
+
+/* Moves the kernels that are not bound out of model->kernels (their entries are in unbound). */
+static void drop_unbound(cubind_model *model, const char *bound) {
+  size_t k, kept = 0;
+  for (k = 0; k < model->num_kernels; k++) {
+    if (bound[k])
+      model->kernels[kept++] = model->kernels[k];
+    else
+      cubind_kernel_clear(&model->kernels[k]);
+  }
+  model->num_kernels = kept;
+}
+
+static int compare_unbound(const void *a, const void *b) {
+  const cubind_unbound *x = a, *y = b;
+  int order = strcmp(x->name, y->name);
+  return order ? order : strcmp(x->symbol, y->symbol);
+}
+
+/* ---- Templates and findings ----------------------------------------------------------------- */
+
+/* How many specialisations of template t the parse met, bound or not. */
+static size_t template_uses(const cubind_model *model, size_t t) {
+  const cubind_template *pattern = &model->templates[t];
+  size_t length = strlen(pattern->qualified), uses = 0, i;
+  for (i = 0; i < model->num_kernels; i++)
+    uses += model->kernels[i].template_index == (long)t;
+  for (i = 0; i < model->num_unbound; i++)
+    uses += strncmp(model->unbound[i].name, pattern->qualified, length) == 0 &&
+            model->unbound[i].name[length] == '<';
+  for (i = 0; i < model->num_findings; i++)
+    uses += model->findings[i].kind == CUBIND_FINDING_UNRESOLVED_INSTANTIATION &&
+            strcmp(model->findings[i].name, pattern->name) == 0;
+  return uses;
+}
+
+/* Warns about each template kernel for which no specialisation was met at all. */
+static void check_templates(const cubind_model *model) {
+  size_t t;
+  for (t = 0; t < model->num_templates; t++) {
+    const cubind_template *pattern = &model->templates[t];
+    if (template_uses(model, t))
+      continue;
+    if (model->has_binary)
+      warning_take(&pattern->location,
+                   cubind_xasprintf("template kernel '%s' has no instantiation in nvcc's "
+                                    "binary: no stubs are generated for it",
+                                    pattern->name));
+    else
+      warning_take(&pattern->location,
+                   cubind_xasprintf("template kernel '%s' has no explicit instantiation in this "
+                                    "file: no stubs are generated for it (add e.g. 'template "
+                                    "__global__ void %s<float>(...);')",
+                                    pattern->name, pattern->name));
+  }
+}
+
+/* Reports what the parse met besides the kernels themselves. */
+static void check_findings(const cubind_model *model) {
+  size_t i;
+  for (i = 0; i < model->num_findings; i++) {
+    const cubind_finding *finding = &model->findings[i];
+    switch (finding->kind) {
+    case CUBIND_FINDING_UNRESOLVED_INSTANTIATION:
+      warning_take(&finding->location,
+                   cubind_xasprintf("explicit instantiation of '%s' could not be resolved (%s); "
+                                    "skipped",
+                                    finding->name,
+                                    finding->detail ? finding->detail
+                                                    : "it names no __global__ function"));
+      break;
+    case CUBIND_FINDING_AMBIGUOUS_INSTANTIATION:
+      warning_take(&finding->location,
+                   cubind_xasprintf("several template kernels are named '%s': its explicit "
+                                    "instantiations are skipped",
+                                    finding->name));
+      break;
+    case CUBIND_FINDING_INVALID_KERNEL:
+      /* clang has reported why, in the user's file or in a header it included */
+      error_take(&finding->location,
+                 cubind_xasprintf("declaration of kernel '%s' is invalid (see the errors above "
+                                  "or in included headers)",
+                                  finding->name));
+      break;
+    }
+  }
+}
+
+/* ---- Variables ---------------------------------------------------------------------------- */
+
+/*
+ * Decides which __constant__ / __device__ variables get copy functions: those of external
+ * linkage whose type C can copy, one per C name.
+ */
+static void check_variables(cubind_model *model) {
+  size_t v, w;
+  for (v = 0; v < model->num_variables; v++) {
+    cubind_variable *variable = &model->variables[v];
+    const char *space = variable->is_constant ? "__constant__" : "__device__";
+    if (variable->linkage != CUBIND_LINKAGE_EXTERNAL) {
+      warning_take(&variable->location,
+                   cubind_xasprintf("%s variable '%s' has internal linkage: nvcc gives it no "
+                                    "stable name, so no copy functions are generated for it "
+                                    "(remove 'static' to get them)",
+                                    space, variable->display_name));
+      continue;
+    }
+    if (variable->unsupported) {
+      error_take(&variable->location,
+                 cubind_xasprintf("variable '%s' of type '%s' cannot be copied from C: %s",
+                                  variable->display_name, variable->type_spelling,
+                                  variable->unsupported));
+      continue;
+    }
+    for (w = 0; w < v; w++)
+      if (model->variables[w].bound && strcmp(model->variables[w].name, variable->name) == 0)
+        break;
+    if (w < v) {
+      error_take(&variable->location,
+                 cubind_xasprintf("variables '%s' and '%s' would both get the copy functions "
+                                  "of '%s'",
+                                  variable->display_name, model->variables[w].display_name,
+                                  variable->name));
+      continue;
+    }
+    variable->bound = 1;
+  }
+}
+
+/* ---- Records -------------------------------------------------------------------------------- */
+
+/* Marks record `index` and the records its fields use as needed by the generated code. */
+static void use_record(cubind_model *model, long index, int depth) {
+  cubind_struct *record;
+  size_t f;
+  if (index < 0 || (size_t)index >= model->num_structs || depth > 64)
+    return;
+  record = &model->structs[index];
+  if (record->used)
+    return;
+  record->used = 1;
+  for (f = 0; f < record->num_fields; f++)
+    use_record(model, record->fields[f].record, depth + 1);
+}
+
+/*
+ * Marks the records the bound kernels and variables need, and reports two of them that C
+ * would name alike (two namespaces' `point` cannot both be `point` in C).
+ */
+static void check_records(cubind_model *model) {
+  size_t k, p, i, j;
+  for (k = 0; k < model->num_kernels; k++)
+    for (p = 0; p < model->kernels[k].num_params; p++)
+      use_record(model, model->kernels[k].params[p].record, 0);
+  for (k = 0; k < model->num_variables; k++)
+    if (model->variables[k].bound)
+      use_record(model, model->variables[k].record, 0);
+  for (i = 0; i < model->num_structs; i++)
+    for (j = 0; model->structs[i].used && j < i; j++)
+      if (model->structs[j].used &&
+          strcmp(model->structs[i].c_name, model->structs[j].c_name) == 0) {
+        error_take(&model->structs[i].location,
+                   cubind_xasprintf("%s '%s' and '%s' would both be '%s' in C",
+                                    model->structs[i].is_union ? "union" : "struct",
+                                    model->structs[i].display_name,
+                                    model->structs[j].display_name, model->structs[i].c_name));
+        break;
+      }
+}
+
+/* cubind_check: see check.h. */
+int cubind_check(cubind_model *model) {
+  unsigned before = cubind_error_count();
+  char *bound = cubind_xcalloc(model->num_kernels + 1, 1);
+  check_file_name(model);
+  check_findings(model);
+  decide_kernels(model, bound);
+  check_templates(model);
+  check_parameters(model, bound);
+  drop_unbound(model, bound);
+  free(bound);
+  if (model->num_unbound > 1)
+    qsort(model->unbound, model->num_unbound, sizeof *model->unbound, compare_unbound);
+  check_variables(model);
+  check_records(model);
   return cubind_error_count() > before;
 }

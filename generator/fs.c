@@ -22,13 +22,13 @@ const char *cubind_unspellable(const char *base) {
   const char *at;
   for (at = base; *at; at++)
     if (*at == '"' || *at == '\\' || (unsigned char)*at < 0x20 || *at == 0x7f ||
-        (at[0] == '?' && at[1] == '?' && at[2] && strchr("=/'()!<>-", at[2])))
+        (at[0] == '?' && at[1] == '?')) /* with what follows it in the output, a trigraph */
       return at;
   return NULL;
 }
 
-/* cubind_read_file: see fs.h. */
-int cubind_read_file(const char *path, char **data, size_t *size) {
+/* Reads a whole file; reports failures when `report` is 1. */
+static int read_file(const char *path, char **data, size_t *size, int report) {
   FILE *file = fopen(path, "rb");
   cubind_buf buf = {0};
   char chunk[65536];
@@ -36,7 +36,8 @@ int cubind_read_file(const char *path, char **data, size_t *size) {
   struct stat info;
   if (!file || fstat(fileno(file), &info) != 0 || S_ISDIR(info.st_mode)) {
     int error = file ? (S_ISDIR(info.st_mode) ? EISDIR : errno) : errno;
-    cubind_diag(NULL, 0, 0, "error", "cannot read '%s': %s", path, strerror(error));
+    if (report)
+      cubind_diag(NULL, 0, 0, "error", "cannot read '%s': %s", path, strerror(error));
     if (file)
       fclose(file);
     return 1;
@@ -45,7 +46,8 @@ int cubind_read_file(const char *path, char **data, size_t *size) {
   while ((got = fread(chunk, 1, sizeof chunk, file)) > 0)
     cubind_buf_append(&buf, chunk, got);
   if (ferror(file)) {
-    cubind_diag(NULL, 0, 0, "error", "cannot read '%s': %s", path, strerror(errno));
+    if (report)
+      cubind_diag(NULL, 0, 0, "error", "cannot read '%s': %s", path, strerror(errno));
     fclose(file);
     cubind_buf_free(&buf);
     return 1;
@@ -54,6 +56,16 @@ int cubind_read_file(const char *path, char **data, size_t *size) {
   *data = buf.data;
   *size = buf.length;
   return 0;
+}
+
+/* cubind_read_file: see fs.h. */
+int cubind_read_file(const char *path, char **data, size_t *size) {
+  return read_file(path, data, size, 1);
+}
+
+/* cubind_read_file_quiet: see fs.h. */
+int cubind_read_file_quiet(const char *path, char **data, size_t *size) {
+  return read_file(path, data, size, 0);
 }
 
 /* 1 when the file at path holds exactly these bytes. */
@@ -75,24 +87,67 @@ static int same_content(const char *path, const char *data, size_t size) {
   return same;
 }
 
+static int stage(cubind_outputs *outputs, const char *path, const char *data, size_t size,
+                 int report);
+static int commit(cubind_outputs *outputs, int report);
+
+/* Creates the temporary file for `path` and returns its descriptor (and *temp), or -1. */
+static int create_temp(const char *path, char **temp) {
+  const char *base = cubind_basename(path);
+  int fd;
+  /* next to the final file: rename() is atomic only within a file system */
+  *temp = cubind_xasprintf("%.*s.%s.tmp-XXXXXX", (int)(base - path), path, base);
+  fd = mkstemp(*temp);
+  if (fd < 0) {
+    free(*temp);
+    *temp = NULL;
+  }
+  return fd;
+}
+
+/* cubind_temp_path: see fs.h. */
+char *cubind_temp_path(const char *path) {
+  char *temp;
+  int fd = create_temp(path, &temp);
+  if (fd < 0)
+    return NULL;
+  close(fd);
+  return temp;
+}
+
+/* cubind_write_file: see fs.h. */
+int cubind_write_file(const char *path, const char *data, size_t size, int report) {
+  cubind_outputs outputs = {0};
+  int failed = stage(&outputs, path, data, size, report) || commit(&outputs, report);
+  cubind_outputs_discard(&outputs);
+  return failed;
+}
+
 /* cubind_outputs_stage: see fs.h. */
 int cubind_outputs_stage(cubind_outputs *outputs, const char *path, const char *data,
                          size_t size) {
+  return stage(outputs, path, data, size, 1);
+}
+
+/* Stages one output (see cubind_outputs_stage); reports failures when `report` is 1. */
+static int stage(cubind_outputs *outputs, const char *path, const char *data, size_t size,
+                 int report) {
   cubind_staged *staged;
-  const char *base = cubind_basename(path);
   char *temp;
   int fd;
   size_t written = 0;
   mode_t mask;
   struct stat info;
   if (outputs->count == sizeof outputs->items / sizeof outputs->items[0]) {
-    cubind_diag(NULL, 0, 0, "error", "too many outputs");
+    if (report)
+      cubind_diag(NULL, 0, 0, "error", "too many outputs");
     return 1;
   }
   /* rename() over a directory fails: find out now, before any output is renamed into place
      (a failure in cubind_outputs_commit would leave the earlier outputs already replaced) */
   if (stat(path, &info) == 0 && S_ISDIR(info.st_mode)) {
-    cubind_diag(NULL, 0, 0, "error", "cannot write '%s': %s", path, strerror(EISDIR));
+    if (report)
+      cubind_diag(NULL, 0, 0, "error", "cannot write '%s': %s", path, strerror(EISDIR));
     return 1;
   }
   staged = &outputs->items[outputs->count];
@@ -101,19 +156,18 @@ int cubind_outputs_stage(cubind_outputs *outputs, const char *path, const char *
   outputs->count++;
   if (same_content(path, data, size))
     return 0;
-  /* the temporary file sits next to the output: rename() is atomic only within a file system */
-  temp = cubind_xasprintf("%.*s.%s.tmp-XXXXXX", (int)(base - path), path, base);
-  fd = mkstemp(temp);
+  fd = create_temp(path, &temp);
   if (fd < 0) {
-    cubind_diag(NULL, 0, 0, "error", "cannot write '%s': %s", path, strerror(errno));
-    free(temp);
+    if (report)
+      cubind_diag(NULL, 0, 0, "error", "cannot write '%s': %s", path, strerror(errno));
     return 1;
   }
   staged->temp = temp;
   mask = umask(0);
   umask(mask);
   if (fchmod(fd, 0666 & ~mask) != 0) { /* mkstemp creates 0600; outputs get the usual mode */
-    cubind_diag(NULL, 0, 0, "error", "cannot write '%s': %s", temp, strerror(errno));
+    if (report)
+      cubind_diag(NULL, 0, 0, "error", "cannot write '%s': %s", temp, strerror(errno));
     close(fd);
     return 1;
   }
@@ -122,29 +176,36 @@ int cubind_outputs_stage(cubind_outputs *outputs, const char *path, const char *
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0) {
-      cubind_diag(NULL, 0, 0, "error", "cannot write '%s': %s", temp,
-                  n < 0 ? strerror(errno) : "short write");
+      if (report)
+        cubind_diag(NULL, 0, 0, "error", "cannot write '%s': %s", temp,
+                    n < 0 ? strerror(errno) : "short write");
       close(fd);
       return 1;
     }
     written += (size_t)n;
   }
   if (close(fd) != 0) {
-    cubind_diag(NULL, 0, 0, "error", "cannot write '%s': %s", temp, strerror(errno));
+    if (report)
+      cubind_diag(NULL, 0, 0, "error", "cannot write '%s': %s", temp, strerror(errno));
     return 1;
   }
   return 0;
 }
 
 /* cubind_outputs_commit: see fs.h. */
-int cubind_outputs_commit(cubind_outputs *outputs) {
+int cubind_outputs_commit(cubind_outputs *outputs) { return commit(outputs, 1); }
+
+/* Renames every staged file into place; reports a failure when `report` is 1. */
+static int commit(cubind_outputs *outputs, int report) {
   size_t i;
   for (i = 0; i < outputs->count; i++) {
     cubind_staged *staged = &outputs->items[i];
     if (!staged->temp)
       continue;
     if (rename(staged->temp, staged->path) != 0) {
-      cubind_diag(NULL, 0, 0, "error", "cannot write '%s': %s", staged->path, strerror(errno));
+      if (report)
+        cubind_diag(NULL, 0, 0, "error", "cannot write '%s': %s", staged->path,
+                    strerror(errno));
       return 1;
     }
     free(staged->temp);

@@ -40,6 +40,22 @@ void cubind_outputs_discard(cubind_outputs *outputs);
 int cubind_make_dirs(const char *dir, int report);
 
 /*
+ * cubind_write_file: writes one file all-or-nothing (a temporary file next to it, renamed into
+ * place), leaving it untouched when it already holds these bytes. Returns 0, or 1 (after
+ * reporting why when `report` is 1).
+ */
+int cubind_write_file(const char *path, const char *data, size_t size, int report);
+
+/*
+ * cubind_temp_path: creates an empty temporary file next to `path` (".<name>.tmp-XXXXXX" in the
+ * same directory, so that renaming it over `path` is atomic) and returns its name, or NULL.
+ */
+char *cubind_temp_path(const char *path);
+
+/* cubind_read_file_quiet: cubind_read_file without a message (for caches). */
+int cubind_read_file_quiet(const char *path, char **data, size_t *size);
+
+/*
  * cubind_read_file: reads a whole file into *data (NUL-terminated, caller frees) and *size.
  * Returns 0, or 1 after reporting "cannot read 'path': reason".
  */
@@ -49,7 +65,8 @@ int cubind_read_file(const char *path, char **data, size_t *size);
  * cubind_unspellable: where in a file's basename the generated `#include "<stem>.cubind.h"`
  * or `#line N "<name>"` could not spell it: a quote or control character (it would end the
  * string or the line), a backslash (an escape sequence in #line's string), or two question marks
- * that a C99 compiler reads as a trigraph. NULL when there is no such place.
+ * (with the character after them, in the name or in the text the output puts after it, a C99
+ * compiler may read a trigraph). NULL when there is no such place.
  */
 const char *cubind_unspellable(const char *base);
 

@@ -1,7 +1,7 @@
 /*
  * main.c: cubind-gen's driver. Reads the options, then runs the layers in order:
  *
- *   parse (parse_clang.c) -> check (check.c) -> emit (emit.c) -> write (fs.c)
+ *   parse (parse.c) -> check (check.c) -> emit (emit.c) -> write (fs.c)
  *
  * Nothing is written unless every step before succeeded, so a failed run leaves existing
  * outputs exactly as they were.
@@ -141,26 +141,6 @@ static int generate(const cubind_cli *cli) {
   }
   fclose(probe);
 
-  {
-    /* the generated .c spells #include "<stem>.cubind.h": a quote or a control character in
-       the name would end that string or line early and the generated code would not compile */
-    const char *at = cubind_unspellable(cubind_basename(cli->input));
-    if (at && *at == '?') {
-      cubind_diag(NULL, 0, 0, "error",
-                  "cannot generate from '%s': its file name has '%.3s', a trigraph to a C99 "
-                  "compiler, which #include \"...\" cannot spell in the generated code; rename "
-                  "the file",
-                  cli->input, at);
-      return CUBIND_EXIT_ERROR;
-    }
-    if (at) {
-      cubind_diag(NULL, 0, 0, "error",
-                  "cannot generate from '%s': its file name has a character (0x%02x) that "
-                  "#include \"...\" cannot spell in the generated code; rename the file",
-                  cli->input, (unsigned)(unsigned char)*at);
-      return CUBIND_EXIT_ERROR;
-    }
-  }
   model.source_name = cubind_xstrdup(cubind_basename(cli->input));
   model.line_directives = !cli->no_line_directives;
   name = strrchr(model.source_name, '.');

@@ -5,6 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Grows `array` (of `count` entries) by one zeroed entry and evaluates to its address. */
+#define APPEND_ZEROED(array, count)                                                            \
+  ((array) = cubind_xrealloc((array), ((count) + 1) * sizeof *(array)),                        \
+   memset(&(array)[(count)], 0, sizeof *(array)), &(array)[(count)++])
+
 /* cubind_model_add_kernel: appends a zeroed kernel and returns it. */
 cubind_kernel *cubind_model_add_kernel(cubind_model *model) {
   cubind_kernel *kernel;
@@ -14,29 +19,52 @@ cubind_kernel *cubind_model_add_kernel(cubind_model *model) {
   }
   kernel = &model->kernels[model->num_kernels++];
   memset(kernel, 0, sizeof *kernel);
+  kernel->template_index = -1;
   return kernel;
 }
 
 /* cubind_model_add_unbound: see model.h. */
 void cubind_model_add_unbound(cubind_model *model, const char *symbol, const char *name,
                               const char *reason) {
-  cubind_unbound *entry;
-  model->unbound =
-      cubind_xrealloc(model->unbound, (model->num_unbound + 1) * sizeof *model->unbound);
-  entry = &model->unbound[model->num_unbound++];
+  cubind_unbound *entry =
+      APPEND_ZEROED(model->unbound, model->num_unbound);
   entry->symbol = cubind_xstrdup(symbol);
   entry->name = cubind_xstrdup(name);
   entry->reason = cubind_xstrdup(reason);
 }
 
+/* cubind_model_add_variable: see model.h. */
+cubind_variable *cubind_model_add_variable(cubind_model *model) {
+  return APPEND_ZEROED(model->variables, model->num_variables);
+}
+
+/* cubind_model_add_template: see model.h. */
+cubind_template *cubind_model_add_template(cubind_model *model) {
+  return APPEND_ZEROED(model->templates, model->num_templates);
+}
+
+/* cubind_location_copy: see model.h. */
+cubind_location cubind_location_copy(const cubind_location *location) {
+  cubind_location copy = *location;
+  copy.file = location->file ? cubind_xstrdup(location->file) : NULL;
+  return copy;
+}
+
+/* cubind_model_add_finding: see model.h. */
+cubind_finding *cubind_model_add_finding(cubind_model *model, cubind_finding_kind kind,
+                                         const char *name, const char *detail,
+                                         const cubind_location *location) {
+  cubind_finding *finding = APPEND_ZEROED(model->findings, model->num_findings);
+  finding->kind = kind;
+  finding->name = cubind_xstrdup(name);
+  finding->detail = detail ? cubind_xstrdup(detail) : NULL;
+  finding->location = cubind_location_copy(location);
+  return finding;
+}
+
 /* cubind_model_add_struct: appends a zeroed record and returns it. */
 cubind_struct *cubind_model_add_struct(cubind_model *model) {
-  cubind_struct *record;
-  model->structs =
-      cubind_xrealloc(model->structs, (model->num_structs + 1) * sizeof *model->structs);
-  record = &model->structs[model->num_structs++];
-  memset(record, 0, sizeof *record);
-  return record;
+  return APPEND_ZEROED(model->structs, model->num_structs);
 }
 
 /* cubind_model_layout: offsets per the CUDA ABI (each parameter at its own alignment). */
@@ -69,11 +97,14 @@ void cubind_kernel_clear(cubind_kernel *kernel) {
   for (p = 0; p < kernel->num_params; p++)
     free_param(&kernel->params[p]);
   free(kernel->params);
+  free(kernel->usr);
   free(kernel->c_name);
   free(kernel->display_name);
   free(kernel->symbol);
   free(kernel->doc);
   free(kernel->location.file);
+  free(kernel->doc_location.file);
+  free(kernel->declared_in);
   free(kernel->only_in);
   memset(kernel, 0, sizeof *kernel);
 }
@@ -101,6 +132,8 @@ void cubind_model_free(cubind_model *model) {
     free(record->usr);
     free(record->c_name);
     free(record->display_name);
+    free(record->header);
+    free(record->location.file);
   }
   free(model->structs);
   for (k = 0; k < model->num_variables; k++) {
@@ -109,10 +142,24 @@ void cubind_model_free(cubind_model *model) {
     free(variable->display_name);
     free(variable->symbol);
     free(variable->elem_type);
+    free(variable->unsupported);
+    free(variable->type_spelling);
     free(variable->location.file);
   }
   free(model->variables);
-  cubind_strlist_free(&model->includes);
+  for (k = 0; k < model->num_templates; k++) {
+    free(model->templates[k].usr);
+    free(model->templates[k].name);
+    free(model->templates[k].qualified);
+    free(model->templates[k].location.file);
+  }
+  free(model->templates);
+  for (k = 0; k < model->num_findings; k++) {
+    free(model->findings[k].name);
+    free(model->findings[k].detail);
+    free(model->findings[k].location.file);
+  }
+  free(model->findings);
   free(model->module_name);
   free(model->source_name);
   free(model->file_stem);

@@ -1,9 +1,13 @@
 /*
- * model.h: the plain data model between the three layers of cubind-gen.
+ * model.h: the plain data model between the layers of cubind-gen.
  *
- *   parse_clang.c  fills it from the .cu file (the only code that sees libclang)
- *   check.c        validates it and resolves annotations into directions and counts
- *   emit.c         turns it into the generated header and source
+ *   parse*.c   record facts about the .cu file and nvcc's binary (the only code that sees
+ *              libclang): every kernel, template, variable and record, where each was declared,
+ *              what clang could and could not resolve
+ *   check.c    decides: what is an error or a warning, which kernels are bound and which are
+ *              listed as unbound (and why), the C names; resolves annotations into directions
+ *              and counts
+ *   emit.c     turns the decided model into the generated header and source
  *
  * Every string and array here is owned by the model and freed by cubind_model_free().
  */
@@ -51,6 +55,7 @@ typedef struct cubind_param {
   char *elem_type;              /* pointers: pointee C type for sizeof(); NULL if it has none */
   unsigned long long elem_size; /* pointers: bytes per element (1 for void) */
   unsigned needs;               /* CUBIND_NEEDS_* bits */
+  long record;                  /* by-value struct or union: its index in model->structs, else -1 */
   cubind_location location;
   cubind_strlist annotations;   /* raw "cubind.*" annotate strings, in source order */
   /* Filled by check.c from `annotations`: */
@@ -58,26 +63,72 @@ typedef struct cubind_param {
   char *count_expr;             /* the _N(expr) text; NULL when the caller passes a count */
 } cubind_param;
 
-/* Why a kernel cannot be called from another translation unit (its cubin name is unknown). */
+/* A declaration's linkage, as far as the generated C cares. */
 typedef enum cubind_linkage {
   CUBIND_LINKAGE_EXTERNAL = 0,
   CUBIND_LINKAGE_STATIC,        /* declared `static` */
   CUBIND_LINKAGE_ANONYMOUS_NS   /* inside an anonymous namespace */
 } cubind_linkage;
 
+/* How the parse found a kernel. */
+typedef enum cubind_kernel_origin {
+  CUBIND_ORIGIN_SOURCE = 0,     /* a __global__ function declared in the .cu (no template) */
+  CUBIND_ORIGIN_INSTANTIATION,  /* an explicit instantiation written in the .cu */
+  CUBIND_ORIGIN_BINARY          /* a kernel of nvcc's binary (--kernels-from), resolved by clang */
+} cubind_kernel_origin;
+
+/* Where a declaration lies. */
+typedef enum cubind_place {
+  CUBIND_PLACE_INPUT = 0,       /* the .cu itself */
+  CUBIND_PLACE_HEADER,          /* a user header the .cu includes */
+  CUBIND_PLACE_SYSTEM           /* a system header (the toolkit's: CUB, Thrust, ...) */
+} cubind_place;
+
 /* One __global__ function. */
 typedef struct cubind_kernel {
+  char *usr;            /* clang's unified symbol resolution: one per declared function */
   char *c_name;         /* prefix of the generated functions: "doublify", "scale_float" */
   char *display_name;   /* for messages: "ns::doublify" */
   char *symbol;         /* the device-side (cubin) symbol: "_ZN2ns8doublifyEPfi", "doublify" */
   char *doc;            /* the doc comment as written (NULL when none) */
   cubind_location location;
+  cubind_location doc_location; /* where the doc comment starts (line 0: no doc) */
   cubind_linkage linkage;
+  cubind_kernel_origin origin;
+  cubind_place place;   /* where the kernel is declared */
+  char *declared_in;    /* basename of the header that declares it (place != INPUT), else NULL */
+  long template_index;  /* index into model->templates of its template, or -1 */
   cubind_param *params;
   size_t num_params;
+  int in_binary;        /* with --kernels-from: 1 when the binary holds its symbol */
   char *only_in;        /* "sm_90": the architectures whose code has it, when some lack it
                            (read from nvcc's binary); NULL when all have it or unknown */
 } cubind_kernel;
+
+/* A template __global__ function of the .cu; its specialisations are kernels. */
+typedef struct cubind_template {
+  char *usr;            /* clang's unified symbol resolution of the template */
+  char *name;           /* "scale" */
+  char *qualified;      /* "ns::scale" */
+  cubind_location location;
+} cubind_template;
+
+/* Something the parse met that the check reports (a warning: nothing is bound from it). */
+typedef enum cubind_finding_kind {
+  CUBIND_FINDING_UNRESOLVED_INSTANTIATION, /* clang could not resolve an explicit instantiation
+                                              (detail: clang's message) */
+  CUBIND_FINDING_AMBIGUOUS_INSTANTIATION,  /* an explicit instantiation names a template of
+                                              which the .cu has several (one per namespace) */
+  CUBIND_FINDING_INVALID_KERNEL            /* clang marked a kernel declaration invalid without
+                                              an error in the user's files */
+} cubind_finding_kind;
+
+typedef struct cubind_finding {
+  cubind_finding_kind kind;
+  char *name;           /* the template or kernel concerned */
+  char *detail;         /* NULL, or clang's message */
+  cubind_location location;
+} cubind_finding;
 
 /* A kernel of nvcc's binary that gets no C functions, and why (listed in the header). */
 typedef struct cubind_unbound {
@@ -91,6 +142,8 @@ typedef struct cubind_field {
   char *name;
   char *c_decl;                 /* the C member declaration without ';': "float v[3]" */
   unsigned long long offset;    /* byte offset in the record */
+  unsigned line;                /* its line in the file that declares the record */
+  long record;                  /* a struct or union field: its index in model->structs, else -1 */
 } cubind_field;
 
 /*
@@ -104,23 +157,34 @@ typedef struct cubind_struct {
   int is_union;
   int defined_here;             /* 1: defined in the .cu (the generated header defines it);
                                    0: from a header that the generated header includes */
+  char *header;                 /* !defined_here: how the generated header includes its header
+                                   ("include/types.h", relative to the .cu or an -I dir) */
+  cubind_location location;     /* its definition */
   unsigned long long size;
   unsigned long long align;
   cubind_field *fields;
   size_t num_fields;
+  unsigned needs;               /* CUBIND_NEEDS_* bits of its fields */
+  int used;                     /* set by check.c: a bound kernel or variable needs it */
 } cubind_struct;
 
-/* A __constant__ or __device__ variable defined in the .cu (external linkage). */
+/* A __constant__ or __device__ variable defined in the .cu. */
 typedef struct cubind_variable {
   char *name;                   /* C-facing name: "coeffs" (generated: <module>_coeffs_to_device) */
   char *display_name;           /* "ns::coeffs", for messages */
   char *symbol;                 /* its symbol in the cubin */
-  char *elem_type;              /* C type of one element (arrays: of the innermost element) */
+  char *elem_type;              /* C type of one element (arrays: of the innermost element);
+                                   NULL when `unsupported` */
+  char *unsupported;            /* NULL, or why C cannot copy it */
+  char *type_spelling;          /* the C++ type as clang spells it (for messages) */
   unsigned long long elem_size; /* bytes per element */
   unsigned long long count;     /* elements (1 for a non-array) */
   int is_constant;              /* __constant__ (else __device__) */
+  long record;                  /* elements that are structs: index in model->structs, else -1 */
+  cubind_linkage linkage;
   unsigned needs;               /* CUBIND_NEEDS_* bits */
   cubind_location location;
+  int bound;                    /* set by check.c: it gets copy functions */
 } cubind_variable;
 
 /* One .cu file. */
@@ -133,18 +197,23 @@ typedef struct cubind_model {
   size_t capacity;
   cubind_struct *structs;   /* records passed by value, in dependency order */
   size_t num_structs;
-  cubind_strlist includes;  /* headers the generated header includes, as "name.h" (no quotes) */
-  int line_directives;      /* emit #line directives pointing each stub at the .cu */
+  int line_directives;      /* emit #line directives around text taken from the .cu */
+  int has_binary;           /* the parse read nvcc's binary (--kernels-from) */
   cubind_variable *variables; /* __constant__ / __device__ variables, in source order */
   size_t num_variables;
   cubind_unbound *unbound;  /* kernels of nvcc's binary left unbound, by name */
   size_t num_unbound;
+  cubind_template *templates; /* template kernels of the .cu */
+  size_t num_templates;
+  cubind_finding *findings; /* what the check reports besides the kernels' own problems */
+  size_t num_findings;
 } cubind_model;
 
 /* cubind_model_add_struct: appends a zeroed record and returns it (owned by the model). */
 cubind_struct *cubind_model_add_struct(cubind_model *model);
 
-/* cubind_model_add_kernel: appends a zeroed kernel and returns it (owned by the model). */
+/* cubind_model_add_kernel: appends a zeroed kernel (of no template) and returns it (owned by
+   the model). */
 cubind_kernel *cubind_model_add_kernel(cubind_model *model);
 
 /* cubind_kernel_clear: frees the strings and parameters a kernel owns and zeroes it. */
@@ -153,6 +222,16 @@ void cubind_kernel_clear(cubind_kernel *kernel);
 /* cubind_model_add_unbound: appends copies of the three strings to model->unbound. */
 void cubind_model_add_unbound(cubind_model *model, const char *symbol, const char *name,
                               const char *reason);
+
+/* cubind_model_add_variable / _template / _finding: append a zeroed entry and return it. */
+cubind_variable *cubind_model_add_variable(cubind_model *model);
+cubind_template *cubind_model_add_template(cubind_model *model);
+cubind_finding *cubind_model_add_finding(cubind_model *model, cubind_finding_kind kind,
+                                         const char *name, const char *detail,
+                                         const cubind_location *location);
+
+/* cubind_location_copy: a deep copy of a location. */
+cubind_location cubind_location_copy(const cubind_location *location);
 
 /*
  * cubind_model_layout: computes each parameter's offset in the parameter buffer, aligning

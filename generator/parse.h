@@ -1,5 +1,7 @@
 /*
- * parse.h: the libclang layer's interface. Only parse_clang.c includes clang-c/Index.h.
+ * parse.h: the libclang layer's interface. The parse records facts about a .cu file (and
+ * nvcc's binary of it) in the model; check.c decides what they mean. Only the parse files
+ * (parse*.c, clang_*.c, prelude_cache.c) include clang-c/Index.h; clang_util.h lists them.
  */
 #ifndef CUBIND_GEN_PARSE_H
 #define CUBIND_GEN_PARSE_H
@@ -14,22 +16,21 @@ typedef struct cubind_parse_options {
   const char *std;             /* "-std=c++17" */
   const cubind_strlist *user_args; /* -I/-isystem/-D/-U arguments, each option and value joined */
   const char *cache_dir;       /* where the precompiled CUDA prelude is kept; NULL: none */
-  const cubind_binary *binary; /* nvcc's kernels (--kernels-from); NULL: bind only the kernels
-                                  the source names (plain kernels, explicit instantiations) */
+  const cubind_binary *binary; /* nvcc's kernels (--kernels-from); NULL: only the kernels the
+                                  source names (plain kernels, explicit instantiations) */
 } cubind_parse_options;
 
 /*
- * cubind_parse: parses options->input as CUDA device code and appends every __global__ function
- * defined or declared in it to model, with every explicit instantiation of its template
- * kernels; with options->binary, also every other kernel of that binary declared in the .cu
- * (implicit instantiations), and a reason for each kernel of the binary left unbound. Clang's errors in
- * the user's files are printed as "file:line:col: error: ...". When deps is not NULL, every
- * non-system file the parse read (the input first) is added to it.
+ * cubind_parse: parses options->input as CUDA device code and records in model every
+ * __global__ function declared in it, every template kernel and explicit instantiation of one,
+ * every __constant__/__device__ variable, the records they take by value, and with
+ * options->binary every other kernel of that binary that clang resolves in the .cu (or, for
+ * those it does not, why). Clang's errors in the user's files are printed as
+ * "file:line:col: error: ...". When deps is not NULL, every non-system file the parse read
+ * (the input first) is added to it.
  * With a cache_dir and libclang 16 or newer, the headers clang's CUDA mode includes before
- * every file are precompiled
- * once per toolkit, libclang and option set (cache_dir/prelude-<hash>.pch) and reused: that
- * takes ~0.35 s off every run. Any failure with the cached prelude is retried without it, so
- * diagnostics and outputs never depend on the cache.
+ * every file are precompiled once per toolkit, libclang and option set and reused
+ * (prelude_cache.h): that takes ~0.35 s off every run.
  * Returns 0 on success, 1 when an error was reported.
  */
 int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubind_strlist *deps);

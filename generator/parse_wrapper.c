@@ -1,23 +1,5 @@
-/*
- * parse_wrapper.c: kernels that the .cu's own declarations do not show, reached through a
- * wrapper translation unit that includes the .cu:
- *
- *   #include "/abs/path/file.cu"
- *   static void *cubind_ref_0 = (void *)static_cast<void (*)(float *, float)>(&::scale<float>);
- *
- * Parsing the wrapper makes clang instantiate each named specialisation; following the
- * DeclRefExpr to its FunctionDecl gives the substituted parameter types, the annotations and
- * the device-side mangled name. Two sources of names:
- *
- *  1. Explicit instantiations (`template __global__ void scale<float>(float *, float);`),
- *     which produce no cursor in libclang 14-19: found in the main file's tokens.
- *  2. nvcc's binary (--kernels-from): every kernel symbol the source parse did not bind
- *     (templates instantiated by host code that launches them, kernels behind other
- *     architectures' guards), demangled into a name and a parameter list. A kernel is bound
- *     only when clang's mangling of what the name resolves to is the symbol itself, so a wrong
- *     guess can never become a wrong stub; every other kernel is listed with the reason.
- */
-#include "parse_internal.h"
+/* parse_wrapper.c: kernels reached through a wrapper parse (see parse_wrapper.h). */
+#include "parse_wrapper.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -25,16 +7,19 @@
 #include <string.h>
 
 #include "binary.h"
-#include "fs.h"
+#include "clang_util.h"
+#include "parse_decls.h"
+#include "util.h"
 
 /* ---- The wrapper translation unit --------------------------------------------------------- */
 
 /* A parsed wrapper: what each of its reference lines resolved to. */
 typedef struct wrapper {
   CXTranslationUnit tu;
+  unsigned first_line; /* the line of cubind_ref_0 */
   size_t count;
   CXCursor *functions; /* [i]: the function cubind_ref_<i> names, or a null cursor */
-  char **errors;       /* [i]: clang's first error on line i (new string), or NULL */
+  char **errors;       /* [i]: clang's first error on that line (new string), or NULL */
 } wrapper;
 
 static enum CXChildVisitResult find_function_reference(CXCursor cursor, CXCursor parent,
@@ -51,16 +36,25 @@ static enum CXChildVisitResult find_function_reference(CXCursor cursor, CXCursor
   return CXChildVisit_Recurse;
 }
 
+/* The line a cursor starts on in the main file. */
+static unsigned cursor_line(CXCursor cursor) {
+  CXFile file;
+  unsigned line, column, offset;
+  clang_getExpansionLocation(clang_getCursorLocation(cursor), &file, &line, &column, &offset);
+  return line;
+}
+
 static enum CXChildVisitResult visit_wrapper(CXCursor cursor, CXCursor parent,
                                              CXClientData data) {
   wrapper *w = data;
   (void)parent;
-  if (!clang_Location_isFromMainFile(clang_getCursorLocation(cursor)))
+  if (!clang_Location_isFromMainFile(clang_getCursorLocation(cursor)) ||
+      cursor_line(cursor) < w->first_line)
     return CXChildVisit_Continue;
   if (clang_getCursorKind(cursor) == CXCursor_Namespace) {
     clang_visitChildren(cursor, visit_wrapper, data);
   } else if (clang_getCursorKind(cursor) == CXCursor_VarDecl) {
-    char *name = take_string(clang_getCursorSpelling(cursor));
+    char *name = cx_spelling(cursor);
     unsigned index;
     char tail;
     if (sscanf(name, "cubind_ref_%u%c", &index, &tail) == 1 && index < w->count)
@@ -71,54 +65,50 @@ static enum CXChildVisitResult visit_wrapper(CXCursor cursor, CXCursor parent,
 }
 
 /*
- * Parses the wrapper whose line i + 2 is lines->items[i] (each declares cubind_ref_<i>), with
- * the main parse's arguments. Fills *w; w->tu is NULL when clang could not parse it at all.
+ * Parses the .cu's text (as the main parse read it) followed by `lines` (each declares
+ * cubind_ref_<i>), with __CUDA_ARCH__ = cuda_arch (0: the main parse's). Fills *w; w->tu is
+ * NULL when clang could not parse it at all.
  */
-static void wrapper_parse(parser *p, const cubind_strlist *args, CXIndex index,
-                          const cubind_strlist *lines, wrapper *w) {
+static void wrapper_parse(parse_context *ctx, clang_session *session, CXTranslationUnit main_tu,
+                          const cubind_strlist *lines, unsigned cuda_arch, wrapper *w) {
+  CXFile file = clang_getFile(main_tu, ctx->input);
+  size_t size = 0, i;
+  const char *source = file ? clang_getFileContents(main_tu, file, &size) : NULL;
   cubind_buf text = {0};
-  char *path = cubind_xasprintf("%s.cubind-wrapper.cu", p->input);
-  char *absolute = realpath(p->input, NULL);
-  struct CXUnsavedFile unsaved;
   unsigned d, num_diags;
-  size_t i;
   memset(w, 0, sizeof *w);
   w->count = lines->count;
-  w->functions = cubind_xcalloc(lines->count ? lines->count : 1, sizeof *w->functions);
-  w->errors = cubind_xcalloc(lines->count ? lines->count : 1, sizeof *w->errors);
+  w->functions = cubind_xcalloc(lines->count + 1, sizeof *w->functions);
+  w->errors = cubind_xcalloc(lines->count + 1, sizeof *w->errors);
   for (i = 0; i < lines->count; i++)
     w->functions[i] = clang_getNullCursor();
-  /* next to the .cu, so that its relative includes resolve; never written to disk */
-  cubind_buf_printf(&text, "#include \"%s\"\n", absolute ? absolute : p->input);
+  if (!source)
+    return;
+  cubind_buf_append(&text, source, size);
+  w->first_line = 2;
+  for (i = 0; i < size; i++)
+    w->first_line += source[i] == '\n';
+  cubind_buf_puts(&text, "\n");
   for (i = 0; i < lines->count; i++)
     cubind_buf_printf(&text, "%s\n", lines->items[i]);
-  unsaved.Filename = path;
-  unsaved.Contents = text.data;
-  unsaved.Length = (unsigned long)text.length;
-  if (clang_parseTranslationUnit2(index, path, (const char *const *)args->items,
-                                  (int)args->count, &unsaved, 1,
-                                  CXTranslationUnit_SkipFunctionBodies |
-                                      CXTranslationUnit_KeepGoing,
-                                  &w->tu) != CXError_Success)
-    w->tu = NULL;
+  w->tu = session_parse_text(session, text.data, text.length, cuda_arch);
+  cubind_buf_free(&text);
   num_diags = w->tu ? clang_getNumDiagnostics(w->tu) : 0;
   for (d = 0; d < num_diags; d++) {
     CXDiagnostic diag = clang_getDiagnostic(w->tu, d);
-    CXFile file;
+    CXFile where;
     unsigned line, column, offset;
-    clang_getExpansionLocation(clang_getDiagnosticLocation(diag), &file, &line, &column,
+    clang_getExpansionLocation(clang_getDiagnosticLocation(diag), &where, &line, &column,
                                &offset);
     if (clang_getDiagnosticSeverity(diag) >= CXDiagnostic_Error &&
-        clang_Location_isFromMainFile(clang_getDiagnosticLocation(diag)) && line >= 2 &&
-        line - 2 < lines->count && !w->errors[line - 2])
-      w->errors[line - 2] = take_string(clang_getDiagnosticSpelling(diag));
+        clang_Location_isFromMainFile(clang_getDiagnosticLocation(diag)) &&
+        line >= w->first_line && line - w->first_line < lines->count &&
+        !w->errors[line - w->first_line])
+      w->errors[line - w->first_line] = cx_string(clang_getDiagnosticSpelling(diag));
     clang_disposeDiagnostic(diag);
   }
   if (w->tu)
     clang_visitChildren(clang_getTranslationUnitCursor(w->tu), visit_wrapper, w);
-  free(absolute);
-  free(path);
-  cubind_buf_free(&text);
 }
 
 static void wrapper_free(wrapper *w) {
@@ -130,20 +120,6 @@ static void wrapper_free(wrapper *w) {
   if (w->tu)
     clang_disposeTranslationUnit(w->tu);
   memset(w, 0, sizeof *w);
-}
-
-/* Counts a bound specialisation against its template (for parse_warn_unused_templates). */
-static void count_template_use(parser *p, CXCursor function) {
-  CXCursor pattern = clang_getSpecializedCursorTemplate(function);
-  char *usr;
-  size_t i;
-  if (clang_Cursor_isNull(pattern))
-    return;
-  usr = take_string(clang_getCursorUSR(pattern));
-  for (i = 0; i < p->template_usrs.count; i++)
-    if (strcmp(p->template_usrs.items[i], usr) == 0)
-      p->template_uses[i]++;
-  free(usr);
 }
 
 /* ---- Template arguments --------------------------------------------------------------- */
@@ -186,7 +162,7 @@ static enum CXChildVisitResult find_enumerator(CXCursor cursor, CXCursor parent,
   (void)parent;
   if (clang_getCursorKind(cursor) == CXCursor_EnumConstantDecl &&
       clang_getEnumConstantDeclValue(cursor) == search->value) {
-    search->name = take_string(clang_getCursorSpelling(cursor));
+    search->name = cx_spelling(cursor);
     return CXChildVisit_Break;
   }
   return CXChildVisit_Continue;
@@ -223,7 +199,8 @@ static char *integral_argument(CXCursor specialization, const template_params *p
   case CXType_ULongLong:
   case CXType_Char16:
   case CXType_Char32:
-    return cubind_xasprintf("%llu", clang_Cursor_getTemplateArgumentUnsignedValue(specialization, i));
+    return cubind_xasprintf("%llu",
+                            clang_Cursor_getTemplateArgumentUnsignedValue(specialization, i));
   default:
     break;
   }
@@ -269,7 +246,7 @@ static void substitute_template_constants(CXCursor specialization, cubind_kernel
         while (isalnum((unsigned char)*at) || *at == '_')
           at++;
         for (i = 0; i < params.count && i < (unsigned)count; i++) {
-          char *name = take_string(clang_getCursorSpelling(params.items[i]));
+          char *name = cx_spelling(params.items[i]);
           int same = strlen(name) == (size_t)(at - start) &&
                      strncmp(name, start, (size_t)(at - start)) == 0;
           free(name);
@@ -291,139 +268,6 @@ static void substitute_template_constants(CXCursor specialization, cubind_kernel
   }
 }
 
-/* ---- 1. Explicit instantiations ---------------------------------------------------------- */
-
-/* One explicit instantiation found in the tokens. */
-typedef struct instantiation {
-  size_t template_index; /* into parser.template_* */
-  char *args;            /* "< float >" as written, or "" when deduced */
-  char *params;          /* "( float * , float )" as written */
-  cubind_location location;
-} instantiation;
-
-/* Joins the spellings of tokens[first..last] with spaces. */
-static char *join_tokens(CXTranslationUnit tu, CXToken *tokens, unsigned first, unsigned last) {
-  cubind_buf out = {0};
-  unsigned i;
-  cubind_buf_puts(&out, "");
-  for (i = first; i <= last; i++) {
-    char *spelling = take_string(clang_getTokenSpelling(tu, tokens[i]));
-    cubind_buf_printf(&out, "%s%s", i > first ? " " : "", spelling);
-    free(spelling);
-  }
-  return out.data;
-}
-
-static int token_is(CXTranslationUnit tu, CXToken token, const char *text) {
-  char *spelling = take_string(clang_getTokenSpelling(tu, token));
-  int same = strcmp(spelling, text) == 0;
-  free(spelling);
-  return same;
-}
-
-/*
- * Reads the explicit instantiation whose declaration starts after the `template` keyword at
- * tokens[start - 1]. Fills *found and returns 1 when it names a template kernel of this file.
- */
-static int read_instantiation(parser *p, CXToken *tokens, unsigned count, unsigned start,
-                              instantiation *found) {
-  unsigned open = start, close, name, i;
-  int depth = 0;
-  char *spelling;
-  size_t match = 0, matches = 0, t;
-  CXFile file;
-  unsigned line, column, offset;
-  while (open < count && !token_is(p->tu, tokens[open], "(") && !token_is(p->tu, tokens[open], ";"))
-    open++;
-  if (open >= count || open == start || !token_is(p->tu, tokens[open], "("))
-    return 0;
-  for (close = open; close < count; close++) {
-    if (token_is(p->tu, tokens[close], "("))
-      depth++;
-    else if (token_is(p->tu, tokens[close], ")") && --depth == 0)
-      break;
-  }
-  if (close >= count)
-    return 0;
-  name = open - 1;
-  /* skip back over the template arguments; `f<float, Max<float>>(` ends in one `>>` token */
-  if (token_is(p->tu, tokens[name], ">") || token_is(p->tu, tokens[name], ">>")) {
-    depth = 0;
-    for (i = name + 1; i-- > start;) {
-      if (token_is(p->tu, tokens[i], ">"))
-        depth++;
-      else if (token_is(p->tu, tokens[i], ">>"))
-        depth += 2;
-      else if (token_is(p->tu, tokens[i], "<") && --depth == 0)
-        break;
-    }
-    if (i <= start || i > name)
-      return 0;
-    found->args = join_tokens(p->tu, tokens, i, name);
-    name = i - 1;
-  } else {
-    found->args = cubind_xstrdup("");
-  }
-  spelling = take_string(clang_getTokenSpelling(p->tu, tokens[name]));
-  for (t = 0; t < p->template_names.count; t++)
-    if (strcmp(p->template_names.items[t], spelling) == 0) {
-      match = t;
-      matches++;
-    }
-  free(spelling);
-  if (matches != 1) { /* no template kernel of that name here (or one per namespace) */
-    free(found->args);
-    if (matches > 1) {
-      clang_getExpansionLocation(clang_getTokenLocation(p->tu, tokens[name]), &file, &line,
-                                 &column, &offset);
-      cubind_diag(p->input, line, column, "warning",
-                  "several template kernels are named '%s': its explicit instantiations are "
-                  "skipped",
-                  p->template_names.items[match]);
-    }
-    return 0;
-  }
-  found->template_index = match;
-  found->params = join_tokens(p->tu, tokens, open, close);
-  clang_getExpansionLocation(clang_getTokenLocation(p->tu, tokens[name]), &file, &line, &column,
-                             &offset);
-  found->location.file = cubind_xstrdup(p->input);
-  found->location.line = line;
-  found->location.column = column;
-  return 1;
-}
-
-/* Finds the explicit instantiations of this file's template kernels in its tokens. */
-static size_t find_instantiations(parser *p, instantiation **out) {
-  CXFile file = clang_getFile(p->tu, p->input);
-  size_t size = 0, found = 0, capacity = 0;
-  CXToken *tokens = NULL;
-  unsigned count = 0, i;
-  *out = NULL;
-  if (!file || !p->template_names.count || !clang_getFileContents(p->tu, file, &size))
-    return 0;
-  clang_tokenize(p->tu,
-                 clang_getRange(clang_getLocationForOffset(p->tu, file, 0),
-                                clang_getLocationForOffset(p->tu, file, (unsigned)size)),
-                 &tokens, &count);
-  for (i = 0; i + 1 < count; i++) {
-    instantiation next;
-    if (clang_getTokenKind(tokens[i]) != CXToken_Keyword || !token_is(p->tu, tokens[i], "template") ||
-        token_is(p->tu, tokens[i + 1], "<") || (i > 0 && token_is(p->tu, tokens[i - 1], "extern")))
-      continue;
-    memset(&next, 0, sizeof next);
-    if (!read_instantiation(p, tokens, count, i + 1, &next))
-      continue;
-    if (found == capacity) {
-      capacity = capacity ? capacity * 2 : 8;
-      *out = cubind_xrealloc(*out, capacity * sizeof **out);
-    }
-    (*out)[found++] = next;
-  }
-  clang_disposeTokens(p->tu, tokens, count);
-  return found;
-}
-
 /*
  * The C name of a specialisation: the kernel's name and its template arguments made into an
  * identifier ("scale<float>" -> "scale_float", "fill<int, 4>" -> "fill_int_4", "f<-2>" ->
@@ -434,8 +278,7 @@ static size_t find_instantiations(parser *p, instantiation **out) {
 static char *specialization_c_name(CXCursor specialization, const char *args) {
   cubind_buf text = {0};
   int i, count = clang_Cursor_getNumTemplateArguments(specialization);
-  char *name = take_string(clang_getCursorSpelling(specialization));
-  char *result;
+  char *name = cx_spelling(specialization), *result;
   size_t k, length = 0;
   template_params params;
   specialization_params(specialization, &params);
@@ -446,9 +289,11 @@ static char *specialization_c_name(CXCursor specialization, const char *args) {
     count = 0;
   }
   for (i = 0; i < count; i++) {
-    enum CXTemplateArgumentKind kind = clang_Cursor_getTemplateArgumentKind(specialization, (unsigned)i);
+    enum CXTemplateArgumentKind kind =
+        clang_Cursor_getTemplateArgumentKind(specialization, (unsigned)i);
     if (kind == CXTemplateArgumentKind_Type) {
-      char *type = type_spelling(clang_Cursor_getTemplateArgumentType(specialization, (unsigned)i));
+      char *type =
+          cx_type_spelling(clang_Cursor_getTemplateArgumentType(specialization, (unsigned)i));
       char *star;
       while ((star = strchr(type, '*')) != NULL) { /* "float *" -> "float ptr" */
         char *spelled = cubind_xasprintf("%.*s ptr %s", (int)(star - type), type, star + 1);
@@ -483,27 +328,193 @@ static char *specialization_c_name(CXCursor specialization, const char *args) {
   return result;
 }
 
-
-/* Adds one explicit instantiation's specialisation as a kernel named after its arguments. */
-static void add_specialization(parser *p, CXCursor function, instantiation *inst) {
-  char *usr = take_string(clang_getCursorUSR(function));
-  if (!cubind_strlist_contains(&p->kernel_usrs, usr)) {
-    cubind_kernel *kernel = cubind_model_add_kernel(p->model);
-    char *display;
-    cubind_strlist_add(&p->kernel_usrs, usr);
-    read_kernel(p, function, kernel);
+/*
+ * Records the specialisation `function` as a kernel (unless it is one already): its C name made
+ * from its template arguments, its display name `display`, its template constants substituted
+ * in count expressions. Returns it, or NULL when it was recorded before.
+ */
+static cubind_kernel *add_specialization(parse_context *ctx, CXCursor function,
+                                         cubind_kernel_origin origin, const char *args,
+                                         const char *display) {
+  char *usr = cx_usr(function);
+  long known = parse_find_kernel(ctx, usr);
+  cubind_kernel *kernel;
+  free(usr);
+  if (known >= 0)
+    return NULL;
+  kernel = cubind_model_add_kernel(ctx->model);
+  parse_kernel(ctx, function, kernel);
+  kernel->origin = origin;
+  if (!clang_Cursor_isNull(clang_getSpecializedCursorTemplate(function))) {
     substitute_template_constants(function, kernel);
     free(kernel->c_name);
-    kernel->c_name = specialization_c_name(function, inst->args);
-    display = cubind_xasprintf("%s%s", kernel->display_name, inst->args);
-    free(kernel->display_name);
-    kernel->display_name = display;
-    /* errors about this kernel point at its instantiation */
-    free(kernel->location.file);
-    kernel->location = inst->location;
-    inst->location.file = NULL;
+    kernel->c_name = specialization_c_name(function, args);
   }
-  free(usr);
+  free(kernel->display_name);
+  kernel->display_name = cubind_xstrdup(display);
+  return kernel;
+}
+
+/* ---- 1. Explicit instantiations ---------------------------------------------------------- */
+
+/* One explicit instantiation found in the tokens. */
+typedef struct instantiation {
+  size_t template_index; /* into model->templates */
+  char *args;            /* "< float >" as written, or "" when deduced */
+  char *params;          /* "( float * , float )" as written */
+  cubind_location location;
+} instantiation;
+
+/* Joins the spellings of tokens[first..last] with spaces. */
+static char *join_tokens(CXTranslationUnit tu, CXToken *tokens, unsigned first, unsigned last) {
+  cubind_buf out = {0};
+  unsigned i;
+  cubind_buf_puts(&out, "");
+  for (i = first; i <= last; i++) {
+    char *spelling = cx_string(clang_getTokenSpelling(tu, tokens[i]));
+    cubind_buf_printf(&out, "%s%s", i > first ? " " : "", spelling);
+    free(spelling);
+  }
+  return out.data;
+}
+
+static int token_is(CXTranslationUnit tu, CXToken token, const char *text) {
+  char *spelling = cx_string(clang_getTokenSpelling(tu, token));
+  int same = strcmp(spelling, text) == 0;
+  free(spelling);
+  return same;
+}
+
+/* The location of a token in the .cu, named as the user named it. */
+static void token_location(parse_context *ctx, CXTranslationUnit tu, CXToken token,
+                           cubind_location *location) {
+  CXFile file;
+  unsigned offset;
+  clang_getExpansionLocation(clang_getTokenLocation(tu, token), &file, &location->line,
+                             &location->column, &offset);
+  location->file = cubind_xstrdup(ctx->input);
+}
+
+/*
+ * Reads the explicit instantiation whose declaration starts after the `template` keyword at
+ * tokens[start - 1]. Fills *found and returns 1 when it names exactly one template kernel of
+ * this file (a name several namespaces use is recorded as a finding).
+ */
+static int read_instantiation(parse_context *ctx, CXTranslationUnit tu, CXToken *tokens,
+                              unsigned count, unsigned start, instantiation *found) {
+  const cubind_model *model = ctx->model;
+  unsigned open = start, close, name, i;
+  int depth = 0;
+  char *spelling;
+  size_t match = 0, matches = 0, t;
+  while (open < count && !token_is(tu, tokens[open], "(") && !token_is(tu, tokens[open], ";"))
+    open++;
+  if (open >= count || open == start || !token_is(tu, tokens[open], "("))
+    return 0;
+  for (close = open; close < count; close++) {
+    if (token_is(tu, tokens[close], "("))
+      depth++;
+    else if (token_is(tu, tokens[close], ")") && --depth == 0)
+      break;
+  }
+  if (close >= count)
+    return 0;
+  name = open - 1;
+  /* skip back over the template arguments; `f<float, Max<float>>(` ends in one `>>` token */
+  if (token_is(tu, tokens[name], ">") || token_is(tu, tokens[name], ">>")) {
+    depth = 0;
+    for (i = name + 1; i-- > start;) {
+      if (token_is(tu, tokens[i], ">"))
+        depth++;
+      else if (token_is(tu, tokens[i], ">>"))
+        depth += 2;
+      else if (token_is(tu, tokens[i], "<") && --depth == 0)
+        break;
+    }
+    if (i <= start || i > name)
+      return 0;
+    found->args = join_tokens(tu, tokens, i, name);
+    name = i - 1;
+  } else {
+    found->args = cubind_xstrdup("");
+  }
+  spelling = cx_string(clang_getTokenSpelling(tu, tokens[name]));
+  for (t = 0; t < model->num_templates; t++)
+    if (strcmp(model->templates[t].name, spelling) == 0) {
+      match = t;
+      matches++;
+    }
+  token_location(ctx, tu, tokens[name], &found->location);
+  if (matches > 1)
+    cubind_model_add_finding(ctx->model, CUBIND_FINDING_AMBIGUOUS_INSTANTIATION, spelling, NULL,
+                             &found->location);
+  free(spelling);
+  if (matches != 1) { /* no template kernel of that name here, or one per namespace */
+    free(found->args);
+    free(found->location.file);
+    return 0;
+  }
+  found->template_index = match;
+  found->params = join_tokens(tu, tokens, open, close);
+  return 1;
+}
+
+/* 1 when `offset` lies in a block the preprocessor skipped (#if 0, an undefined #ifdef). */
+static int in_skipped_range(CXSourceRangeList *skipped, unsigned offset) {
+  unsigned i;
+  for (i = 0; skipped && i < skipped->count; i++) {
+    CXFile file;
+    unsigned line, column, begin, end;
+    clang_getSpellingLocation(clang_getRangeStart(skipped->ranges[i]), &file, &line, &column,
+                              &begin);
+    clang_getSpellingLocation(clang_getRangeEnd(skipped->ranges[i]), &file, &line, &column,
+                              &end);
+    if (offset >= begin && offset <= end)
+      return 1;
+  }
+  return 0;
+}
+
+/* Finds the explicit instantiations of this file's template kernels in its active tokens. */
+static size_t find_instantiations(parse_context *ctx, CXTranslationUnit tu,
+                                  instantiation **out) {
+  CXFile file = clang_getFile(tu, ctx->input);
+  size_t size = 0, found = 0, capacity = 0;
+  CXToken *tokens = NULL;
+  CXSourceRangeList *skipped;
+  unsigned count = 0, i;
+  *out = NULL;
+  if (!file || !ctx->model->num_templates || !clang_getFileContents(tu, file, &size))
+    return 0;
+  clang_tokenize(tu,
+                 clang_getRange(clang_getLocationForOffset(tu, file, 0),
+                                clang_getLocationForOffset(tu, file, (unsigned)size)),
+                 &tokens, &count);
+  skipped = clang_getSkippedRanges(tu, file);
+  for (i = 0; i + 1 < count; i++) {
+    instantiation next;
+    CXFile where;
+    unsigned line, column, offset;
+    if (clang_getTokenKind(tokens[i]) != CXToken_Keyword || !token_is(tu, tokens[i], "template") ||
+        token_is(tu, tokens[i + 1], "<") || (i > 0 && token_is(tu, tokens[i - 1], "extern")))
+      continue;
+    clang_getSpellingLocation(clang_getTokenLocation(tu, tokens[i]), &where, &line, &column,
+                              &offset);
+    if (in_skipped_range(skipped, offset))
+      continue;
+    memset(&next, 0, sizeof next);
+    if (!read_instantiation(ctx, tu, tokens, count, i + 1, &next))
+      continue;
+    if (found == capacity) {
+      capacity = capacity ? capacity * 2 : 8;
+      *out = cubind_xrealloc(*out, capacity * sizeof **out);
+    }
+    (*out)[found++] = next;
+  }
+  if (skipped)
+    clang_disposeSourceRangeList(skipped);
+  clang_disposeTokens(tu, tokens, count);
+  return found;
 }
 
 /*
@@ -514,51 +525,57 @@ static void add_specialization(parser *p, CXCursor function, instantiation *inst
  */
 static char *instantiation_line(size_t index, const instantiation *inst, const char *qualified) {
   cubind_buf line = {0};
-  const char *scope = qualified + 2, *next; /* skip the leading "::" */
+  const char *scope = qualified, *next;
   unsigned depth = 0;
   while ((next = strstr(scope, "::")) != NULL) {
     cubind_buf_printf(&line, "namespace %.*s { ", (int)(next - scope), scope);
     depth++;
     scope = next + 2;
   }
-  cubind_buf_printf(&line, "static void *cubind_ref_%u = (void *)static_cast<void (*)%s>(&%s%s);",
+  cubind_buf_printf(&line,
+                    "static void *cubind_ref_%u = (void *)static_cast<void (*)%s>(&::%s%s);",
                     (unsigned)index, inst->params, qualified, inst->args);
   while (depth--)
     cubind_buf_puts(&line, " }");
   return line.data;
 }
 
-/* parse_add_instantiations: see parse_internal.h. */
-void parse_add_instantiations(parser *p, const cubind_strlist *args, CXIndex index) {
+/* parse_instantiations: see parse_wrapper.h. */
+void parse_instantiations(parse_context *ctx, clang_session *session, CXTranslationUnit tu) {
   instantiation *insts;
-  size_t count = find_instantiations(p, &insts), i;
-  p->template_uses = cubind_xcalloc(p->template_names.count + 1, sizeof *p->template_uses);
-  if (count) {
-    cubind_strlist lines = {0};
-    wrapper w;
-    for (i = 0; i < count; i++) {
-      char *line =
-          instantiation_line(i, &insts[i], p->template_quals.items[insts[i].template_index]);
-      cubind_strlist_add(&lines, line);
-      free(line);
-    }
-    wrapper_parse(p, args, index, &lines, &w);
-    for (i = 0; i < count; i++) {
-      /* one the wrapper cannot resolve (e.g. its types live in a namespace) is skipped with a
-         warning, never turned into wrong code */
-      if (w.errors[i]) {
-        cubind_diag(insts[i].location.file, insts[i].location.line, insts[i].location.column,
-                    "warning", "explicit instantiation of '%s' could not be resolved (%s); skipped",
-                    p->template_names.items[insts[i].template_index], w.errors[i]);
-      } else if (!clang_Cursor_isNull(w.functions[i]) && is_global(w.functions[i])) {
-        add_specialization(p, w.functions[i], &insts[i]);
-      }
-      /* named explicitly: no "never instantiated" warning for its template, bound or not */
-      p->template_uses[insts[i].template_index]++;
-    }
-    wrapper_free(&w);
-    cubind_strlist_free(&lines);
+  size_t count = find_instantiations(ctx, tu, &insts), i;
+  cubind_strlist lines = {0};
+  wrapper w;
+  if (!count)
+    return;
+  for (i = 0; i < count; i++) {
+    char *line = instantiation_line(i, &insts[i],
+                                    ctx->model->templates[insts[i].template_index].qualified);
+    cubind_strlist_add(&lines, line);
+    free(line);
   }
+  wrapper_parse(ctx, session, tu, &lines, 0, &w);
+  for (i = 0; i < count; i++) {
+    const cubind_template *pattern = &ctx->model->templates[insts[i].template_index];
+    /* one the wrapper cannot resolve (e.g. its types live in a namespace) is reported, never
+       turned into wrong code */
+    if (w.errors[i] || clang_Cursor_isNull(w.functions[i]) || !cx_is_global(w.functions[i])) {
+      cubind_model_add_finding(ctx->model, CUBIND_FINDING_UNRESOLVED_INSTANTIATION,
+                               pattern->name, w.errors[i], &insts[i].location);
+    } else {
+      char *display = cubind_xasprintf("%s%s", pattern->qualified, insts[i].args);
+      cubind_kernel *kernel = add_specialization(ctx, w.functions[i], CUBIND_ORIGIN_INSTANTIATION,
+                                                 insts[i].args, display);
+      if (kernel) { /* errors about this kernel point at its instantiation */
+        free(kernel->location.file);
+        kernel->location = insts[i].location;
+        insts[i].location.file = NULL;
+      }
+      free(display);
+    }
+  }
+  wrapper_free(&w);
+  cubind_strlist_free(&lines);
   for (i = 0; i < count; i++) {
     free(insts[i].args);
     free(insts[i].params);
@@ -567,41 +584,17 @@ void parse_add_instantiations(parser *p, const cubind_strlist *args, CXIndex ind
   free(insts);
 }
 
-/* parse_warn_unused_templates: see parse_internal.h. */
-void parse_warn_unused_templates(parser *p) {
-  size_t i;
-  for (i = 0; i < p->template_names.count; i++) {
-    char *location = p->template_locs.items[i];
-    char *line = strchr(location, '\n');
-    char *column = line ? strchr(line + 1, '\n') : NULL;
-    if (p->template_uses[i] || !line || !column)
-      continue;
-    *line = '\0';
-    if (p->options->binary)
-      cubind_diag(location, (unsigned)atoi(line + 1), (unsigned)atoi(column + 1), "warning",
-                  "template kernel '%s' has no instantiation in nvcc's binary: no stubs are "
-                  "generated for it",
-                  p->template_names.items[i]);
-    else
-      cubind_diag(location, (unsigned)atoi(line + 1), (unsigned)atoi(column + 1), "warning",
-                  "template kernel '%s' has no explicit instantiation in this file: no stubs "
-                  "are generated for it (add e.g. 'template __global__ void %s<float>(...);')",
-                  p->template_names.items[i], p->template_names.items[i]);
-    *line = '\n';
-  }
-}
-
 /* ---- 2. The kernels of nvcc's binary ---------------------------------------------------- */
 
-/* One kernel of the binary that the source parse did not bind. */
+/* One kernel of the binary that the source parse did not record. */
 typedef struct candidate {
   const cubind_binary_kernel *kernel;
-  char *name;    /* C++ name without the parameter list ("ns::reduce<float, 256u>"), or the
-                    symbol of an extern "C" kernel */
-  char *params;  /* "(float const*, float*, int)"; NULL for an extern "C" kernel */
-  char *reason;  /* why it gets no stubs; NULL while it may get them */
+  char *name;     /* C++ name without the parameter list ("ns::reduce<float, 256u>"), or the
+                     symbol of an extern "C" kernel */
+  char *params;   /* "(float const*, float*, int)"; NULL for an extern "C" kernel */
+  char *reason;   /* why it cannot be resolved; NULL while it may be */
   int unresolved; /* the wrapper did not resolve its name (another __CUDA_ARCH__ may) */
-  int bound;
+  int recorded;   /* it became a kernel of the model */
 } candidate;
 
 static int compare_candidates(const void *a, const void *b) {
@@ -686,35 +679,14 @@ static char *only_in(const cubind_binary *binary, const cubind_binary_kernel *ke
   return text.data;
 }
 
-/* The C name a specialisation or plain kernel found through the binary gets. */
-static char *binary_c_name(CXCursor function, const char *name) {
-  const char *args = strchr(name, '<');
-  if (!clang_Cursor_isNull(clang_getSpecializedCursorTemplate(function)))
-    return specialization_c_name(function, args ? args : "");
-  return take_string(clang_getCursorSpelling(function));
-}
-
-/* The kernel already bound under `c_name`, or NULL. */
-static const cubind_kernel *kernel_named(const cubind_model *model, const char *c_name) {
-  size_t i;
-  for (i = 0; i < model->num_kernels; i++)
-    if (model->kernels[i].c_name && strcmp(model->kernels[i].c_name, c_name) == 0)
-      return &model->kernels[i];
-  return NULL;
-}
-
 /*
- * Binds candidate c to what its wrapper line resolved to, or sets c->reason. Binds only a
- * __global__ function of the .cu itself whose mangling is the symbol.
+ * Records what candidate c's wrapper line resolved to when it is the candidate itself (a
+ * __global__ function whose mangling is the symbol), else sets c->reason.
  */
-static void bind_candidate(parser *p, const wrapper *w, size_t line, candidate *c) {
+static void resolve_candidate(parse_context *ctx, const wrapper *w, size_t line, candidate *c) {
   CXCursor function = w->functions[line];
-  CXFile file;
-  unsigned row, column, offset;
-  char *mangled, *c_name, *usr;
-  const cubind_kernel *taken;
   cubind_kernel *kernel;
-  size_t i;
+  char *mangled;
   if (clang_Cursor_isNull(function)) {
     c->unresolved = 1;
     c->reason = w->errors[line]
@@ -722,84 +694,22 @@ static void bind_candidate(parser *p, const wrapper *w, size_t line, candidate *
                     : cubind_xstrdup("its name does not resolve to a function of the .cu");
     return;
   }
-  mangled = take_string(clang_Cursor_getMangling(function));
-  if (strcmp(mangled, c->kernel->symbol) != 0 || !is_global(function)) {
+  mangled = cx_string(clang_Cursor_getMangling(function));
+  if (strcmp(mangled, c->kernel->symbol) != 0 || !cx_is_global(function)) {
     c->reason = cubind_xasprintf("its name resolves to '%s', which is not this kernel", mangled);
     free(mangled);
     return;
   }
   free(mangled);
-  if (!in_input_file(p, function)) {
-    /* the file's name only: the generated header must not depend on where things live */
-    char *path;
-    clang_getExpansionLocation(clang_getCursorLocation(function), &file, &row, &column, &offset);
-    path = file ? take_string(clang_getFileName(file)) : cubind_xstrdup("?");
-    const char *where = cubind_basename(path);
-    c->reason = clang_Location_isInSystemHeader(clang_getCursorLocation(function))
-                    ? cubind_xasprintf("it is declared in a system header (%s)", where)
-                    : cubind_xasprintf("it is declared in %s, not in the .cu: a header's kernels "
-                                       "are bound by the .cu that declares them, so that no two "
-                                       "modules define the same C functions",
-                                       where);
-    free(path);
-    return;
+  {
+    const char *args = strchr(c->name, '<');
+    kernel = add_specialization(ctx, function, CUBIND_ORIGIN_BINARY, args ? args : "", c->name);
   }
-  c_name = binary_c_name(function, c->name);
-  taken = kernel_named(p->model, c_name);
-  if (taken) {
-    c->reason = cubind_xasprintf("its C name '%s' is already %s's", c_name, taken->display_name);
-    free(c_name);
-    return;
+  if (kernel) {
+    kernel->in_binary = 1;
+    kernel->only_in = only_in(ctx->options->binary, c->kernel);
   }
-  kernel = cubind_model_add_kernel(p->model);
-  read_kernel(p, function, kernel);
-  /* nobody asked for this kernel by name: a type C cannot pass makes it unbound, not an error */
-  for (i = 0; i < kernel->num_params; i++)
-    if (kernel->params[i].unsupported) {
-      c->reason = cubind_xasprintf("parameter '%s': %s", kernel->params[i].name,
-                                   kernel->params[i].unsupported);
-      cubind_kernel_clear(&p->model->kernels[--p->model->num_kernels]);
-      free(c_name);
-      return;
-    }
-  substitute_template_constants(function, kernel);
-  free(kernel->c_name);
-  kernel->c_name = c_name;
-  free(kernel->display_name);
-  kernel->display_name = cubind_xstrdup(c->name);
-  /* the wrapper includes the .cu by its real path: name it as the user did */
-  free(kernel->location.file);
-  kernel->location.file = cubind_xstrdup(p->input);
-  for (i = 0; i < kernel->num_params; i++) {
-    free(kernel->params[i].location.file);
-    kernel->params[i].location.file = cubind_xstrdup(p->input);
-  }
-  kernel->only_in = only_in(p->options->binary, c->kernel);
-  usr = take_string(clang_getCursorUSR(function));
-  cubind_strlist_add(&p->kernel_usrs, usr);
-  free(usr);
-  count_template_use(p, function);
-  c->bound = 1;
-}
-
-/*
- * The main parse's arguments with __CUDA_ARCH__ set to `cuda_arch` (750 for sm_75) and without
- * the precompiled prelude (built for the main parse's value).
- */
-static void arguments_for_arch(const cubind_strlist *args, unsigned cuda_arch,
-                               cubind_strlist *out) {
-  size_t i;
-  for (i = 0; i < args->count; i++) {
-    if (strcmp(args->items[i], "-include-pch") == 0) {
-      i++;
-    } else if (strncmp(args->items[i], "-D__CUDA_ARCH__=", 16) == 0) {
-      char *define = cubind_xasprintf("-D__CUDA_ARCH__=%u", cuda_arch);
-      cubind_strlist_add(out, define);
-      free(define);
-    } else {
-      cubind_strlist_add(out, args->items[i]);
-    }
-  }
+  c->recorded = 1;
 }
 
 /* 1 when the binary's code for `arch` has `kernel`. */
@@ -813,7 +723,7 @@ static int has_arch(const cubind_binary_kernel *kernel, unsigned arch) {
 
 /* Whether resolve_candidates(..., arch, main_arch) takes candidate c. */
 static int takes(const candidate *c, unsigned arch, unsigned main_arch) {
-  if (c->bound)
+  if (c->recorded)
     return 0;
   if (!arch)
     return !c->reason;
@@ -824,12 +734,12 @@ static int takes(const candidate *c, unsigned arch, unsigned main_arch) {
 
 /*
  * Resolves, in one wrapper, the candidates that `takes` picks for `arch` (0: the main parse's
- * __CUDA_ARCH__; else arch * 10), and binds them.
+ * __CUDA_ARCH__; else arch * 10).
  */
-static void resolve_candidates(parser *p, const cubind_strlist *args, CXIndex index,
+static void resolve_candidates(parse_context *ctx, clang_session *session, CXTranslationUnit tu,
                                candidate *cands, size_t count, unsigned arch,
                                unsigned main_arch) {
-  cubind_strlist lines = {0}, arch_args = {0};
+  cubind_strlist lines = {0};
   size_t *which = cubind_xcalloc(count + 1, sizeof *which), picked = 0, i;
   wrapper w;
   for (i = 0; i < count; i++) {
@@ -845,74 +755,51 @@ static void resolve_candidates(parser *p, const cubind_strlist *args, CXIndex in
     which[picked++] = i;
   }
   if (picked) {
-    if (arch)
-      arguments_for_arch(args, arch * 10, &arch_args);
-    wrapper_parse(p, arch ? &arch_args : args, index, &lines, &w);
+    wrapper_parse(ctx, session, tu, &lines, arch * 10, &w);
     for (i = 0; i < picked; i++)
-      bind_candidate(p, &w, i, &cands[which[i]]);
+      resolve_candidate(ctx, &w, i, &cands[which[i]]);
     wrapper_free(&w);
   }
   cubind_strlist_free(&lines);
-  cubind_strlist_free(&arch_args);
   free(which);
 }
 
-/*
- * Counts an unbound specialisation ("ns::apply<...>") against its template, so that no
- * warning calls that template uninstantiated: the header lists why it has no stubs.
- */
-static void count_unbound_use(parser *p, const char *name) {
-  size_t i;
-  for (i = 0; i < p->template_quals.count; i++) {
-    const char *qualified = p->template_quals.items[i] + 2; /* without the leading "::" */
-    size_t length = strlen(qualified);
-    if (strncmp(name, qualified, length) == 0 && name[length] == '<')
-      p->template_uses[i]++;
-  }
-}
-
-/* parse_add_binary_kernels: see parse_internal.h. */
-void parse_add_binary_kernels(parser *p, const cubind_strlist *args, CXIndex index) {
-  const cubind_binary *binary = p->options->binary;
-  candidate *cands;
-  char *bound;
-  size_t count = 0, i, k;
+/* parse_binary_kernels: see parse_wrapper.h. */
+void parse_binary_kernels(parse_context *ctx, clang_session *session, CXTranslationUnit tu) {
+  const cubind_binary *binary = ctx->options->binary;
   const unsigned main_arch = CUBIND_PARSE_CUDA_ARCH / 10;
+  candidate *cands;
+  char *known;
+  size_t count = 0, i, k;
   if (!binary)
     return;
+  ctx->model->has_binary = 1;
   cands = cubind_xcalloc(binary->num_kernels + 1, sizeof *cands);
-  bound = cubind_xcalloc(binary->num_kernels + 1, 1);
-  /* what the source bound: marked, with the architectures lacking it; a warning when none has
-     it */
-  for (k = 0; k < p->model->num_kernels; k++) {
-    cubind_kernel *kernel = &p->model->kernels[k];
+  known = cubind_xcalloc(binary->num_kernels + 1, 1);
+  /* what the source parse recorded: found in the binary or not, and where */
+  for (k = 0; k < ctx->model->num_kernels; k++) {
+    cubind_kernel *kernel = &ctx->model->kernels[k];
     const cubind_binary_kernel *found = cubind_binary_find(binary, kernel->symbol);
     if (found) {
-      bound[found - binary->kernels] = 1;
+      known[found - binary->kernels] = 1;
+      kernel->in_binary = 1;
       kernel->only_in = only_in(binary, found);
-    } else if (kernel->linkage == CUBIND_LINKAGE_EXTERNAL)
-      cubind_diag(kernel->location.file, kernel->location.line, kernel->location.column,
-                  "warning",
-                  "kernel '%s' is not in nvcc's binary (declared but not defined here?): its "
-                  "C functions will fail with CUBIND_ERROR_KERNEL_NOT_FOUND",
-                  kernel->display_name);
+    }
   }
   for (i = 0; i < binary->num_kernels; i++)
-    if (!bound[i])
+    if (!known[i])
       read_candidate(&cands[count++], &binary->kernels[i]);
-  free(bound);
+  free(known);
   qsort(cands, count, sizeof *cands, compare_candidates);
-  resolve_candidates(p, args, index, cands, count, 0, main_arch);
+  resolve_candidates(ctx, session, tu, cands, count, 0, main_arch);
   /* a kernel behind another architecture's guard: retried with that __CUDA_ARCH__ */
   for (i = 0; i < binary->num_archs; i++)
     if (binary->archs[i] != main_arch)
-      resolve_candidates(p, args, index, cands, count, binary->archs[i], main_arch);
+      resolve_candidates(ctx, session, tu, cands, count, binary->archs[i], main_arch);
   for (i = 0; i < count; i++) {
-    if (!cands[i].bound) {
-      cubind_model_add_unbound(p->model, cands[i].kernel->symbol, cands[i].name,
+    if (!cands[i].recorded)
+      cubind_model_add_unbound(ctx->model, cands[i].kernel->symbol, cands[i].name,
                                cands[i].reason ? cands[i].reason : "it was not resolved");
-      count_unbound_use(p, cands[i].name);
-    }
     free(cands[i].name);
     free(cands[i].params);
     free(cands[i].reason);

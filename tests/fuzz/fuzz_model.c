@@ -2,7 +2,9 @@
  * fuzz_model.c: libFuzzer harness for the parts of cubind-gen that need no libclang. The input
  * bytes build a model as the libclang layer would (identifier names, realistic types) but with
  * arbitrary annotate strings (a .cu file can put any text in __attribute__((annotate("...")))),
- * arbitrary doc comments and file names; then check.c and, when the check passes, emit.c run.
+ * arbitrary doc comments and file names, and arbitrary facts for every decision check.c makes
+ * (kernel origins and places, linkage, presence in the binary, templates, variables, records,
+ * findings); then check.c and, when the check passes, emit.c run.
  * Invariants beyond the sanitizers: a count expression that passes the checks is balanced and
  * holds no comment and no assignment (it is pasted into the generated C); the emitted text holds
  * no NUL byte and no C99 trigraph.
@@ -69,8 +71,38 @@ static const type_info types[] = {
     {"unsigned char", "unsigned char", NULL, 1, 1, 0, 0, 1, NULL},
     {"float4", "float4", NULL, 16, 16, 0, 0, 0, NULL},
     {"struct S *", "S *", NULL, 8, 8, 0, 1, 0, NULL}, /* incomplete element type */
-    {"struct S", "S", NULL, 12, 4, 0, 0, 0, "structs by value are not supported yet"},
+    {"struct S", "S", NULL, 12, 4, 0, 0, 0, "type 'S' cannot be passed from C"},
+    {"S", "S", NULL, 8, 4, 0, 0, 0, NULL}, /* a record of model->structs, by value */
 };
+
+/* Records by value, in dependency order, with names that may collide. */
+static void add_records(reader *r, cubind_model *model) {
+  unsigned count = take_byte(r) % 3, k, f;
+  for (k = 0; k < count; k++) {
+    cubind_struct *record = cubind_model_add_struct(model);
+    unsigned flags = take_byte(r);
+    record->usr = cubind_xasprintf("record%u", k);
+    record->c_name = take_name(r, 0);
+    record->display_name = cubind_xstrdup(record->c_name);
+    record->is_union = flags & 1;
+    record->defined_here = (flags >> 1) & 1;
+    record->header = record->defined_here ? NULL : cubind_xstrdup("fuzz_types.h");
+    record->location.file = cubind_xstrdup("fuzz.cu");
+    record->location.line = k + 1;
+    record->size = 8;
+    record->align = 4;
+    record->num_fields = 1 + (flags >> 2) % 2;
+    record->fields = cubind_xcalloc(record->num_fields, sizeof *record->fields);
+    for (f = 0; f < record->num_fields; f++) {
+      cubind_field *field = &record->fields[f];
+      field->name = take_name(r, 0);
+      field->c_decl = cubind_xasprintf("int %s", field->name);
+      field->offset = 4 * f;
+      field->line = k + 1 + (take_byte(r) & 3);
+      field->record = k && (flags >> 3) & 1 ? (long)(k - 1) : -1;
+    }
+  }
+}
 
 static void count_invariants(const cubind_model *model) {
   size_t k, p;
@@ -116,18 +148,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   model.module_name = take_name(&r, 0);
   model.source_name = take_line(&r);
   model.file_stem = cubind_xstrdup(model.source_name);
-  if (cubind_unspellable(model.source_name)) { /* cubind-gen refuses such file names (main.c) */
-    cubind_model_free(&model);
-    return 0;
+  model.line_directives = take_byte(&r) & 1;
+  model.has_binary = take_byte(&r) & 1;
+  add_records(&r, &model);
+  for (k = take_byte(&r) % 3; k > 0; k--) {
+    cubind_template *pattern = cubind_model_add_template(&model);
+    pattern->usr = take_line(&r);
+    pattern->name = take_name(&r, 0);
+    pattern->qualified = cubind_xstrdup(pattern->name);
+    pattern->location.file = cubind_xstrdup("fuzz.cu");
+    pattern->location.line = k;
   }
   for (k = 0; k < kernels; k++) {
     cubind_kernel *kernel = cubind_model_add_kernel(&model);
-    unsigned params = take_byte(&r) % 6, p, flags = take_byte(&r);
+    unsigned params = take_byte(&r) % 6, p, flags = take_byte(&r), facts = take_byte(&r);
     kernel->c_name = take_name(&r, 0);
     kernel->display_name = cubind_xstrdup(kernel->c_name);
     kernel->symbol = cubind_xstrdup(kernel->c_name);
     kernel->doc = flags & 1 ? take_line(&r) : NULL;
+    kernel->doc_location.file = cubind_xstrdup("fuzz.cu");
+    kernel->doc_location.line = flags & 1 ? k + 1 : 0;
     kernel->linkage = (cubind_linkage)(flags >> 1) % 3;
+    kernel->origin = (cubind_kernel_origin)(facts % 3);
+    kernel->place = (cubind_place)(facts / 3 % 3);
+    kernel->declared_in = kernel->place ? take_line(&r) : NULL;
+    kernel->in_binary = (facts >> 4) & 1;
+    kernel->template_index = model.num_templates ? (long)(facts >> 5) % 3 - 1 : -1;
+    kernel->only_in = (facts >> 7) ? take_line(&r) : NULL;
     kernel->location.file = cubind_xstrdup("fuzz.cu");
     kernel->location.line = k + 1;
     kernel->location.column = 1;
@@ -147,6 +194,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       param->is_scalar = type->scalar;
       param->elem_type = type->elem ? cubind_xstrdup(type->elem) : NULL;
       param->elem_size = type->elem_size;
+      param->record = type->c_type[0] == 'S' && model.num_structs
+                          ? (long)(take_byte(&r) % model.num_structs)
+                          : -1;
+      if (param->record >= 0) { /* a record by value: spelled by its C name */
+        free(param->c_type);
+        param->c_type = cubind_xstrdup(model.structs[param->record].c_name);
+      }
       param->location.file = cubind_xstrdup("fuzz.cu");
       param->location.line = k + 1;
       param->location.column = p + 2;
@@ -169,6 +223,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     free(name);
     free(reason);
     free(symbol);
+  }
+  for (k = take_byte(&r) % 3; k > 0; k--) {
+    cubind_variable *variable = cubind_model_add_variable(&model);
+    unsigned flags = take_byte(&r);
+    variable->name = take_name(&r, 0);
+    variable->display_name = take_line(&r);
+    variable->symbol = cubind_xstrdup(variable->name);
+    variable->type_spelling = cubind_xstrdup("float");
+    if (flags & 1)
+      variable->unsupported = take_line(&r);
+    else
+      variable->elem_type = cubind_xstrdup(flags & 2 ? "float *" : "float");
+    variable->elem_size = 4;
+    variable->count = 1 + (flags >> 2) % 5;
+    variable->is_constant = (flags >> 5) & 1;
+    variable->linkage = (cubind_linkage)((flags >> 6) % 3);
+    variable->record = -1;
+    variable->location.file = cubind_xstrdup("fuzz.cu");
+    variable->location.line = k;
+  }
+  for (k = take_byte(&r) % 3; k > 0; k--) {
+    cubind_location where = {NULL, 1, 1};
+    char *name = take_line(&r), *detail = take_line(&r);
+    where.file = (char *)"fuzz.cu";
+    cubind_model_add_finding(&model, (cubind_finding_kind)(take_byte(&r) % 3), name,
+                             detail[0] ? detail : NULL, &where);
+    free(name);
+    free(detail);
   }
   if (cubind_check(&model) == 0) {
     count_invariants(&model);

@@ -30,9 +30,17 @@ if [ -z "$cc" ] ||
 fi
 
 flags=(-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -g -O1
-       -DCUBIND_GEN_VERSION='"fuzz"' -D_XOPEN_SOURCE=700 -I"$root/generator")
-core=("$root/generator/check.c" "$root/generator/model.c" "$root/generator/emit.c"
-      "$root/generator/util.c" "$root/generator/fs.c" "$templates")
+       -DCUBIND_GEN_VERSION='"fuzz"' -D_XOPEN_SOURCE=700 -I"$root/generator"
+       -I"$root/runtime/include")
+# generator/CMakeLists.txt's CUBIND_GEN_CORE_SOURCES (no libclang) and CUBIND_GEN_PARSE_SOURCES
+core=()
+for f in check model emit template fs util; do core+=("$root/generator/$f.c"); done
+core+=("$templates")
+parse=()
+for f in parse parse_wrapper parse_decls parse_structs parse_types parse_context clang_session \
+         prelude_cache clang_util; do
+  parse+=("$root/generator/$f.c")
+done
 bin=$work/fuzz_$harness
 corpus=$work/corpus-$harness
 mkdir -p "$corpus"
@@ -44,8 +52,7 @@ case $harness in
     ;;
   generate)
     "$cc" "${flags[@]}" -I"$llvm/include" -DCUBIND_FUZZ_DEFAULT_INCLUDE="\"$root/runtime/include\"" \
-      "$root/tests/fuzz/fuzz_generate.c" "$root/generator/parse_clang.c" \
-      "$root/generator/parse_wrapper.c" "$root/generator/binary.c" "${core[@]}" \
+      "$root/tests/fuzz/fuzz_generate.c" "${parse[@]}" "$root/generator/binary.c" "${core[@]}" \
       -L"$llvm/lib" -lclang -lstdc++ -Wl,-rpath,"$llvm/lib" -o "$bin"
     seeds=("$root/tests/generator/fixtures" "$root/tests/generator/fixtures/errors"
            "$root/tests/corpus")

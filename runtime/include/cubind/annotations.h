@@ -12,14 +12,22 @@
 #ifndef CUBIND_ANNOTATIONS_H
 #define CUBIND_ANNOTATIONS_H
 
+/* The annotate strings (cubind-gen's check.c reads the same definitions). */
+#define CUBIND_ANNOTATION_IN "cubind.in"
+#define CUBIND_ANNOTATION_OUT "cubind.out"
+#define CUBIND_ANNOTATION_INOUT "cubind.inout"
+#define CUBIND_ANNOTATION_IN_N "cubind.in_n:"
+#define CUBIND_ANNOTATION_OUT_N "cubind.out_n:"
+#define CUBIND_ANNOTATION_INOUT_N "cubind.inout_n:"
+
 #ifdef CUBIND_GENERATOR
 #define CUBIND_ANNOTATE_(text) __attribute__((annotate(text)))
-#define CUBIND_IN CUBIND_ANNOTATE_("cubind.in")
-#define CUBIND_OUT CUBIND_ANNOTATE_("cubind.out")
-#define CUBIND_INOUT CUBIND_ANNOTATE_("cubind.inout")
-#define CUBIND_IN_N(count) CUBIND_ANNOTATE_("cubind.in_n:" #count)
-#define CUBIND_OUT_N(count) CUBIND_ANNOTATE_("cubind.out_n:" #count)
-#define CUBIND_INOUT_N(count) CUBIND_ANNOTATE_("cubind.inout_n:" #count)
+#define CUBIND_IN CUBIND_ANNOTATE_(CUBIND_ANNOTATION_IN)
+#define CUBIND_OUT CUBIND_ANNOTATE_(CUBIND_ANNOTATION_OUT)
+#define CUBIND_INOUT CUBIND_ANNOTATE_(CUBIND_ANNOTATION_INOUT)
+#define CUBIND_IN_N(count) CUBIND_ANNOTATE_(CUBIND_ANNOTATION_IN_N #count)
+#define CUBIND_OUT_N(count) CUBIND_ANNOTATE_(CUBIND_ANNOTATION_OUT_N #count)
+#define CUBIND_INOUT_N(count) CUBIND_ANNOTATE_(CUBIND_ANNOTATION_INOUT_N #count)
 #else
 #define CUBIND_IN
 #define CUBIND_OUT

@@ -61,7 +61,6 @@ __attribute__((constructor)) static void annotations_register(void) {
 }
 #endif
 
-#line 4 "annotations.cu"
 cubind_status directions_launch(const cubind_config *cfg, const float *in, float *out, int *io,
     float *device_only) {
   void *cubind_args[4] = {&in, &out, &io, &device_only};
@@ -85,9 +84,7 @@ cubind_status directions_attributes(cubind_kernel_attributes *out) {
 cubind_status directions_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&annotations_module, 0, n, shared_bytes, out);
 }
-#line 89 "annotations.cubind.c"
 
-#line 10 "annotations.cu"
 cubind_status counted_launch(const cubind_config *cfg, const float *in, float *out, char *io, int n,
     unsigned int rows) {
   void *cubind_args[5] = {&in, &out, &io, &n, &rows};
@@ -111,9 +108,7 @@ cubind_status counted_attributes(cubind_kernel_attributes *out) {
 cubind_status counted_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&annotations_module, 1, n, shared_bytes, out);
 }
-#line 115 "annotations.cubind.c"
 
-#line 16 "annotations.cu"
 cubind_status mixed_launch(const cubind_config *cfg, float *device, const double *counted_in,
     double *sized_out, size_t count, float scale) {
   void *cubind_args[5] = {&device, &counted_in, &sized_out, &count, &scale};
@@ -136,9 +131,7 @@ cubind_status mixed_attributes(cubind_kernel_attributes *out) {
 cubind_status mixed_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&annotations_module, 2, n, shared_bytes, out);
 }
-#line 140 "annotations.cubind.c"
 
-#line 22 "annotations.cu"
 cubind_status none_annotated_launch(const cubind_config *cfg, float *device, int n) {
   void *cubind_args[2] = {&device, &n};
   return cubind_module_launch(&annotations_module, 3, cfg, cubind_args);
@@ -156,9 +149,7 @@ cubind_status none_annotated_attributes(cubind_kernel_attributes *out) {
 cubind_status none_annotated_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&annotations_module, 3, n, shared_bytes, out);
 }
-#line 160 "annotations.cubind.c"
 
-#line 25 "annotations.cu"
 cubind_status after_type_launch(const cubind_config *cfg, const float *in, float *out, int n) {
   void *cubind_args[3] = {&in, &out, &n};
   return cubind_module_launch(&annotations_module, 4, cfg, cubind_args);
@@ -180,4 +171,3 @@ cubind_status after_type_attributes(cubind_kernel_attributes *out) {
 cubind_status after_type_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&annotations_module, 4, n, shared_bytes, out);
 }
-#line 184 "annotations.cubind.c"

@@ -34,6 +34,12 @@ extern "C" {
 
 cubind_status directions_launch(const cubind_config *cfg, const float *in, float *out, int *io,
     float *device_only);
+/*
+ * directions_call host buffers:
+ *   in: copied in, in_count x 4 bytes
+ *   out: copied out, out_count x 4 bytes
+ *   io: copied in and out, io_count x 4 bytes
+ */
 cubind_status directions_call(const cubind_config *cfg, const float *in, size_t in_count,
     float *out, size_t out_count, int *io, size_t io_count, float *device_only);
 cubind_status directions_attributes(cubind_kernel_attributes *out);
@@ -41,6 +47,12 @@ cubind_status directions_config_occupancy(size_t n, unsigned shared_bytes, cubin
 
 cubind_status counted_launch(const cubind_config *cfg, const float *in, float *out, char *io, int n,
     unsigned int rows);
+/*
+ * counted_call host buffers:
+ *   in: copied in, n x 4 bytes
+ *   out: copied out, n * 2 x 4 bytes
+ *   io: copied in and out, sizeof(float) * (rows + 1) / 4 x 1 byte
+ */
 cubind_status counted_call(const cubind_config *cfg, const float *in, float *out, char *io, int n,
     unsigned int rows);
 cubind_status counted_attributes(cubind_kernel_attributes *out);
@@ -48,19 +60,33 @@ cubind_status counted_config_occupancy(size_t n, unsigned shared_bytes, cubind_c
 
 cubind_status mixed_launch(const cubind_config *cfg, float *device, const double *counted_in,
     double *sized_out, size_t count, float scale);
+/*
+ * mixed_call host buffers:
+ *   counted_in: copied in, count x 8 bytes
+ *   sized_out: copied out, sized_out_count x 8 bytes
+ */
 cubind_status mixed_call(const cubind_config *cfg, float *device, const double *counted_in,
     double *sized_out, size_t sized_out_count, size_t count, float scale);
 cubind_status mixed_attributes(cubind_kernel_attributes *out);
 cubind_status mixed_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+#line 21 "annotations.cu"
 /// No annotated parameter: _call launches and synchronises, with no copies.
+#line 76 "annotations.cubind.h"
 cubind_status none_annotated_launch(const cubind_config *cfg, float *device, int n);
+#line 21 "annotations.cu"
 /// No annotated parameter: _call launches and synchronises, with no copies.
+#line 80 "annotations.cubind.h"
 cubind_status none_annotated_call(const cubind_config *cfg, float *device, int n);
 cubind_status none_annotated_attributes(cubind_kernel_attributes *out);
 cubind_status none_annotated_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status after_type_launch(const cubind_config *cfg, const float *in, float *out, int n);
+/*
+ * after_type_call host buffers:
+ *   in: copied in, n x 4 bytes
+ *   out: copied out, out_count x 4 bytes
+ */
 cubind_status after_type_call(const cubind_config *cfg, const float *in, float *out,
     size_t out_count, int n);
 cubind_status after_type_attributes(cubind_kernel_attributes *out);

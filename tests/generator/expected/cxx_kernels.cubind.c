@@ -51,7 +51,6 @@ __attribute__((constructor)) static void cxx_kernels_register(void) {
 }
 #endif
 
-#line 5 "cxx_kernels.cu"
 cubind_status c_fill_launch(const cubind_config *cfg, int *out, int value) {
   void *cubind_args[2] = {&out, &value};
   return cubind_module_launch(&cxx_kernels_module, 0, cfg, cubind_args);
@@ -69,9 +68,7 @@ cubind_status c_fill_attributes(cubind_kernel_attributes *out) {
 cubind_status c_fill_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cxx_kernels_module, 0, n, shared_bytes, out);
 }
-#line 73 "cxx_kernels.cubind.c"
 
-#line 6 "cxx_kernels.cu"
 cubind_status c_nothing_launch(const cubind_config *cfg) {
   return cubind_module_launch(&cxx_kernels_module, 1, cfg, NULL);
 }
@@ -87,9 +84,7 @@ cubind_status c_nothing_attributes(cubind_kernel_attributes *out) {
 cubind_status c_nothing_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cxx_kernels_module, 1, n, shared_bytes, out);
 }
-#line 91 "cxx_kernels.cubind.c"
 
-#line 9 "cxx_kernels.cu"
 cubind_status c_single_launch(const cubind_config *cfg, float *x) {
   void *cubind_args[1] = {&x};
   return cubind_module_launch(&cxx_kernels_module, 2, cfg, cubind_args);
@@ -107,9 +102,7 @@ cubind_status c_single_attributes(cubind_kernel_attributes *out) {
 cubind_status c_single_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cxx_kernels_module, 2, n, shared_bytes, out);
 }
-#line 111 "cxx_kernels.cubind.c"
 
-#line 15 "cxx_kernels.cu"
 cubind_status cxx_axpy_launch(const cubind_config *cfg, float a, const float *x, float *y, int n) {
   void *cubind_args[4] = {&a, &x, &y, &n};
   return cubind_module_launch(&cxx_kernels_module, 3, cfg, cubind_args);
@@ -127,9 +120,7 @@ cubind_status cxx_axpy_attributes(cubind_kernel_attributes *out) {
 cubind_status cxx_axpy_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cxx_kernels_module, 3, n, shared_bytes, out);
 }
-#line 131 "cxx_kernels.cubind.c"
 
-#line 21 "cxx_kernels.cu"
 cubind_status cxx_unnamed_launch(const cubind_config *cfg, int *out, int cubind_arg1) {
   void *cubind_args[2] = {&out, &cubind_arg1};
   return cubind_module_launch(&cxx_kernels_module, 4, cfg, cubind_args);
@@ -147,9 +138,7 @@ cubind_status cxx_unnamed_attributes(cubind_kernel_attributes *out) {
 cubind_status cxx_unnamed_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cxx_kernels_module, 4, n, shared_bytes, out);
 }
-#line 151 "cxx_kernels.cubind.c"
 
-#line 23 "cxx_kernels.cu"
 cubind_status cxx_no_params_launch(const cubind_config *cfg) {
   return cubind_module_launch(&cxx_kernels_module, 5, cfg, NULL);
 }
@@ -165,9 +154,7 @@ cubind_status cxx_no_params_attributes(cubind_kernel_attributes *out) {
 cubind_status cxx_no_params_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cxx_kernels_module, 5, n, shared_bytes, out);
 }
-#line 169 "cxx_kernels.cubind.c"
 
-#line 29 "cxx_kernels.cu"
 cubind_status cxx_pairs_launch(const cubind_config *cfg, const void *pairs, int *sums, int n) {
   void *cubind_args[3] = {&pairs, &sums, &n};
   return cubind_module_launch(&cxx_kernels_module, 6, cfg, cubind_args);
@@ -188,4 +175,3 @@ cubind_status cxx_pairs_attributes(cubind_kernel_attributes *out) {
 cubind_status cxx_pairs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cxx_kernels_module, 6, n, shared_bytes, out);
 }
-#line 192 "cxx_kernels.cubind.c"

@@ -47,9 +47,13 @@ cubind_status c_single_call(const cubind_config *cfg, float *x);
 cubind_status c_single_attributes(cubind_kernel_attributes *out);
 cubind_status c_single_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+#line 14 "cxx_kernels.cu"
 /** y = a * x + y (a C++ kernel: its cubin symbol is mangled). */
+#line 53 "cxx_kernels.cubind.h"
 cubind_status cxx_axpy_launch(const cubind_config *cfg, float a, const float *x, float *y, int n);
+#line 14 "cxx_kernels.cu"
 /** y = a * x + y (a C++ kernel: its cubin symbol is mangled). */
+#line 57 "cxx_kernels.cubind.h"
 cubind_status cxx_axpy_call(const cubind_config *cfg, float a, const float *x, float *y, int n);
 cubind_status cxx_axpy_attributes(cubind_kernel_attributes *out);
 cubind_status cxx_axpy_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
@@ -65,6 +69,7 @@ cubind_status cxx_no_params_attributes(cubind_kernel_attributes *out);
 cubind_status cxx_no_params_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status cxx_pairs_launch(const cubind_config *cfg, const void *pairs, int *sums, int n);
+/* cxx_pairs_call host buffers: pairs: copied in, n x 8 bytes; sums: copied out, n x 4 bytes. */
 cubind_status cxx_pairs_call(const cubind_config *cfg, const void *pairs, int *sums, int n);
 cubind_status cxx_pairs_attributes(cubind_kernel_attributes *out);
 cubind_status cxx_pairs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);

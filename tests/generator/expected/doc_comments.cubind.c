@@ -46,7 +46,6 @@ __attribute__((constructor)) static void doc_comments_register(void) {
 }
 #endif
 
-#line 4 "doc_comments.cu"
 cubind_status one_line_launch(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_launch(&doc_comments_module, 0, cfg, cubind_args);
@@ -64,9 +63,7 @@ cubind_status one_line_attributes(cubind_kernel_attributes *out) {
 cubind_status one_line_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&doc_comments_module, 0, n, shared_bytes, out);
 }
-#line 68 "doc_comments.cubind.c"
 
-#line 11 "doc_comments.cu"
 cubind_status several_lines_launch(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_launch(&doc_comments_module, 1, cfg, cubind_args);
@@ -84,9 +81,7 @@ cubind_status several_lines_attributes(cubind_kernel_attributes *out) {
 cubind_status several_lines_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&doc_comments_module, 1, n, shared_bytes, out);
 }
-#line 88 "doc_comments.cubind.c"
 
-#line 15 "doc_comments.cu"
 cubind_status triple_slash_launch(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_launch(&doc_comments_module, 2, cfg, cubind_args);
@@ -104,9 +99,7 @@ cubind_status triple_slash_attributes(cubind_kernel_attributes *out) {
 cubind_status triple_slash_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&doc_comments_module, 2, n, shared_bytes, out);
 }
-#line 108 "doc_comments.cubind.c"
 
-#line 21 "doc_comments.cu"
 cubind_status indented_doc_launch(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_launch(&doc_comments_module, 3, cfg, cubind_args);
@@ -124,9 +117,7 @@ cubind_status indented_doc_attributes(cubind_kernel_attributes *out) {
 cubind_status indented_doc_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&doc_comments_module, 3, n, shared_bytes, out);
 }
-#line 128 "doc_comments.cubind.c"
 
-#line 25 "doc_comments.cu"
 cubind_status plain_comment_launch(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_launch(&doc_comments_module, 4, cfg, cubind_args);
@@ -144,9 +135,7 @@ cubind_status plain_comment_attributes(cubind_kernel_attributes *out) {
 cubind_status plain_comment_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&doc_comments_module, 4, n, shared_bytes, out);
 }
-#line 148 "doc_comments.cubind.c"
 
-#line 27 "doc_comments.cu"
 cubind_status no_comment_launch(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_launch(&doc_comments_module, 5, cfg, cubind_args);
@@ -164,4 +153,3 @@ cubind_status no_comment_attributes(cubind_kernel_attributes *out) {
 cubind_status no_comment_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&doc_comments_module, 5, n, shared_bytes, out);
 }
-#line 168 "doc_comments.cubind.c"

@@ -32,44 +32,60 @@ extern "C" {
  * All return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
  */
 
+#line 3 "doc_comments.cu"
 /** One line. */
+#line 38 "doc_comments.cubind.h"
 cubind_status one_line_launch(const cubind_config *cfg, int *p);
+#line 3 "doc_comments.cu"
 /** One line. */
+#line 42 "doc_comments.cubind.h"
 cubind_status one_line_call(const cubind_config *cfg, int *p);
 cubind_status one_line_attributes(cubind_kernel_attributes *out);
 cubind_status one_line_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+#line 6 "doc_comments.cu"
 /**
  * Several lines,
  * with a list:
  *   - item
  */
+#line 53 "doc_comments.cubind.h"
 cubind_status several_lines_launch(const cubind_config *cfg, int *p);
+#line 6 "doc_comments.cu"
 /**
  * Several lines,
  * with a list:
  *   - item
  */
+#line 61 "doc_comments.cubind.h"
 cubind_status several_lines_call(const cubind_config *cfg, int *p);
 cubind_status several_lines_attributes(cubind_kernel_attributes *out);
 cubind_status several_lines_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+#line 13 "doc_comments.cu"
 /// Triple slash,
 /// two lines.
+#line 69 "doc_comments.cubind.h"
 cubind_status triple_slash_launch(const cubind_config *cfg, int *p);
+#line 13 "doc_comments.cu"
 /// Triple slash,
 /// two lines.
+#line 74 "doc_comments.cubind.h"
 cubind_status triple_slash_call(const cubind_config *cfg, int *p);
 cubind_status triple_slash_attributes(cubind_kernel_attributes *out);
 cubind_status triple_slash_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+#line 18 "doc_comments.cu"
 /**
  * Indented in its source.
  */
+#line 83 "doc_comments.cubind.h"
 cubind_status indented_doc_launch(const cubind_config *cfg, int *p);
+#line 18 "doc_comments.cu"
 /**
  * Indented in its source.
  */
+#line 89 "doc_comments.cubind.h"
 cubind_status indented_doc_call(const cubind_config *cfg, int *p);
 cubind_status indented_doc_attributes(cubind_kernel_attributes *out);
 cubind_status indented_doc_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);

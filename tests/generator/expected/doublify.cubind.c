@@ -36,7 +36,6 @@ __attribute__((constructor)) static void doublify_register(void) {
 }
 #endif
 
-#line 5 "doublify.cu"
 cubind_status doublify_launch(const cubind_config *cfg, float *a, int n) {
   void *cubind_args[2] = {&a, &n};
   return cubind_module_launch(&doublify_module, 0, cfg, cubind_args);
@@ -56,4 +55,3 @@ cubind_status doublify_attributes(cubind_kernel_attributes *out) {
 cubind_status doublify_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&doublify_module, 0, n, shared_bytes, out);
 }
-#line 60 "doublify.cubind.c"

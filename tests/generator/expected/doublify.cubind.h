@@ -32,9 +32,14 @@ extern "C" {
  * All return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
  */
 
+#line 4 "doublify.cu"
 /** Doubles the first n elements of a. */
+#line 38 "doublify.cubind.h"
 cubind_status doublify_launch(const cubind_config *cfg, float *a, int n);
+#line 4 "doublify.cu"
 /** Doubles the first n elements of a. */
+#line 42 "doublify.cubind.h"
+/* doublify_call host buffers: a: copied in and out, n x 4 bytes. */
 cubind_status doublify_call(const cubind_config *cfg, float *a, int n);
 cubind_status doublify_attributes(cubind_kernel_attributes *out);
 cubind_status doublify_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);

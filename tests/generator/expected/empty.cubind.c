@@ -31,4 +31,3 @@ __attribute__((constructor)) static void empty_register(void) {
   cubind_module_register(&empty_module);
 }
 #endif
-

@@ -45,7 +45,6 @@ __attribute__((constructor)) static void half_register(void) {
 }
 #endif
 
-#line 6 "half.cu"
 cubind_status half_scale_launch(const cubind_config *cfg, cubind_half *x, cubind_half s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   return cubind_module_launch(&half_module, 0, cfg, cubind_args);
@@ -65,9 +64,7 @@ cubind_status half_scale_attributes(cubind_kernel_attributes *out) {
 cubind_status half_scale_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&half_module, 0, n, shared_bytes, out);
 }
-#line 69 "half.cubind.c"
 
-#line 12 "half.cu"
 cubind_status bf16_scale_launch(const cubind_config *cfg, cubind_bfloat16 *x, cubind_bfloat16 s,
     const cubind_bfloat16 *y, cubind_half h) {
   void *cubind_args[4] = {&x, &s, &y, &h};
@@ -87,9 +84,7 @@ cubind_status bf16_scale_attributes(cubind_kernel_attributes *out) {
 cubind_status bf16_scale_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&half_module, 1, n, shared_bytes, out);
 }
-#line 91 "half.cubind.c"
 
-#line 17 "half.cu"
 cubind_status half_pointers_launch(const cubind_config *cfg, const cubind_half *in,
     cubind_bfloat16 *out) {
   void *cubind_args[2] = {&in, &out};
@@ -111,4 +106,3 @@ cubind_status half_pointers_attributes(cubind_kernel_attributes *out) {
 cubind_status half_pointers_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&half_module, 2, n, shared_bytes, out);
 }
-#line 115 "half.cubind.c"

@@ -33,6 +33,7 @@ extern "C" {
  */
 
 cubind_status half_scale_launch(const cubind_config *cfg, cubind_half *x, cubind_half s, int n);
+/* half_scale_call host buffers: x: copied in and out, n x 2 bytes. */
 cubind_status half_scale_call(const cubind_config *cfg, cubind_half *x, cubind_half s, int n);
 cubind_status half_scale_attributes(cubind_kernel_attributes *out);
 cubind_status half_scale_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
@@ -46,6 +47,7 @@ cubind_status bf16_scale_config_occupancy(size_t n, unsigned shared_bytes, cubin
 
 cubind_status half_pointers_launch(const cubind_config *cfg, const cubind_half *CUBIND_RESTRICT in,
     cubind_bfloat16 *out);
+/* half_pointers_call host buffers: out: copied out, out_count x 2 bytes. */
 cubind_status half_pointers_call(const cubind_config *cfg, const cubind_half *CUBIND_RESTRICT in,
     cubind_bfloat16 *out, size_t out_count);
 cubind_status half_pointers_attributes(cubind_kernel_attributes *out);

@@ -82,7 +82,6 @@ __attribute__((constructor)) static void implicit_register(void) {
 }
 #endif
 
-#line 37 "implicit.cu"
 cubind_status increment_launch(const cubind_config *cfg, float *x, int n) {
   void *cubind_args[2] = {&x, &n};
   return cubind_module_launch(&implicit_module, 0, cfg, cubind_args);
@@ -102,9 +101,7 @@ cubind_status increment_attributes(cubind_kernel_attributes *out) {
 cubind_status increment_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 0, n, shared_bytes, out);
 }
-#line 106 "implicit.cubind.c"
 
-#line 46 "implicit.cu"
 cubind_status arch_probe_sm90_launch(const cubind_config *cfg, int *arch) {
   void *cubind_args[1] = {&arch};
   return cubind_module_launch(&implicit_module, 1, cfg, cubind_args);
@@ -124,9 +121,7 @@ cubind_status arch_probe_sm90_attributes(cubind_kernel_attributes *out) {
 cubind_status arch_probe_sm90_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 1, n, shared_bytes, out);
 }
-#line 128 "implicit.cubind.c"
 
-#line 12 "implicit.cu"
 cubind_status block_sum_double_128_launch(const cubind_config *cfg, const double *in, double *out,
     int n) {
   void *cubind_args[3] = {&in, &out, &n};
@@ -149,9 +144,7 @@ cubind_status block_sum_double_128_attributes(cubind_kernel_attributes *out) {
 cubind_status block_sum_double_128_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 2, n, shared_bytes, out);
 }
-#line 153 "implicit.cubind.c"
 
-#line 12 "implicit.cu"
 cubind_status block_sum_double_256_launch(const cubind_config *cfg, const double *in, double *out,
     int n) {
   void *cubind_args[3] = {&in, &out, &n};
@@ -174,9 +167,7 @@ cubind_status block_sum_double_256_attributes(cubind_kernel_attributes *out) {
 cubind_status block_sum_double_256_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 3, n, shared_bytes, out);
 }
-#line 178 "implicit.cubind.c"
 
-#line 12 "implicit.cu"
 cubind_status block_sum_double_64_launch(const cubind_config *cfg, const double *in, double *out,
     int n) {
   void *cubind_args[3] = {&in, &out, &n};
@@ -199,9 +190,7 @@ cubind_status block_sum_double_64_attributes(cubind_kernel_attributes *out) {
 cubind_status block_sum_double_64_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 4, n, shared_bytes, out);
 }
-#line 203 "implicit.cubind.c"
 
-#line 12 "implicit.cu"
 cubind_status block_sum_float_128_launch(const cubind_config *cfg, const float *in, float *out,
     int n) {
   void *cubind_args[3] = {&in, &out, &n};
@@ -223,9 +212,7 @@ cubind_status block_sum_float_128_attributes(cubind_kernel_attributes *out) {
 cubind_status block_sum_float_128_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 5, n, shared_bytes, out);
 }
-#line 227 "implicit.cubind.c"
 
-#line 12 "implicit.cu"
 cubind_status block_sum_float_256_launch(const cubind_config *cfg, const float *in, float *out,
     int n) {
   void *cubind_args[3] = {&in, &out, &n};
@@ -247,9 +234,7 @@ cubind_status block_sum_float_256_attributes(cubind_kernel_attributes *out) {
 cubind_status block_sum_float_256_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 6, n, shared_bytes, out);
 }
-#line 251 "implicit.cubind.c"
 
-#line 12 "implicit.cu"
 cubind_status block_sum_float_64_launch(const cubind_config *cfg, const float *in, float *out,
     int n) {
   void *cubind_args[3] = {&in, &out, &n};
@@ -271,9 +256,7 @@ cubind_status block_sum_float_64_attributes(cubind_kernel_attributes *out) {
 cubind_status block_sum_float_64_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 7, n, shared_bytes, out);
 }
-#line 275 "implicit.cubind.c"
 
-#line 12 "implicit.cu"
 cubind_status block_sum_int_128_launch(const cubind_config *cfg, const int *in, int *out, int n) {
   void *cubind_args[3] = {&in, &out, &n};
   return cubind_module_launch(&implicit_module, 8, cfg, cubind_args);
@@ -294,9 +277,7 @@ cubind_status block_sum_int_128_attributes(cubind_kernel_attributes *out) {
 cubind_status block_sum_int_128_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 8, n, shared_bytes, out);
 }
-#line 298 "implicit.cubind.c"
 
-#line 12 "implicit.cu"
 cubind_status block_sum_int_256_launch(const cubind_config *cfg, const int *in, int *out, int n) {
   void *cubind_args[3] = {&in, &out, &n};
   return cubind_module_launch(&implicit_module, 9, cfg, cubind_args);
@@ -317,9 +298,7 @@ cubind_status block_sum_int_256_attributes(cubind_kernel_attributes *out) {
 cubind_status block_sum_int_256_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 9, n, shared_bytes, out);
 }
-#line 321 "implicit.cubind.c"
 
-#line 12 "implicit.cu"
 cubind_status block_sum_int_64_launch(const cubind_config *cfg, const int *in, int *out, int n) {
   void *cubind_args[3] = {&in, &out, &n};
   return cubind_module_launch(&implicit_module, 10, cfg, cubind_args);
@@ -340,9 +319,7 @@ cubind_status block_sum_int_64_attributes(cubind_kernel_attributes *out) {
 cubind_status block_sum_int_64_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 10, n, shared_bytes, out);
 }
-#line 344 "implicit.cubind.c"
 
-#line 30 "implicit.cu"
 cubind_status combine_Add_float_launch(const cubind_config *cfg, float *a, const float *b, int n) {
   void *cubind_args[3] = {&a, &b, &n};
   return cubind_module_launch(&implicit_module, 11, cfg, cubind_args);
@@ -363,9 +340,7 @@ cubind_status combine_Add_float_attributes(cubind_kernel_attributes *out) {
 cubind_status combine_Add_float_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 11, n, shared_bytes, out);
 }
-#line 367 "implicit.cubind.c"
 
-#line 30 "implicit.cu"
 cubind_status combine_Mul_double_launch(const cubind_config *cfg, double *a, const double *b, int n) {
   void *cubind_args[3] = {&a, &b, &n};
   return cubind_module_launch(&implicit_module, 12, cfg, cubind_args);
@@ -386,9 +361,7 @@ cubind_status combine_Mul_double_attributes(cubind_kernel_attributes *out) {
 cubind_status combine_Mul_double_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 12, n, shared_bytes, out);
 }
-#line 390 "implicit.cubind.c"
 
-#line 49 "implicit.cu"
 cubind_status arch_probe_pre_sm90_launch(const cubind_config *cfg, int *arch) {
   void *cubind_args[1] = {&arch};
   return cubind_module_launch(&implicit_module, 13, cfg, cubind_args);
@@ -408,4 +381,3 @@ cubind_status arch_probe_pre_sm90_attributes(cubind_kernel_attributes *out) {
 cubind_status arch_probe_pre_sm90_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 13, n, shared_bytes, out);
 }
-#line 412 "implicit.cubind.c"

@@ -32,111 +32,225 @@ extern "C" {
  * All return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
  */
 
+#line 36 "implicit.cu"
 /** x[i] += 1. */
+#line 38 "implicit.cubind.h"
 cubind_status increment_launch(const cubind_config *cfg, float *x, int n);
+#line 36 "implicit.cu"
 /** x[i] += 1. */
+#line 42 "implicit.cubind.h"
+/* increment_call host buffers: x: copied in and out, n x 4 bytes. */
 cubind_status increment_call(const cubind_config *cfg, float *x, int n);
 cubind_status increment_attributes(cubind_kernel_attributes *out);
 cubind_status increment_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+#line 45 "implicit.cu"
 /** Hopper and newer only: writes the __CUDA_ARCH__ its code was built for. */
+#line 50 "implicit.cubind.h"
 /* Only in the code for sm_90: elsewhere these return CUBIND_ERROR_KERNEL_NOT_FOUND. */
 cubind_status arch_probe_sm90_launch(const cubind_config *cfg, int *arch);
+#line 45 "implicit.cu"
 /** Hopper and newer only: writes the __CUDA_ARCH__ its code was built for. */
+#line 55 "implicit.cubind.h"
+/* arch_probe_sm90_call host buffers: arch: copied out, 1 x 4 bytes. */
 cubind_status arch_probe_sm90_call(const cubind_config *cfg, int *arch);
 cubind_status arch_probe_sm90_attributes(cubind_kernel_attributes *out);
 cubind_status arch_probe_sm90_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+#line 10 "implicit.cu"
 /** Per-block sums: out[b] = sum of in[b*BLOCK .. b*BLOCK+BLOCK) within n. */
+#line 63 "implicit.cubind.h"
 cubind_status block_sum_double_128_launch(const cubind_config *cfg, const double *in, double *out,
     int n);
+#line 10 "implicit.cu"
 /** Per-block sums: out[b] = sum of in[b*BLOCK .. b*BLOCK+BLOCK) within n. */
+#line 68 "implicit.cubind.h"
+/*
+ * block_sum_double_128_call host buffers:
+ *   in: copied in, n x 8 bytes
+ *   out: copied out, (n + 128 - 1) / 128 x 8 bytes
+ */
 cubind_status block_sum_double_128_call(const cubind_config *cfg, const double *in, double *out,
     int n);
 cubind_status block_sum_double_128_attributes(cubind_kernel_attributes *out);
 cubind_status block_sum_double_128_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+#line 10 "implicit.cu"
 /** Per-block sums: out[b] = sum of in[b*BLOCK .. b*BLOCK+BLOCK) within n. */
+#line 81 "implicit.cubind.h"
 cubind_status block_sum_double_256_launch(const cubind_config *cfg, const double *in, double *out,
     int n);
+#line 10 "implicit.cu"
 /** Per-block sums: out[b] = sum of in[b*BLOCK .. b*BLOCK+BLOCK) within n. */
+#line 86 "implicit.cubind.h"
+/*
+ * block_sum_double_256_call host buffers:
+ *   in: copied in, n x 8 bytes
+ *   out: copied out, (n + 256 - 1) / 256 x 8 bytes
+ */
 cubind_status block_sum_double_256_call(const cubind_config *cfg, const double *in, double *out,
     int n);
 cubind_status block_sum_double_256_attributes(cubind_kernel_attributes *out);
 cubind_status block_sum_double_256_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+#line 10 "implicit.cu"
 /** Per-block sums: out[b] = sum of in[b*BLOCK .. b*BLOCK+BLOCK) within n. */
+#line 99 "implicit.cubind.h"
 cubind_status block_sum_double_64_launch(const cubind_config *cfg, const double *in, double *out,
     int n);
+#line 10 "implicit.cu"
 /** Per-block sums: out[b] = sum of in[b*BLOCK .. b*BLOCK+BLOCK) within n. */
+#line 104 "implicit.cubind.h"
+/*
+ * block_sum_double_64_call host buffers:
+ *   in: copied in, n x 8 bytes
+ *   out: copied out, (n + 64 - 1) / 64 x 8 bytes
+ */
 cubind_status block_sum_double_64_call(const cubind_config *cfg, const double *in, double *out,
     int n);
 cubind_status block_sum_double_64_attributes(cubind_kernel_attributes *out);
 cubind_status block_sum_double_64_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+#line 10 "implicit.cu"
 /** Per-block sums: out[b] = sum of in[b*BLOCK .. b*BLOCK+BLOCK) within n. */
+#line 117 "implicit.cubind.h"
 cubind_status block_sum_float_128_launch(const cubind_config *cfg, const float *in, float *out,
     int n);
+#line 10 "implicit.cu"
 /** Per-block sums: out[b] = sum of in[b*BLOCK .. b*BLOCK+BLOCK) within n. */
+#line 122 "implicit.cubind.h"
+/*
+ * block_sum_float_128_call host buffers:
+ *   in: copied in, n x 4 bytes
+ *   out: copied out, (n + 128 - 1) / 128 x 4 bytes
+ */
 cubind_status block_sum_float_128_call(const cubind_config *cfg, const float *in, float *out, int n);
 cubind_status block_sum_float_128_attributes(cubind_kernel_attributes *out);
 cubind_status block_sum_float_128_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+#line 10 "implicit.cu"
 /** Per-block sums: out[b] = sum of in[b*BLOCK .. b*BLOCK+BLOCK) within n. */
+#line 134 "implicit.cubind.h"
 cubind_status block_sum_float_256_launch(const cubind_config *cfg, const float *in, float *out,
     int n);
+#line 10 "implicit.cu"
 /** Per-block sums: out[b] = sum of in[b*BLOCK .. b*BLOCK+BLOCK) within n. */
+#line 139 "implicit.cubind.h"
+/*
+ * block_sum_float_256_call host buffers:
+ *   in: copied in, n x 4 bytes
+ *   out: copied out, (n + 256 - 1) / 256 x 4 bytes
+ */
 cubind_status block_sum_float_256_call(const cubind_config *cfg, const float *in, float *out, int n);
 cubind_status block_sum_float_256_attributes(cubind_kernel_attributes *out);
 cubind_status block_sum_float_256_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+#line 10 "implicit.cu"
 /** Per-block sums: out[b] = sum of in[b*BLOCK .. b*BLOCK+BLOCK) within n. */
+#line 151 "implicit.cubind.h"
 cubind_status block_sum_float_64_launch(const cubind_config *cfg, const float *in, float *out,
     int n);
+#line 10 "implicit.cu"
 /** Per-block sums: out[b] = sum of in[b*BLOCK .. b*BLOCK+BLOCK) within n. */
+#line 156 "implicit.cubind.h"
+/*
+ * block_sum_float_64_call host buffers:
+ *   in: copied in, n x 4 bytes
+ *   out: copied out, (n + 64 - 1) / 64 x 4 bytes
+ */
 cubind_status block_sum_float_64_call(const cubind_config *cfg, const float *in, float *out, int n);
 cubind_status block_sum_float_64_attributes(cubind_kernel_attributes *out);
 cubind_status block_sum_float_64_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+#line 10 "implicit.cu"
 /** Per-block sums: out[b] = sum of in[b*BLOCK .. b*BLOCK+BLOCK) within n. */
+#line 168 "implicit.cubind.h"
 cubind_status block_sum_int_128_launch(const cubind_config *cfg, const int *in, int *out, int n);
+#line 10 "implicit.cu"
 /** Per-block sums: out[b] = sum of in[b*BLOCK .. b*BLOCK+BLOCK) within n. */
+#line 172 "implicit.cubind.h"
+/*
+ * block_sum_int_128_call host buffers:
+ *   in: copied in, n x 4 bytes
+ *   out: copied out, (n + 128 - 1) / 128 x 4 bytes
+ */
 cubind_status block_sum_int_128_call(const cubind_config *cfg, const int *in, int *out, int n);
 cubind_status block_sum_int_128_attributes(cubind_kernel_attributes *out);
 cubind_status block_sum_int_128_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+#line 10 "implicit.cu"
 /** Per-block sums: out[b] = sum of in[b*BLOCK .. b*BLOCK+BLOCK) within n. */
+#line 184 "implicit.cubind.h"
 cubind_status block_sum_int_256_launch(const cubind_config *cfg, const int *in, int *out, int n);
+#line 10 "implicit.cu"
 /** Per-block sums: out[b] = sum of in[b*BLOCK .. b*BLOCK+BLOCK) within n. */
+#line 188 "implicit.cubind.h"
+/*
+ * block_sum_int_256_call host buffers:
+ *   in: copied in, n x 4 bytes
+ *   out: copied out, (n + 256 - 1) / 256 x 4 bytes
+ */
 cubind_status block_sum_int_256_call(const cubind_config *cfg, const int *in, int *out, int n);
 cubind_status block_sum_int_256_attributes(cubind_kernel_attributes *out);
 cubind_status block_sum_int_256_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+#line 10 "implicit.cu"
 /** Per-block sums: out[b] = sum of in[b*BLOCK .. b*BLOCK+BLOCK) within n. */
+#line 200 "implicit.cubind.h"
 cubind_status block_sum_int_64_launch(const cubind_config *cfg, const int *in, int *out, int n);
+#line 10 "implicit.cu"
 /** Per-block sums: out[b] = sum of in[b*BLOCK .. b*BLOCK+BLOCK) within n. */
+#line 204 "implicit.cubind.h"
+/*
+ * block_sum_int_64_call host buffers:
+ *   in: copied in, n x 4 bytes
+ *   out: copied out, (n + 64 - 1) / 64 x 4 bytes
+ */
 cubind_status block_sum_int_64_call(const cubind_config *cfg, const int *in, int *out, int n);
 cubind_status block_sum_int_64_attributes(cubind_kernel_attributes *out);
 cubind_status block_sum_int_64_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+#line 28 "implicit.cu"
 /** a[i] = a[i] OP b[i]. */
+#line 216 "implicit.cubind.h"
 cubind_status combine_Add_float_launch(const cubind_config *cfg, float *a, const float *b, int n);
+#line 28 "implicit.cu"
 /** a[i] = a[i] OP b[i]. */
+#line 220 "implicit.cubind.h"
+/*
+ * combine_Add_float_call host buffers:
+ *   a: copied in and out, n x 4 bytes
+ *   b: copied in, n x 4 bytes
+ */
 cubind_status combine_Add_float_call(const cubind_config *cfg, float *a, const float *b, int n);
 cubind_status combine_Add_float_attributes(cubind_kernel_attributes *out);
 cubind_status combine_Add_float_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+#line 28 "implicit.cu"
 /** a[i] = a[i] OP b[i]. */
+#line 232 "implicit.cubind.h"
 cubind_status combine_Mul_double_launch(const cubind_config *cfg, double *a, const double *b, int n);
+#line 28 "implicit.cu"
 /** a[i] = a[i] OP b[i]. */
+#line 236 "implicit.cubind.h"
+/*
+ * combine_Mul_double_call host buffers:
+ *   a: copied in and out, n x 8 bytes
+ *   b: copied in, n x 8 bytes
+ */
 cubind_status combine_Mul_double_call(const cubind_config *cfg, double *a, const double *b, int n);
 cubind_status combine_Mul_double_attributes(cubind_kernel_attributes *out);
 cubind_status combine_Mul_double_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+#line 48 "implicit.cu"
 /** Before Hopper only: writes the __CUDA_ARCH__ its code was built for. */
+#line 248 "implicit.cubind.h"
 /* Only in the code for sm_80: elsewhere these return CUBIND_ERROR_KERNEL_NOT_FOUND. */
 cubind_status arch_probe_pre_sm90_launch(const cubind_config *cfg, int *arch);
+#line 48 "implicit.cu"
 /** Before Hopper only: writes the __CUDA_ARCH__ its code was built for. */
+#line 253 "implicit.cubind.h"
+/* arch_probe_pre_sm90_call host buffers: arch: copied out, 1 x 4 bytes. */
 cubind_status arch_probe_pre_sm90_call(const cubind_config *cfg, int *arch);
 cubind_status arch_probe_pre_sm90_attributes(cubind_kernel_attributes *out);
 cubind_status arch_probe_pre_sm90_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);

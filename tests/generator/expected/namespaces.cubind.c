@@ -44,7 +44,6 @@ __attribute__((constructor)) static void namespaces_register(void) {
 }
 #endif
 
-#line 3 "namespaces.cu"
 cubind_status in_alpha_launch(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_launch(&namespaces_module, 0, cfg, cubind_args);
@@ -62,9 +61,7 @@ cubind_status in_alpha_attributes(cubind_kernel_attributes *out) {
 cubind_status in_alpha_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&namespaces_module, 0, n, shared_bytes, out);
 }
-#line 66 "namespaces.cubind.c"
 
-#line 7 "namespaces.cu"
 cubind_status in_beta_launch(const cubind_config *cfg, int *p, long n) {
   void *cubind_args[2] = {&p, &n};
   return cubind_module_launch(&namespaces_module, 1, cfg, cubind_args);
@@ -82,9 +79,7 @@ cubind_status in_beta_attributes(cubind_kernel_attributes *out) {
 cubind_status in_beta_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&namespaces_module, 1, n, shared_bytes, out);
 }
-#line 86 "namespaces.cubind.c"
 
-#line 12 "namespaces.cu"
 cubind_status in_delta_launch(const cubind_config *cfg, double *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_launch(&namespaces_module, 2, cfg, cubind_args);
@@ -102,9 +97,7 @@ cubind_status in_delta_attributes(cubind_kernel_attributes *out) {
 cubind_status in_delta_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&namespaces_module, 2, n, shared_bytes, out);
 }
-#line 106 "namespaces.cubind.c"
 
-#line 16 "namespaces.cu"
 cubind_status in_inline_launch(const cubind_config *cfg, unsigned int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_launch(&namespaces_module, 3, cfg, cubind_args);
@@ -122,9 +115,7 @@ cubind_status in_inline_attributes(cubind_kernel_attributes *out) {
 cubind_status in_inline_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&namespaces_module, 3, n, shared_bytes, out);
 }
-#line 126 "namespaces.cubind.c"
 
-#line 20 "namespaces.cu"
 cubind_status c_in_alpha_launch(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
   return cubind_module_launch(&namespaces_module, 4, cfg, cubind_args);
@@ -142,4 +133,3 @@ cubind_status c_in_alpha_attributes(cubind_kernel_attributes *out) {
 cubind_status c_in_alpha_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&namespaces_module, 4, n, shared_bytes, out);
 }
-#line 146 "namespaces.cubind.c"

@@ -37,9 +37,13 @@ cubind_status in_alpha_call(const cubind_config *cfg, int *p);
 cubind_status in_alpha_attributes(cubind_kernel_attributes *out);
 cubind_status in_alpha_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+#line 6 "namespaces.cu"
 /// In a nested namespace.
+#line 43 "namespaces.cubind.h"
 cubind_status in_beta_launch(const cubind_config *cfg, int *p, long n);
+#line 6 "namespaces.cu"
 /// In a nested namespace.
+#line 47 "namespaces.cubind.h"
 cubind_status in_beta_call(const cubind_config *cfg, int *p, long n);
 cubind_status in_beta_attributes(cubind_kernel_attributes *out);
 cubind_status in_beta_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);

@@ -52,7 +52,6 @@ __attribute__((constructor)) static void pointers_register(void) {
 }
 #endif
 
-#line 7 "pointers.cu"
 cubind_status restrict_ptrs_launch(const cubind_config *cfg, const float *in, float *out,
     const float *both) {
   void *cubind_args[3] = {&in, &out, &both};
@@ -72,9 +71,7 @@ cubind_status restrict_ptrs_attributes(cubind_kernel_attributes *out) {
 cubind_status restrict_ptrs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&pointers_module, 0, n, shared_bytes, out);
 }
-#line 76 "pointers.cubind.c"
 
-#line 12 "pointers.cu"
 cubind_status void_ptrs_launch(const cubind_config *cfg, void *raw, const void *craw,
     volatile int *flag) {
   void *cubind_args[3] = {&raw, &craw, &flag};
@@ -94,9 +91,7 @@ cubind_status void_ptrs_attributes(cubind_kernel_attributes *out) {
 cubind_status void_ptrs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&pointers_module, 1, n, shared_bytes, out);
 }
-#line 98 "pointers.cubind.c"
 
-#line 16 "pointers.cu"
 cubind_status nested_ptrs_launch(const cubind_config *cfg, float **rows, const float *const *crows,
     float *CUBIND_RESTRICT *rrows) {
   void *cubind_args[3] = {&rows, &crows, &rrows};
@@ -116,9 +111,7 @@ cubind_status nested_ptrs_attributes(cubind_kernel_attributes *out) {
 cubind_status nested_ptrs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&pointers_module, 2, n, shared_bytes, out);
 }
-#line 120 "pointers.cubind.c"
 
-#line 20 "pointers.cu"
 cubind_status typedef_ptrs_launch(const cubind_config *cfg, float *a, const float *b, float *c) {
   void *cubind_args[3] = {&a, &b, &c};
   return cubind_module_launch(&pointers_module, 3, cfg, cubind_args);
@@ -136,9 +129,7 @@ cubind_status typedef_ptrs_attributes(cubind_kernel_attributes *out) {
 cubind_status typedef_ptrs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&pointers_module, 3, n, shared_bytes, out);
 }
-#line 140 "pointers.cubind.c"
 
-#line 22 "pointers.cu"
 cubind_status annotated_void_launch(const cubind_config *cfg, const void *data, unsigned int *sum,
     size_t bytes) {
   void *cubind_args[3] = {&data, &sum, &bytes};
@@ -161,4 +152,3 @@ cubind_status annotated_void_attributes(cubind_kernel_attributes *out) {
 cubind_status annotated_void_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&pointers_module, 4, n, shared_bytes, out);
 }
-#line 165 "pointers.cubind.c"

@@ -60,6 +60,11 @@ cubind_status typedef_ptrs_config_occupancy(size_t n, unsigned shared_bytes, cub
 
 cubind_status annotated_void_launch(const cubind_config *cfg, const void *data, unsigned int *sum,
     size_t bytes);
+/*
+ * annotated_void_call host buffers:
+ *   data: copied in, bytes x 1 byte
+ *   sum: copied out, sum_count x 4 bytes
+ */
 cubind_status annotated_void_call(const cubind_config *cfg, const void *data, unsigned int *sum,
     size_t sum_count, size_t bytes);
 cubind_status annotated_void_attributes(cubind_kernel_attributes *out);

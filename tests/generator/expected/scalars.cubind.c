@@ -81,7 +81,6 @@ __attribute__((constructor)) static void scalars_register(void) {
 }
 #endif
 
-#line 8 "scalars.cu"
 cubind_status builtin_ints_launch(const cubind_config *cfg, char c, signed char sc,
     unsigned char uc, short s, unsigned short us, int i, unsigned int u, long l, unsigned long ul,
     long long ll, unsigned long long ull, int *out) {
@@ -103,9 +102,7 @@ cubind_status builtin_ints_attributes(cubind_kernel_attributes *out) {
 cubind_status builtin_ints_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&scalars_module, 0, n, shared_bytes, out);
 }
-#line 107 "scalars.cubind.c"
 
-#line 14 "scalars.cu"
 cubind_status fixed_ints_launch(const cubind_config *cfg, int8_t i8, int16_t i16, int32_t i32,
     int64_t i64, uint8_t u8, uint16_t u16, uint32_t u32, uint64_t u64, long si64, intptr_t ip,
     uintptr_t up, int *out) {
@@ -127,9 +124,7 @@ cubind_status fixed_ints_attributes(cubind_kernel_attributes *out) {
 cubind_status fixed_ints_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&scalars_module, 1, n, shared_bytes, out);
 }
-#line 131 "scalars.cubind.c"
 
-#line 20 "scalars.cu"
 cubind_status sizes_launch(const cubind_config *cfg, size_t n, size_t sn, ptrdiff_t d, int *out) {
   void *cubind_args[4] = {&n, &sn, &d, &out};
   return cubind_module_launch(&scalars_module, 2, cfg, cubind_args);
@@ -147,9 +142,7 @@ cubind_status sizes_attributes(cubind_kernel_attributes *out) {
 cubind_status sizes_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&scalars_module, 2, n, shared_bytes, out);
 }
-#line 151 "scalars.cubind.c"
 
-#line 22 "scalars.cu"
 cubind_status floats_and_bools_launch(const cubind_config *cfg, bool b, float f, double d, int ci,
     unsigned char m, unsigned int col, double *out) {
   void *cubind_args[7] = {&b, &f, &d, &ci, &m, &col, &out};
@@ -169,4 +162,3 @@ cubind_status floats_and_bools_attributes(cubind_kernel_attributes *out) {
 cubind_status floats_and_bools_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&scalars_module, 3, n, shared_bytes, out);
 }
-#line 173 "scalars.cubind.c"

@@ -78,7 +78,6 @@ __attribute__((constructor)) static void structs_register(void) {
 }
 #endif
 
-#line 34 "structs.cu"
 cubind_status with_params_launch(const cubind_config *cfg, params p, float *out, int n) {
   void *cubind_args[3] = {&p, &out, &n};
   return cubind_module_launch(&structs_module, 0, cfg, cubind_args);
@@ -98,9 +97,7 @@ cubind_status with_params_attributes(cubind_kernel_attributes *out) {
 cubind_status with_params_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&structs_module, 0, n, shared_bytes, out);
 }
-#line 102 "structs.cubind.c"
 
-#line 35 "structs.cu"
 cubind_status with_inner_launch(const cubind_config *cfg, char c, inner i, counted k, bits b) {
   void *cubind_args[4] = {&c, &i, &k, &b};
   return cubind_module_launch(&structs_module, 1, cfg, cubind_args);
@@ -118,4 +115,3 @@ cubind_status with_inner_attributes(cubind_kernel_attributes *out) {
 cubind_status with_inner_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&structs_module, 1, n, shared_bytes, out);
 }
-#line 122 "structs.cubind.c"

@@ -35,18 +35,23 @@ extern "C" {
 
 /* inner (structs.cu): 16 bytes, aligned to 8; the .cubind.c checks the layout */
 typedef struct inner {
+#line 9 "structs.cu"
   short s;
   double d;
+#line 42 "structs.cubind.h"
 } inner;
 
 /* bits (structs.cu): 4 bytes, aligned to 4; the .cubind.c checks the layout */
 typedef union bits {
+#line 14 "structs.cu"
   float f;
   unsigned int u;
+#line 50 "structs.cubind.h"
 } bits;
 
 /* params (structs.cu): 112 bytes, aligned to 16; the .cubind.c checks the layout */
 typedef struct params {
+#line 24 "structs.cu"
   char c;
   float4 v;
   inner in[2];
@@ -55,14 +60,18 @@ typedef struct params {
   unsigned int m;
   const float *table;
   bits b;
+#line 64 "structs.cubind.h"
 } params;
 
 /* counted (structs.cu): 4 bytes, aligned to 4; the .cubind.c checks the layout */
 typedef struct counted {
+#line 19 "structs.cu"
   int count;
+#line 71 "structs.cubind.h"
 } counted;
 
 cubind_status with_params_launch(const cubind_config *cfg, params p, float *out, int n);
+/* with_params_call host buffers: out: copied out, n x 4 bytes. */
 cubind_status with_params_call(const cubind_config *cfg, params p, float *out, int n);
 cubind_status with_params_attributes(cubind_kernel_attributes *out);
 cubind_status with_params_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);

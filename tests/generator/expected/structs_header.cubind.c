@@ -63,7 +63,6 @@ __attribute__((constructor)) static void structs_header_register(void) {
 }
 #endif
 
-#line 6 "structs_header.cu"
 cubind_status apply_launch(const cubind_config *cfg, transform t, struct vec3 extra, float *x,
     int n) {
   void *cubind_args[4] = {&t, &extra, &x, &n};
@@ -84,4 +83,3 @@ cubind_status apply_attributes(cubind_kernel_attributes *out) {
 cubind_status apply_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&structs_header_module, 0, n, shared_bytes, out);
 }
-#line 88 "structs_header.cubind.c"

@@ -35,6 +35,7 @@ extern "C" {
 
 cubind_status apply_launch(const cubind_config *cfg, transform t, struct vec3 extra, float *x,
     int n);
+/* apply_call host buffers: x: copied in and out, n x 4 bytes. */
 cubind_status apply_call(const cubind_config *cfg, transform t, struct vec3 extra, float *x, int n);
 cubind_status apply_attributes(cubind_kernel_attributes *out);
 cubind_status apply_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);

@@ -50,7 +50,6 @@ __attribute__((constructor)) static void templates_register(void) {
 }
 #endif
 
-#line 21 "templates.cu"
 cubind_status plain_launch(const cubind_config *cfg, float *x) {
   void *cubind_args[1] = {&x};
   return cubind_module_launch(&templates_module, 0, cfg, cubind_args);
@@ -68,9 +67,7 @@ cubind_status plain_attributes(cubind_kernel_attributes *out) {
 cubind_status plain_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&templates_module, 0, n, shared_bytes, out);
 }
-#line 72 "templates.cubind.c"
 
-#line 9 "templates.cu"
 cubind_status scale_float_launch(const cubind_config *cfg, float *x, float s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   return cubind_module_launch(&templates_module, 1, cfg, cubind_args);
@@ -90,9 +87,7 @@ cubind_status scale_float_attributes(cubind_kernel_attributes *out) {
 cubind_status scale_float_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&templates_module, 1, n, shared_bytes, out);
 }
-#line 94 "templates.cubind.c"
 
-#line 10 "templates.cu"
 cubind_status scale_double_launch(const cubind_config *cfg, double *x, double s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   return cubind_module_launch(&templates_module, 2, cfg, cubind_args);
@@ -112,9 +107,7 @@ cubind_status scale_double_attributes(cubind_kernel_attributes *out) {
 cubind_status scale_double_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&templates_module, 2, n, shared_bytes, out);
 }
-#line 116 "templates.cubind.c"
 
-#line 11 "templates.cu"
 cubind_status scale_int_launch(const cubind_config *cfg, int *x, int s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   return cubind_module_launch(&templates_module, 3, cfg, cubind_args);
@@ -134,9 +127,7 @@ cubind_status scale_int_attributes(cubind_kernel_attributes *out) {
 cubind_status scale_int_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&templates_module, 3, n, shared_bytes, out);
 }
-#line 138 "templates.cubind.c"
 
-#line 12 "templates.cu"
 cubind_status scale_half_launch(const cubind_config *cfg, cubind_half *x, cubind_half s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   return cubind_module_launch(&templates_module, 4, cfg, cubind_args);
@@ -156,9 +147,7 @@ cubind_status scale_half_attributes(cubind_kernel_attributes *out) {
 cubind_status scale_half_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&templates_module, 4, n, shared_bytes, out);
 }
-#line 160 "templates.cubind.c"
 
-#line 17 "templates.cu"
 cubind_status fill_unsigned_int_4_launch(const cubind_config *cfg, unsigned int *x) {
   void *cubind_args[1] = {&x};
   return cubind_module_launch(&templates_module, 5, cfg, cubind_args);
@@ -176,9 +165,7 @@ cubind_status fill_unsigned_int_4_attributes(cubind_kernel_attributes *out) {
 cubind_status fill_unsigned_int_4_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&templates_module, 5, n, shared_bytes, out);
 }
-#line 180 "templates.cubind.c"
 
-#line 18 "templates.cu"
 cubind_status fill_float_ptr_minus2_launch(const cubind_config *cfg, float **x) {
   void *cubind_args[1] = {&x};
   return cubind_module_launch(&templates_module, 6, cfg, cubind_args);
@@ -196,9 +183,7 @@ cubind_status fill_float_ptr_minus2_attributes(cubind_kernel_attributes *out) {
 cubind_status fill_float_ptr_minus2_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&templates_module, 6, n, shared_bytes, out);
 }
-#line 200 "templates.cubind.c"
 
-#line 33 "templates.cu"
 cubind_status shift_geo_Point_launch(const cubind_config *cfg, void *points, int n) {
   void *cubind_args[2] = {&points, &n};
   return cubind_module_launch(&templates_module, 7, cfg, cubind_args);
@@ -216,4 +201,3 @@ cubind_status shift_geo_Point_attributes(cubind_kernel_attributes *out) {
 cubind_status shift_geo_Point_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&templates_module, 7, n, shared_bytes, out);
 }
-#line 220 "templates.cubind.c"

@@ -37,30 +37,50 @@ cubind_status plain_call(const cubind_config *cfg, float *x);
 cubind_status plain_attributes(cubind_kernel_attributes *out);
 cubind_status plain_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+#line 5 "templates.cu"
 /** Scales x by s. */
+#line 43 "templates.cubind.h"
 cubind_status scale_float_launch(const cubind_config *cfg, float *x, float s, int n);
+#line 5 "templates.cu"
 /** Scales x by s. */
+#line 47 "templates.cubind.h"
+/* scale_float_call host buffers: x: copied in and out, n x 4 bytes. */
 cubind_status scale_float_call(const cubind_config *cfg, float *x, float s, int n);
 cubind_status scale_float_attributes(cubind_kernel_attributes *out);
 cubind_status scale_float_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+#line 5 "templates.cu"
 /** Scales x by s. */
+#line 55 "templates.cubind.h"
 cubind_status scale_double_launch(const cubind_config *cfg, double *x, double s, int n);
+#line 5 "templates.cu"
 /** Scales x by s. */
+#line 59 "templates.cubind.h"
+/* scale_double_call host buffers: x: copied in and out, n x 8 bytes. */
 cubind_status scale_double_call(const cubind_config *cfg, double *x, double s, int n);
 cubind_status scale_double_attributes(cubind_kernel_attributes *out);
 cubind_status scale_double_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+#line 5 "templates.cu"
 /** Scales x by s. */
+#line 67 "templates.cubind.h"
 cubind_status scale_int_launch(const cubind_config *cfg, int *x, int s, int n);
+#line 5 "templates.cu"
 /** Scales x by s. */
+#line 71 "templates.cubind.h"
+/* scale_int_call host buffers: x: copied in and out, n x 4 bytes. */
 cubind_status scale_int_call(const cubind_config *cfg, int *x, int s, int n);
 cubind_status scale_int_attributes(cubind_kernel_attributes *out);
 cubind_status scale_int_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+#line 5 "templates.cu"
 /** Scales x by s. */
+#line 79 "templates.cubind.h"
 cubind_status scale_half_launch(const cubind_config *cfg, cubind_half *x, cubind_half s, int n);
+#line 5 "templates.cu"
 /** Scales x by s. */
+#line 83 "templates.cubind.h"
+/* scale_half_call host buffers: x: copied in and out, n x 2 bytes. */
 cubind_status scale_half_call(const cubind_config *cfg, cubind_half *x, cubind_half s, int n);
 cubind_status scale_half_attributes(cubind_kernel_attributes *out);
 cubind_status scale_half_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);

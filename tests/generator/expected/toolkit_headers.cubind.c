@@ -38,7 +38,6 @@ __attribute__((constructor)) static void toolkit_headers_register(void) {
 }
 #endif
 
-#line 9 "toolkit_headers.cu"
 cubind_status block_sums_launch(const cubind_config *cfg, const int *values, int *sums, int n) {
   void *cubind_args[3] = {&values, &sums, &n};
   return cubind_module_launch(&toolkit_headers_module, 0, cfg, cubind_args);
@@ -59,9 +58,7 @@ cubind_status block_sums_attributes(cubind_kernel_attributes *out) {
 cubind_status block_sums_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&toolkit_headers_module, 0, n, shared_bytes, out);
 }
-#line 63 "toolkit_headers.cubind.c"
 
-#line 19 "toolkit_headers.cu"
 cubind_status tiled_launch(const cubind_config *cfg, float *data) {
   void *cubind_args[1] = {&data};
   return cubind_module_launch(&toolkit_headers_module, 1, cfg, cubind_args);
@@ -79,4 +76,3 @@ cubind_status tiled_attributes(cubind_kernel_attributes *out) {
 cubind_status tiled_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&toolkit_headers_module, 1, n, shared_bytes, out);
 }
-#line 83 "toolkit_headers.cubind.c"

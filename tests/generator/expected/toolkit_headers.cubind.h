@@ -32,9 +32,18 @@ extern "C" {
  * All return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
  */
 
+#line 8 "toolkit_headers.cu"
 /** Sums each block's values with cub::BlockReduce. */
+#line 38 "toolkit_headers.cubind.h"
 cubind_status block_sums_launch(const cubind_config *cfg, const int *values, int *sums, int n);
+#line 8 "toolkit_headers.cu"
 /** Sums each block's values with cub::BlockReduce. */
+#line 42 "toolkit_headers.cubind.h"
+/*
+ * block_sums_call host buffers:
+ *   values: copied in, n x 4 bytes
+ *   sums: copied out, (n + 255) / 256 x 4 bytes
+ */
 cubind_status block_sums_call(const cubind_config *cfg, const int *values, int *sums, int n);
 cubind_status block_sums_attributes(cubind_kernel_attributes *out);
 cubind_status block_sums_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);

@@ -34,8 +34,11 @@ extern "C" {
 
 /* limits (variables.cu): 8 bytes, aligned to 4; the .cubind.c checks the layout */
 typedef struct limits {
+#line 6 "variables.cu"
   int lo;
+#line 6 "variables.cu"
   int hi;
+#line 42 "variables.cubind.h"
 } limits;
 
 cubind_status use_launch(const cubind_config *cfg, float *out);

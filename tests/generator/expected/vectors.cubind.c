@@ -59,7 +59,6 @@ __attribute__((constructor)) static void vectors_register(void) {
 }
 #endif
 
-#line 4 "vectors.cu"
 cubind_status by_value_launch(const cubind_config *cfg, float4 f4, int2 i2, uchar4 u4, double2 d2,
     char1 c1, ulonglong2 ull2, short3 s3, float *out) {
   void *cubind_args[8] = {&f4, &i2, &u4, &d2, &c1, &ull2, &s3, &out};
@@ -79,9 +78,7 @@ cubind_status by_value_attributes(cubind_kernel_attributes *out) {
 cubind_status by_value_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&vectors_module, 0, n, shared_bytes, out);
 }
-#line 83 "vectors.cubind.c"
 
-#line 9 "vectors.cu"
 cubind_status by_pointer_launch(const cubind_config *cfg, float4 *points, const int2 *offsets,
     uint3 *ids, int n) {
   void *cubind_args[4] = {&points, &offsets, &ids, &n};
@@ -104,9 +101,7 @@ cubind_status by_pointer_attributes(cubind_kernel_attributes *out) {
 cubind_status by_pointer_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&vectors_module, 1, n, shared_bytes, out);
 }
-#line 108 "vectors.cubind.c"
 
-#line 16 "vectors.cu"
 cubind_status alignment_launch(const cubind_config *cfg, int a, float4 b, char c, double2 d) {
   void *cubind_args[4] = {&a, &b, &c, &d};
   return cubind_module_launch(&vectors_module, 2, cfg, cubind_args);
@@ -124,4 +119,3 @@ cubind_status alignment_attributes(cubind_kernel_attributes *out) {
 cubind_status alignment_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&vectors_module, 2, n, shared_bytes, out);
 }
-#line 128 "vectors.cubind.c"

@@ -42,6 +42,11 @@ cubind_status by_value_config_occupancy(size_t n, unsigned shared_bytes, cubind_
 
 cubind_status by_pointer_launch(const cubind_config *cfg, float4 *points, const int2 *offsets,
     uint3 *ids, int n);
+/*
+ * by_pointer_call host buffers:
+ *   points: copied in and out, n x 16 bytes
+ *   ids: copied out, ids_count x 12 bytes
+ */
 cubind_status by_pointer_call(const cubind_config *cfg, float4 *points, const int2 *offsets,
     uint3 *ids, size_t ids_count, int n);
 cubind_status by_pointer_attributes(cubind_kernel_attributes *out);

@@ -1,0 +1,345 @@
+/* clang_session.c: clang's command line, parsing and diagnostics (see clang_session.h). */
+#include "clang_session.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "clang_util.h"
+#include "fs.h"
+#include "parse_context.h"
+#include "prelude_cache.h"
+
+/* session_libclang_major: see clang_session.h ("... clang version 19.1.7 ..."). */
+int session_libclang_major(void) {
+  char *version = cubind_libclang_version();
+  const char *at = strstr(version, "version ");
+  int major = at ? atoi(at + 8) : 0;
+  free(version);
+  return major;
+}
+
+/* ---- The shim directory: headers CUDA 13 removed but clang's CUDA wrapper still includes -- */
+
+/* Clang < 16's texture intrinsics name a `texture` template that CUDA 13 no longer declares. */
+static const char texture_shim[] =
+    "#include_next <cuda_runtime.h>\n"
+    "template <class T, int dim, enum cudaTextureReadMode mode> struct texture {};\n";
+
+static const char *const shim_files[] = {"texture_fetch_functions.h", "cuda_runtime.h"};
+
+/* Fills dir with the shim headers (the texture shim only for libclang < 16). */
+static int fill_shim_dir(const char *dir, int major) {
+  size_t i;
+  int ok = 1;
+  for (i = 0; ok && i < (major < 16 ? 2u : 1u); i++) {
+    char *path = cubind_xasprintf("%s/%s", dir, shim_files[i]);
+    const char *text = i == 0 ? "" : texture_shim;
+    ok = cubind_write_file(path, text, strlen(text), 0) == 0;
+    free(path);
+  }
+  return ok;
+}
+
+/*
+ * The shim directory: in the cache (stable, so that a precompiled prelude that names its files
+ * stays valid), else a temporary directory. Sets session->shim_dir and shim_temporary; returns
+ * 0, or 1 after reporting why.
+ */
+static int make_shim_dir(clang_session *session) {
+  const char *tmp = getenv("TMPDIR"), *cache_dir = session->options->cache_dir;
+  char *dir;
+  if (cache_dir) {
+    dir = cubind_xasprintf("%s/shim-clang%d", cache_dir, session->major);
+    if ((mkdir(dir, 0777) == 0 || errno == EEXIST) && fill_shim_dir(dir, session->major)) {
+      session->shim_dir = dir;
+      return 0;
+    }
+    free(dir); /* an unusable cache: work without it */
+  }
+  session->shim_temporary = 1;
+  dir = cubind_xasprintf("%s/cubind-gen-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (!mkdtemp(dir)) {
+    cubind_diag(NULL, 0, 0, "error", "cannot create a temporary directory '%s': %s", dir,
+                strerror(errno));
+    free(dir);
+    return 1;
+  }
+  session->shim_dir = dir; /* removed by session_close even when a write fails */
+  if (!fill_shim_dir(dir, session->major)) {
+    cubind_diag(NULL, 0, 0, "error", "cannot write to the temporary directory '%s'", dir);
+    return 1;
+  }
+  return 0;
+}
+
+/* ---- The command line ------------------------------------------------------------------- */
+
+static void add_arg(cubind_strlist *args, const char *format, const char *value) {
+  char *text = cubind_xasprintf(format, value);
+  cubind_strlist_add(args, text);
+  free(text);
+}
+
+/*
+ * Clang's arguments (docs/libclang.md): a device-side CUDA parse that skips nothing clang
+ * needs to lay out parameters, with the user's -I/-D/-U/-isystem/-include in order.
+ */
+static void build_arguments(clang_session *session) {
+  const cubind_parse_options *options = session->options;
+  cubind_strlist *args = &session->args;
+  char *toolkit_include, *toolkit_real, number[32];
+  size_t i;
+  cubind_strlist_add(args, "-x");
+  cubind_strlist_add(args, "cuda");
+  add_arg(args, "--cuda-path=%s", options->cuda_path);
+  cubind_strlist_add(args, "--cuda-device-only");
+  /* The newest architecture each libclang accepts (an unsupported one fails without a
+     message); __CUDA_ARCH__ is pinned so every version sees the same arch-guarded code. */
+  cubind_strlist_add(args, session->major >= 16 ? "--cuda-gpu-arch=sm_90" : "--cuda-gpu-arch=sm_86");
+  cubind_strlist_add(args, "-U__CUDA_ARCH__");
+  snprintf(number, sizeof number, "%d", CUBIND_PARSE_CUDA_ARCH);
+  add_arg(args, "-D__CUDA_ARCH__=%s", number);
+  cubind_strlist_add(args, "-nocudalib");
+  cubind_strlist_add(args, options->std);
+  cubind_strlist_add(args, "-isystem");
+  add_arg(args, "%s/include/cccl", options->cuda_path);
+  cubind_strlist_add(args, "-isystem");
+  cubind_strlist_add(args, session->shim_dir);
+  cubind_strlist_add(args, "-Xclang");
+  cubind_strlist_add(args, "-fcuda-allow-variadic-functions");
+  cubind_strlist_add(args, "-ferror-limit=0");
+  cubind_strlist_add(args, "-Wno-unknown-cuda-version");
+  cubind_strlist_add(args, "-DCUBIND_GENERATOR=1");
+  if (options->binary && options->binary->num_archs) {
+    /* nvcc defines it from the -gencode list (CCCL names its namespaces after it): the same
+       list makes the same names */
+    cubind_buf list = {0};
+    for (i = 0; i < options->binary->num_archs; i++)
+      cubind_buf_printf(&list, "%s%u", i ? "," : "-D__CUDA_ARCH_LIST__=",
+                        options->binary->archs[i] * 10);
+    cubind_strlist_add(args, list.data);
+    cubind_buf_free(&list);
+  }
+  /* The toolkit's include directory stays a system directory however the user names it
+     (pkg-config --cflags cubind gives it as -I): as a user directory it would shadow clang's
+     system one, and errors in toolkit headers would count as the user's. */
+  toolkit_include = cubind_xasprintf("%s/include", options->cuda_path);
+  toolkit_real = realpath(toolkit_include, NULL);
+  free(toolkit_include);
+  for (i = 0; i < options->user_args->count; i++) {
+    const char *arg = options->user_args->items[i];
+    char *real = strncmp(arg, "-I", 2) == 0 && toolkit_real ? realpath(arg + 2, NULL) : NULL;
+    if (real && strcmp(real, toolkit_real) == 0) {
+      cubind_strlist_add(args, "-isystem");
+      cubind_strlist_add(args, arg + 2);
+    } else {
+      cubind_strlist_add(args, arg);
+    }
+    free(real);
+  }
+  free(toolkit_real);
+}
+
+/* session_open: see clang_session.h. */
+int session_open(clang_session *session, const cubind_parse_options *options) {
+  memset(session, 0, sizeof *session);
+  session->options = options;
+  session->major = session_libclang_major();
+  if (make_shim_dir(session) != 0)
+    return 1;
+  build_arguments(session);
+  session->index = clang_createIndex(0, 0);
+  /* Measured: libclang 14 parses files that include toolkit headers (cuda_fp16.h, cub)
+     against the prelude only with errors, so every run would parse twice; the prelude is for
+     16+, and only in a real cache (a temporary shim directory would make it unusable). */
+  if (options->cache_dir && !session->shim_temporary && session->major >= 16)
+    session->prelude =
+        prelude_cache_get(session->index, &session->args, options->cache_dir, options->cuda_path);
+  return 0;
+}
+
+/* session_close: see clang_session.h. */
+void session_close(clang_session *session) {
+  size_t i;
+  if (session->index)
+    clang_disposeIndex(session->index);
+  if (session->shim_dir && session->shim_temporary) {
+    for (i = 0; i < sizeof shim_files / sizeof shim_files[0]; i++) {
+      char *path = cubind_xasprintf("%s/%s", session->shim_dir, shim_files[i]);
+      unlink(path);
+      free(path);
+    }
+    rmdir(session->shim_dir);
+  }
+  free(session->shim_dir);
+  free(session->prelude);
+  cubind_strlist_free(&session->args);
+  memset(session, 0, sizeof *session);
+}
+
+/* ---- Parsing ------------------------------------------------------------------------------ */
+
+/* The number of error diagnostics of a translation unit, wherever they are. */
+static unsigned count_errors(CXTranslationUnit tu) {
+  unsigned i, count = clang_getNumDiagnostics(tu), errors = 0;
+  for (i = 0; i < count; i++) {
+    CXDiagnostic diag = clang_getDiagnostic(tu, i);
+    errors += clang_getDiagnosticSeverity(diag) >= CXDiagnostic_Error;
+    clang_disposeDiagnostic(diag);
+  }
+  return errors;
+}
+
+/*
+ * Parses the input (or `text` in its place) with `args`, plus the prelude when `prelude` is
+ * set. Returns the translation unit or NULL; *status gets libclang's result.
+ */
+static CXTranslationUnit parse(clang_session *session, const cubind_strlist *args,
+                               const char *prelude, const char *text, size_t length,
+                               enum CXErrorCode *status) {
+  const unsigned flags = CXTranslationUnit_SkipFunctionBodies | CXTranslationUnit_KeepGoing;
+  cubind_strlist all = {0};
+  struct CXUnsavedFile unsaved;
+  CXTranslationUnit tu = NULL;
+  size_t i;
+  for (i = 0; i < args->count; i++)
+    cubind_strlist_add(&all, args->items[i]);
+  if (prelude) {
+    cubind_strlist_add(&all, "-include-pch");
+    cubind_strlist_add(&all, prelude);
+  }
+  unsaved.Filename = session->options->input;
+  unsaved.Contents = text;
+  unsaved.Length = (unsigned long)length;
+  *status = clang_parseTranslationUnit2(session->index, session->options->input,
+                                        (const char *const *)all.items, (int)all.count,
+                                        text ? &unsaved : NULL, text ? 1 : 0, flags, &tu);
+  cubind_strlist_free(&all);
+  if (*status != CXError_Success && tu) {
+    clang_disposeTranslationUnit(tu);
+    tu = NULL;
+  }
+  return tu;
+}
+
+/* session_parse_input: see clang_session.h. */
+CXTranslationUnit session_parse_input(clang_session *session) {
+  enum CXErrorCode status = CXError_Success;
+  CXTranslationUnit tu = NULL;
+  if (session->prelude) {
+    tu = parse(session, &session->args, session->prelude, NULL, 0, &status);
+    if (tu && count_errors(tu) == 0)
+      return tu;
+    if (tu)
+      clang_disposeTranslationUnit(tu);
+  }
+  tu = parse(session, &session->args, NULL, NULL, 0, &status);
+  if (session->prelude) {
+    /* Only the parse with the prelude failed: the prelude is stale. */
+    if (tu && count_errors(tu) == 0)
+      prelude_cache_drop(session->prelude);
+    free(session->prelude);
+    session->prelude = NULL;
+  }
+  if (!tu)
+    cubind_diag(NULL, 0, 0, "error",
+                "libclang could not parse '%s' (error %d): check --cuda-path ('%s') and the "
+                "options",
+                session->options->input, (int)status, session->options->cuda_path);
+  return tu;
+}
+
+/* session_parse_text: see clang_session.h. */
+CXTranslationUnit session_parse_text(clang_session *session, const char *text, size_t length,
+                                     unsigned cuda_arch) {
+  enum CXErrorCode status;
+  cubind_strlist args = {0};
+  CXTranslationUnit tu;
+  size_t i;
+  if (!cuda_arch)
+    return parse(session, &session->args, session->prelude, text, length, &status);
+  /* Another __CUDA_ARCH__: without the prelude, which was built for the main parse's value. */
+  for (i = 0; i < session->args.count; i++) {
+    if (strncmp(session->args.items[i], "-D__CUDA_ARCH__=", 16) == 0) {
+      char number[32];
+      snprintf(number, sizeof number, "%u", cuda_arch);
+      add_arg(&args, "-D__CUDA_ARCH__=%s", number);
+    } else {
+      cubind_strlist_add(&args, session->args.items[i]);
+    }
+  }
+  tu = parse(session, &args, NULL, text, length, &status);
+  cubind_strlist_free(&args);
+  return tu;
+}
+
+/* ---- Diagnostics and included files ----------------------------------------------------- */
+
+/* Prints one clang diagnostic as "file:line:col: <kind>: message". */
+static void print_diagnostic(CXDiagnostic diag, const char *kind) {
+  CXFile file;
+  unsigned line, column, offset;
+  char *message = cx_string(clang_getDiagnosticSpelling(diag));
+  clang_getExpansionLocation(clang_getDiagnosticLocation(diag), &file, &line, &column, &offset);
+  if (file) {
+    char *name = cx_string(clang_getFileName(file));
+    cubind_diag(name, line, column, kind, "%s", message);
+    free(name);
+  } else {
+    cubind_diag(NULL, 0, 0, kind, "%s", message);
+  }
+  free(message);
+}
+
+/* session_report_errors: see clang_session.h. */
+unsigned session_report_errors(CXTranslationUnit tu) {
+  unsigned i, count = clang_getNumDiagnostics(tu), errors = 0;
+  for (i = 0; i < count; i++) {
+    CXDiagnostic diag = clang_getDiagnostic(tu, i);
+    if (clang_getDiagnosticSeverity(diag) >= CXDiagnostic_Error &&
+        !clang_Location_isInSystemHeader(clang_getDiagnosticLocation(diag))) {
+      CXDiagnosticSet notes = clang_getChildDiagnostics(diag);
+      unsigned n, num_notes = notes ? clang_getNumDiagnosticsInSet(notes) : 0;
+      print_diagnostic(diag, "error");
+      errors++;
+      for (n = 0; n < num_notes; n++) {
+        CXDiagnostic note = clang_getDiagnosticInSet(notes, n);
+        if (!clang_Location_isInSystemHeader(clang_getDiagnosticLocation(note)))
+          print_diagnostic(note, "note");
+        clang_disposeDiagnostic(note);
+      }
+    }
+    clang_disposeDiagnostic(diag);
+  }
+  return errors;
+}
+
+typedef struct include_visit {
+  CXTranslationUnit tu;
+  cubind_strlist *deps;
+} include_visit;
+
+static void visit_inclusion(CXFile file, CXSourceLocation *stack, unsigned depth,
+                            CXClientData data) {
+  include_visit *visit = data;
+  char *name;
+  (void)stack;
+  if (depth == 0 || clang_Location_isInSystemHeader(clang_getLocationForOffset(visit->tu, file, 0)))
+    return; /* the main file (listed first by the caller) or a system header */
+  name = cx_string(clang_getFileName(file));
+  if (!cubind_strlist_contains(visit->deps, name))
+    cubind_strlist_add(visit->deps, name);
+  free(name);
+}
+
+/* session_add_inclusions: see clang_session.h. */
+void session_add_inclusions(CXTranslationUnit tu, cubind_strlist *deps) {
+  include_visit visit;
+  visit.tu = tu;
+  visit.deps = deps;
+  clang_getInclusions(tu, visit_inclusion, &visit);
+}

@@ -1,0 +1,51 @@
+/* parse.c: one parse of a .cu file, from clang's command line to facts (see parse.h). */
+#include "parse.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "clang_session.h"
+#include "clang_util.h"
+#include "parse_context.h"
+#include "parse_decls.h"
+#include "parse_wrapper.h"
+
+/* cubind_parse: see parse.h. */
+int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubind_strlist *deps) {
+  /* errors are counted from here: a process may parse many files (tests/fuzz does) */
+  unsigned errors_before = cubind_error_count();
+  clang_session session;
+  parse_context ctx;
+  CXTranslationUnit tu = NULL;
+  memset(&ctx, 0, sizeof ctx);
+  ctx.options = options;
+  ctx.input = options->input;
+  ctx.input_real = realpath(options->input, NULL);
+  ctx.model = model;
+  if (ctx.input_real) {
+    char *slash = strrchr(ctx.input_real, '/');
+    ctx.input_dir_real = cubind_xstrndup(ctx.input_real, slash ? (size_t)(slash - ctx.input_real) : 0);
+    if (!ctx.input_dir_real[0]) { /* a file in / */
+      free(ctx.input_dir_real);
+      ctx.input_dir_real = cubind_xstrdup("/");
+    }
+  }
+  if (session_open(&session, options) == 0)
+    tu = session_parse_input(&session);
+  if (tu) {
+    if (session_report_errors(tu) == 0) {
+      parse_declarations(&ctx, tu);
+      parse_instantiations(&ctx, &session, tu);
+      parse_binary_kernels(&ctx, &session, tu);
+    }
+    if (deps) {
+      cubind_strlist_add(deps, options->input);
+      session_add_inclusions(tu, deps);
+    }
+    clang_disposeTranslationUnit(tu);
+  }
+  session_close(&session);
+  free(ctx.input_real);
+  free(ctx.input_dir_real);
+  return cubind_error_count() > errors_before ? 1 : 0;
+}

@@ -1,0 +1,40 @@
+/*
+ * parse_context.h: the state one parse of a .cu shares between the parse files (see
+ * clang_util.h for their order), and where a declaration lies relative to the .cu.
+ */
+#ifndef CUBIND_GEN_PARSE_CONTEXT_H
+#define CUBIND_GEN_PARSE_CONTEXT_H
+
+#include <clang-c/Index.h>
+
+#include "model.h"
+#include "parse.h"
+
+/* The __CUDA_ARCH__ every parse sees (libclang's own arch varies with its version). */
+#define CUBIND_PARSE_CUDA_ARCH 900
+
+typedef struct parse_context {
+  const cubind_parse_options *options;
+  const char *input;        /* the .cu as the user named it */
+  char *input_real;         /* its real path (NULL when it has none) */
+  char *input_dir_real;     /* the real path of its directory */
+  cubind_model *model;      /* where the facts go */
+} parse_context;
+
+/* parse_place: where the cursor's declaration lies: the .cu, a user header or a system header. */
+cubind_place parse_place(const parse_context *ctx, CXCursor cursor);
+
+/*
+ * parse_location: the cursor's location; the .cu is named as the user named it, whatever path
+ * clang took to it (a wrapper translation unit includes it by an absolute path).
+ */
+void parse_location(const parse_context *ctx, CXCursor cursor, cubind_location *location);
+
+/*
+ * parse_include_spelling: how the generated header (written next to nothing in particular)
+ * can #include the header that declares `cursor`: its path relative to the .cu's directory,
+ * else to the first -I directory holding it; NULL when neither does (new string).
+ */
+char *parse_include_spelling(const parse_context *ctx, CXCursor cursor);
+
+#endif /* CUBIND_GEN_PARSE_CONTEXT_H */

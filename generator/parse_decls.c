@@ -1,0 +1,257 @@
+/* parse_decls.c: kernels, parameters, templates and variables of the .cu (see parse_decls.h). */
+#include "parse_decls.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "clang_util.h"
+#include "fs.h"
+#include "parse_structs.h"
+#include "parse_types.h"
+#include "util.h"
+
+/* Maps a parameter's or variable's type to C; by-value records are registered. */
+static void map_type(parse_context *ctx, CXType type, c_type *mapped, char **elem_type,
+                     unsigned long long *elem_size, long *record, int *is_pointer) {
+  *record = -1;
+  if (cx_strip_sugar(type).kind == CXType_Pointer) {
+    *is_pointer = 1;
+    map_pointer_type(type, mapped, elem_type, elem_size, 1);
+    return;
+  }
+  *is_pointer = 0;
+  map_value_type(type, mapped);
+  if (mapped->is_record)
+    parse_struct(ctx, type, mapped, record);
+}
+
+static enum CXChildVisitResult collect_annotations(CXCursor cursor, CXCursor parent,
+                                                   CXClientData data) {
+  cubind_strlist *annotations = data;
+  (void)parent;
+  if (clang_getCursorKind(cursor) == CXCursor_AnnotateAttr) {
+    char *text = cx_spelling(cursor);
+    if (strncmp(text, "cubind.", 7) == 0)
+      cubind_strlist_add(annotations, text);
+    free(text);
+  }
+  return CXChildVisit_Continue;
+}
+
+/* Fills one parameter from its ParmDecl. */
+static void parse_param(parse_context *ctx, CXCursor cursor, cubind_param *param) {
+  CXType type = clang_getCursorType(cursor);
+  c_type mapped = {0};
+  long long size = clang_Type_getSizeOf(type), align = clang_Type_getAlignOf(type);
+  param->name = cx_spelling(cursor);
+  param->type_spelling = cx_type_spelling(type);
+  parse_location(ctx, cursor, &param->location);
+  clang_visitChildren(cursor, collect_annotations, &param->annotations);
+  map_type(ctx, type, &mapped, &param->elem_type, &param->elem_size, &param->record,
+           &param->is_pointer);
+  param->c_type = mapped.spelling;
+  param->unsupported = mapped.unsupported;
+  param->is_scalar = mapped.is_scalar;
+  param->needs = mapped.needs;
+  if (size <= 0 || align <= 0) {
+    if (!param->unsupported)
+      param->unsupported = cubind_xasprintf("type '%s' has no known size", param->type_spelling);
+  } else {
+    param->size = (unsigned long long)size;
+    param->align = (unsigned long long)align;
+  }
+}
+
+/* The index in model->templates of the template `function` specialises, or -1. */
+static long template_of(const parse_context *ctx, CXCursor function) {
+  CXCursor pattern = clang_getSpecializedCursorTemplate(function);
+  long found = -1;
+  char *usr;
+  size_t i;
+  if (clang_Cursor_isNull(pattern))
+    return -1;
+  usr = cx_usr(pattern);
+  for (i = 0; i < ctx->model->num_templates; i++)
+    if (strcmp(ctx->model->templates[i].usr, usr) == 0)
+      found = (long)i;
+  free(usr);
+  return found;
+}
+
+/* parse_kernel: see parse_decls.h. */
+void parse_kernel(parse_context *ctx, CXCursor function, cubind_kernel *kernel) {
+  int anonymous, i, count = clang_Cursor_getNumArguments(function);
+  kernel->usr = cx_usr(function);
+  kernel->c_name = cx_spelling(function);
+  kernel->display_name = cx_qualified_name(function, &anonymous);
+  kernel->symbol = cx_string(clang_Cursor_getMangling(function));
+  kernel->doc = cx_doc_comment(function, &kernel->doc_location.line);
+  if (kernel->doc) {
+    kernel->doc_location.file = cubind_xstrdup(ctx->input);
+    kernel->doc_location.column = 1;
+  }
+  parse_location(ctx, function, &kernel->location);
+  kernel->linkage = cx_linkage(function);
+  kernel->place = parse_place(ctx, function);
+  if (kernel->place != CUBIND_PLACE_INPUT) {
+    char *file = cx_file_name(function);
+    kernel->declared_in = cubind_xstrdup(file ? cubind_basename(file) : "?");
+    free(file);
+  }
+  kernel->template_index = template_of(ctx, function);
+  if (count < 0)
+    count = 0;
+  kernel->num_params = (size_t)count;
+  kernel->params = cubind_xcalloc((size_t)count, sizeof *kernel->params);
+  for (i = 0; i < count; i++)
+    parse_param(ctx, clang_Cursor_getArgument(function, (unsigned)i), &kernel->params[i]);
+  cubind_model_layout(kernel);
+}
+
+/* parse_find_kernel: see parse_decls.h. */
+long parse_find_kernel(const parse_context *ctx, const char *usr) {
+  size_t i;
+  for (i = 0; i < ctx->model->num_kernels; i++)
+    if (ctx->model->kernels[i].usr && strcmp(ctx->model->kernels[i].usr, usr) == 0)
+      return (long)i;
+  return -1;
+}
+
+/* One __global__ function of the main file; redeclarations (same USR) are merged. */
+static void add_kernel(parse_context *ctx, CXCursor function) {
+  char *usr = cx_usr(function);
+  long index = parse_find_kernel(ctx, usr);
+  free(usr);
+  if (clang_isInvalidDeclaration(function)) {
+    cubind_location where = {0};
+    char *name = cx_spelling(function);
+    parse_location(ctx, function, &where);
+    cubind_model_add_finding(ctx->model, CUBIND_FINDING_INVALID_KERNEL, name, NULL, &where);
+    free(where.file);
+    free(name);
+  } else if (index >= 0) {
+    /* Later declarations win (the definition normally comes last, with the annotations), at
+       the position of the first. */
+    cubind_kernel_clear(&ctx->model->kernels[index]);
+    parse_kernel(ctx, function, &ctx->model->kernels[index]);
+  } else {
+    parse_kernel(ctx, function, cubind_model_add_kernel(ctx->model));
+  }
+}
+
+/* A template kernel of the main file; its specialisations become kernels later. */
+static void add_template(parse_context *ctx, CXCursor cursor) {
+  char *usr = cx_usr(cursor);
+  cubind_template *entry;
+  int anonymous;
+  size_t i;
+  for (i = 0; i < ctx->model->num_templates; i++)
+    if (strcmp(ctx->model->templates[i].usr, usr) == 0) {
+      free(usr);
+      return;
+    }
+  entry = cubind_model_add_template(ctx->model);
+  entry->usr = usr;
+  entry->name = cx_spelling(cursor);
+  entry->qualified = cx_qualified_name(cursor, &anonymous);
+  parse_location(ctx, cursor, &entry->location);
+}
+
+/* The memory space attribute of a variable: 2 __constant__, 1 __device__, -1 __shared__, 0. */
+static enum CXChildVisitResult find_space_attr(CXCursor cursor, CXCursor parent,
+                                               CXClientData data) {
+  enum CXCursorKind kind = clang_getCursorKind(cursor);
+  int *space = data;
+  (void)parent;
+  if (kind == CXCursor_CUDAConstantAttr)
+    *space = 2;
+  else if (kind == CXCursor_CUDADeviceAttr && !*space)
+    *space = 1;
+  else if (kind == CXCursor_CUDASharedAttr)
+    *space = -1;
+  return *space < 0 ? CXChildVisit_Break : CXChildVisit_Continue;
+}
+
+/*
+ * A __constant__ or __device__ variable defined in the main file: its element type and count,
+ * so that the emitter can write typed copy functions (arrays of arrays count every element).
+ */
+static void add_variable(parse_context *ctx, CXCursor cursor) {
+  CXType type = clang_getCursorType(cursor);
+  cubind_variable *variable;
+  c_type mapped = {0};
+  unsigned long long count = 1, elem_size = 0;
+  char *elem_type = NULL;
+  long long size;
+  int space = 0, anonymous, is_pointer;
+  clang_visitChildren(cursor, find_space_attr, &space);
+  if (space <= 0)
+    return;
+  if (clang_Cursor_getStorageClass(cursor) == CX_SC_Extern && !clang_isCursorDefinition(cursor))
+    return; /* a declaration of a variable defined elsewhere (relocatable device code) */
+  {
+    /* a redeclaration of a variable already recorded: the same symbol */
+    char *symbol = cx_string(clang_Cursor_getMangling(cursor));
+    size_t i;
+    for (i = 0; i < ctx->model->num_variables; i++)
+      if (strcmp(ctx->model->variables[i].symbol, symbol) == 0)
+        break;
+    free(symbol);
+    if (i < ctx->model->num_variables)
+      return;
+  }
+  variable = cubind_model_add_variable(ctx->model);
+  variable->name = cx_spelling(cursor);
+  variable->display_name = cx_qualified_name(cursor, &anonymous);
+  variable->type_spelling = cx_type_spelling(type);
+  variable->is_constant = space == 2;
+  variable->linkage = cx_linkage(cursor);
+  variable->symbol = cx_string(clang_Cursor_getMangling(cursor));
+  parse_location(ctx, cursor, &variable->location);
+  for (;;) {
+    CXType bare = cx_strip_sugar(type);
+    if (bare.kind != CXType_ConstantArray)
+      break;
+    count *= (unsigned long long)clang_getArraySize(bare);
+    type = clang_getArrayElementType(bare);
+  }
+  map_type(ctx, type, &mapped, &elem_type, &elem_size, &variable->record, &is_pointer);
+  free(elem_type); /* a pointer variable's element is the pointer itself */
+  size = clang_Type_getSizeOf(type);
+  if (mapped.spelling && size > 0) {
+    variable->elem_type = mapped.spelling;
+    mapped.spelling = NULL;
+  } else {
+    variable->unsupported = mapped.unsupported ? mapped.unsupported
+                                               : cubind_xstrdup("it has no known size");
+    mapped.unsupported = NULL;
+  }
+  variable->elem_size = size > 0 ? (unsigned long long)size : 0;
+  variable->count = count;
+  variable->needs = mapped.needs;
+  c_type_free(&mapped);
+}
+
+static enum CXChildVisitResult visit_declaration(CXCursor cursor, CXCursor parent,
+                                                 CXClientData data) {
+  parse_context *ctx = data;
+  enum CXCursorKind kind = clang_getCursorKind(cursor);
+  (void)parent;
+  if (!clang_Location_isFromMainFile(clang_getCursorLocation(cursor)))
+    return CXChildVisit_Continue;
+  /* libclang < 15 reports extern "C" blocks as UnexposedDecl */
+  if (kind == CXCursor_Namespace || kind == CXCursor_LinkageSpec || kind == CXCursor_UnexposedDecl)
+    clang_visitChildren(cursor, visit_declaration, ctx);
+  else if (kind == CXCursor_FunctionDecl && cx_is_global(cursor))
+    add_kernel(ctx, cursor);
+  else if (kind == CXCursor_FunctionTemplate && cx_is_global(cursor))
+    add_template(ctx, cursor);
+  else if (kind == CXCursor_VarDecl)
+    add_variable(ctx, cursor);
+  return CXChildVisit_Continue;
+}
+
+/* parse_declarations: see parse_decls.h. */
+void parse_declarations(parse_context *ctx, CXTranslationUnit tu) {
+  clang_visitChildren(clang_getTranslationUnitCursor(tu), visit_declaration, ctx);
+}

@@ -1,0 +1,245 @@
+/* parse_structs.c: structs and unions by value (see parse_structs.h). */
+#include "parse_structs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "clang_util.h"
+#include "util.h"
+
+/* Deeper than any real type: stops a malformed input from recursing forever. */
+#define MAX_RECORD_DEPTH 16
+
+static void parse_struct_at(parse_context *ctx, CXType written, c_type *mapped, long *index,
+                            int depth);
+
+/* State of one record's field walk (clang_Type_visitFields). */
+typedef struct field_walk {
+  parse_context *ctx;
+  const char *record;  /* the record's C++ name, for messages */
+  cubind_field *fields;
+  size_t count;
+  char *error;         /* the first problem found */
+  unsigned needs;
+  int depth;
+} field_walk;
+
+static void free_fields(cubind_field *fields, size_t count) {
+  size_t i;
+  for (i = 0; i < count; i++) {
+    free(fields[i].name);
+    free(fields[i].c_decl);
+  }
+  free(fields);
+}
+
+/* The typedef name `type` is spelled with (outermost), or NULL. */
+static char *typedef_name(CXType type) {
+  type = cx_strip_elaborated(type);
+  if (type.kind != CXType_Typedef)
+    return NULL;
+  return cx_spelling(clang_getTypeDeclaration(type));
+}
+
+/* Maps one field's type (arrays already peeled) to C, registering nested records. */
+static void map_field_type(field_walk *walk, CXType type, c_type *mapped, long *record) {
+  *record = -1;
+  if (cx_strip_sugar(type).kind == CXType_Pointer) {
+    char *elem = NULL;
+    unsigned long long elem_size;
+    map_pointer_type(type, mapped, &elem, &elem_size, 0);
+    free(elem);
+    return;
+  }
+  map_value_type(type, mapped);
+  if (mapped->is_record)
+    parse_struct_at(walk->ctx, type, mapped, record, walk->depth + 1);
+}
+
+static enum CXVisitorResult visit_field(CXCursor field, CXClientData data) {
+  field_walk *walk = data;
+  CXType type = clang_getCursorType(field);
+  cubind_buf dims = {0};
+  c_type mapped = {0};
+  char *name = cx_spelling(field);
+  long long offset = clang_Cursor_getOffsetOfField(field);
+  long record = -1;
+  cubind_field *out;
+  cubind_location where;
+  cubind_buf_puts(&dims, "");
+  if (!name[0] || clang_Cursor_isAnonymousRecordDecl(field))
+    walk->error = cubind_xasprintf("'%s' has an unnamed member: C cannot name it", walk->record);
+  else if (clang_Cursor_isBitField(field))
+    walk->error = cubind_xasprintf(
+        "bitfield '%s' in '%s': bitfield layout is up to each compiler, so a C caller could not "
+        "be checked against the device; use whole integer fields",
+        name, walk->record);
+  else if (offset < 0 || offset % 8)
+    walk->error = cubind_xasprintf("field '%s' of '%s' has no known offset", name, walk->record);
+  while (!walk->error) {
+    CXType bare = cx_strip_sugar(type);
+    if (bare.kind == CXType_ConstantArray) {
+      cubind_buf_printf(&dims, "[%lld]", clang_getArraySize(bare));
+      type = clang_getArrayElementType(bare);
+    } else if (bare.kind == CXType_IncompleteArray || bare.kind == CXType_VariableArray ||
+               bare.kind == CXType_DependentSizedArray) {
+      walk->error = cubind_xasprintf("field '%s' of '%s' is an array without a fixed size", name,
+                                     walk->record);
+    } else {
+      break;
+    }
+  }
+  if (!walk->error) {
+    map_field_type(walk, type, &mapped, &record);
+    if (!mapped.spelling)
+      walk->error = cubind_xasprintf("field '%s' of '%s': %s", name, walk->record,
+                                     mapped.unsupported ? mapped.unsupported : "unknown type");
+  }
+  if (walk->error) {
+    c_type_free(&mapped);
+    free(name);
+    cubind_buf_free(&dims);
+    return CXVisit_Break;
+  }
+  walk->needs |= mapped.needs;
+  walk->fields = cubind_xrealloc(walk->fields, (walk->count + 1) * sizeof *walk->fields);
+  out = &walk->fields[walk->count++];
+  out->name = name;
+  out->offset = (unsigned long long)offset / 8;
+  out->record = record;
+  cx_location(field, "", &where);
+  out->line = where.line;
+  free(where.file);
+  {
+    size_t length = strlen(mapped.spelling);
+    out->c_decl = cubind_xasprintf(length && mapped.spelling[length - 1] == '*' ? "%s%s%s"
+                                                                                : "%s %s%s",
+                                   mapped.spelling, name, dims.data);
+  }
+  c_type_free(&mapped);
+  cubind_buf_free(&dims);
+  return CXVisit_Continue;
+}
+
+static enum CXChildVisitResult find_base(CXCursor cursor, CXCursor parent, CXClientData data) {
+  (void)parent;
+  if (clang_getCursorKind(cursor) == CXCursor_CXXBaseSpecifier) {
+    *(int *)data = 1;
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Continue;
+}
+
+/* Why C cannot declare or name the record, or NULL (checks that need no field walk). */
+static char *record_problem(parse_context *ctx, CXCursor decl, const char *display,
+                            const char *name, const char *alias, int defined_here, int depth,
+                            char **header) {
+  enum CXCursorKind parent_kind = clang_getCursorKind(clang_getCursorSemanticParent(decl));
+  const char *what = clang_getCursorKind(decl) == CXCursor_UnionDecl ? "union" : "struct";
+  int has_base = 0;
+  clang_visitChildren(decl, find_base, &has_base);
+  if (depth > MAX_RECORD_DEPTH)
+    return cubind_xasprintf("%s '%s' nests too deeply", what, display);
+  if (cx_in_system_header(decl))
+    return cubind_xasprintf(
+        "type '%s' comes from a system header that C code cannot include: pass a pointer",
+        display);
+  if (parent_kind != CXCursor_LinkageSpec && !clang_isTranslationUnit(parent_kind))
+    return cubind_xasprintf(
+        "%s '%s' is declared inside a namespace or class, where C cannot name it: declare it at "
+        "global scope (in the .cu, or in a C-compatible header both sides include)",
+        what, display);
+  if (!clang_Cursor_isNull(clang_getSpecializedCursorTemplate(decl)))
+    return cubind_xasprintf(
+        "'%s' is a class template specialization, which C cannot name: use a plain struct",
+        display);
+  if (has_base)
+    return cubind_xasprintf(
+        "%s '%s' has base classes, which C cannot declare: make it a plain struct", what,
+        display);
+  if ((!name[0] || clang_Cursor_isAnonymous(decl)) && !alias)
+    return cubind_xasprintf("an unnamed %s cannot be named from C: give it a name", what);
+  if (!defined_here && !(*header = parse_include_spelling(ctx, decl)))
+    return cubind_xasprintf(
+        "%s '%s' is declared in a header that lies neither below the .cu file's directory nor "
+        "below an -I directory: pass that directory with -I so that the generated header can "
+        "include it",
+        what, display);
+  return NULL;
+}
+
+static void parse_struct_at(parse_context *ctx, CXType written, c_type *mapped, long *index,
+                            int depth) {
+  cubind_model *model = ctx->model;
+  CXCursor decl = mapped->record;
+  CXType canonical = clang_getCanonicalType(written);
+  char *usr = cx_usr(decl), *display = cx_type_spelling(canonical), *name = cx_spelling(decl);
+  char *alias = typedef_name(written), *header = NULL;
+  int defined_here = parse_place(ctx, decl) == CUBIND_PLACE_INPUT;
+  int is_union = clang_getCursorKind(decl) == CXCursor_UnionDecl;
+  const char *what = is_union ? "union" : "struct";
+  field_walk walk;
+  cubind_struct *record;
+  size_t i;
+  *index = -1;
+  memset(&walk, 0, sizeof walk);
+  for (i = 0; i < model->num_structs; i++)
+    if (strcmp(model->structs[i].usr, usr) == 0) {
+      mapped->spelling = cubind_xstrdup(model->structs[i].c_name);
+      *index = (long)i;
+      goto done;
+    }
+  mapped->unsupported =
+      record_problem(ctx, decl, display, name, alias, defined_here, depth, &header);
+  if (mapped->unsupported)
+    goto done;
+  walk.ctx = ctx;
+  walk.record = display;
+  walk.depth = depth;
+  clang_Type_visitFields(canonical, visit_field, &walk);
+  if (!walk.error && !walk.count)
+    walk.error = cubind_xasprintf("%s '%s' has no fields: C has no empty structs", what, display);
+  if (walk.error) {
+    mapped->unsupported = walk.error;
+    free_fields(walk.fields, walk.count);
+    goto done;
+  }
+  record = cubind_model_add_struct(model);
+  record->usr = usr;
+  usr = NULL;
+  /* A record of the .cu keeps its own name in the C copy (an unnamed one its typedef's); one
+     from a header is named as the header lets C name it: by its typedef, else `struct S`. */
+  if (defined_here)
+    record->c_name = cubind_xstrdup(name[0] && !clang_Cursor_isAnonymous(decl) ? name : alias);
+  else if (alias)
+    record->c_name = cubind_xstrdup(alias);
+  else
+    record->c_name = cubind_xasprintf("%s %s", what, name);
+  record->display_name = display;
+  display = NULL;
+  record->is_union = is_union;
+  record->defined_here = defined_here;
+  record->header = header;
+  header = NULL;
+  parse_location(ctx, decl, &record->location);
+  record->size = (unsigned long long)clang_Type_getSizeOf(canonical);
+  record->align = (unsigned long long)clang_Type_getAlignOf(canonical);
+  record->fields = walk.fields;
+  record->num_fields = walk.count;
+  record->needs = walk.needs;
+  mapped->spelling = cubind_xstrdup(record->c_name);
+  *index = (long)(model->num_structs - 1);
+done:
+  if (*index >= 0)
+    mapped->needs |= model->structs[*index].needs;
+  free(usr);
+  free(display);
+  free(name);
+  free(alias);
+  free(header);
+}
+
+/* parse_struct: see parse_structs.h. */
+void parse_struct(parse_context *ctx, CXType written, c_type *mapped, long *index) {
+  parse_struct_at(ctx, written, mapped, index, 0);
+}

@@ -1,0 +1,333 @@
+/* parse_types.c: C++ types -> C spellings (see parse_types.h). */
+#include "parse_types.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "clang_util.h"
+#include "model.h"
+#include "util.h"
+
+/* c_type_free: see parse_types.h. */
+void c_type_free(c_type *mapped) {
+  free(mapped->spelling);
+  free(mapped->unsupported);
+  mapped->spelling = mapped->unsupported = NULL;
+}
+
+/* Spells a builtin scalar type for C; NULL when C has no equal type. */
+static const char *builtin_spelling(enum CXTypeKind kind, unsigned *needs) {
+  switch (kind) {
+  case CXType_Bool:
+    *needs |= CUBIND_NEEDS_STDBOOL;
+    return "bool";
+  case CXType_Char_U:
+  case CXType_Char_S:
+    return "char";
+  case CXType_SChar:
+    return "signed char";
+  case CXType_UChar:
+    return "unsigned char";
+  case CXType_Short:
+    return "short";
+  case CXType_UShort:
+    return "unsigned short";
+  case CXType_Int:
+    return "int";
+  case CXType_UInt:
+    return "unsigned int";
+  case CXType_Long:
+    return "long";
+  case CXType_ULong:
+    return "unsigned long";
+  case CXType_LongLong:
+    return "long long";
+  case CXType_ULongLong:
+    return "unsigned long long";
+  case CXType_Float:
+    return "float";
+  case CXType_Double:
+    return "double";
+  default:
+    return NULL;
+  }
+}
+
+/*
+ * The C typedef names kept as written, with the type each names on the LP64 targets cubind
+ * supports (Linux x86-64 and aarch64). A typedef of that name is kept only when the .cu's type
+ * is that type: a user's own `int32_t` that is something else is spelled by what it is.
+ */
+static const struct {
+  const char *name;
+  enum CXTypeKind kind;
+  int from_stdint; /* needs <stdint.h>; the others come with <stddef.h> */
+} c_typedefs[] = {
+    {"int8_t", CXType_SChar, 1},     {"int16_t", CXType_Short, 1},
+    {"int32_t", CXType_Int, 1},      {"int64_t", CXType_Long, 1},
+    {"uint8_t", CXType_UChar, 1},    {"uint16_t", CXType_UShort, 1},
+    {"uint32_t", CXType_UInt, 1},    {"uint64_t", CXType_ULong, 1},
+    {"intptr_t", CXType_Long, 1},    {"uintptr_t", CXType_ULong, 1},
+    {"size_t", CXType_ULong, 0},     {"ptrdiff_t", CXType_Long, 0}};
+
+/* The C typedef `typedef_type` (a Typedef type) stands for, or -1. */
+static int c_typedef_index(CXType typedef_type) {
+  CXCursor decl = clang_getTypeDeclaration(typedef_type);
+  CXCursor parent = clang_getCursorSemanticParent(decl);
+  enum CXTypeKind kind = clang_getCanonicalType(typedef_type).kind;
+  char *name = cx_spelling(decl), *scope = NULL;
+  size_t i;
+  int found = -1;
+  /* at global scope, or std:: (cstdint), as the C headers declare them */
+  if (clang_getCursorKind(parent) == CXCursor_Namespace)
+    scope = cx_spelling(parent);
+  if (!scope || strcmp(scope, "std") == 0)
+    for (i = 0; i < sizeof c_typedefs / sizeof c_typedefs[0]; i++)
+      if (strcmp(name, c_typedefs[i].name) == 0 && kind == c_typedefs[i].kind)
+        found = (int)i;
+  free(scope);
+  free(name);
+  return found;
+}
+
+/* CUDA's vector types (vector_types.h): char1 ... ulonglong4, float1 ... double4_32a. */
+static int is_vector_type_name(const char *name) {
+  static const char *const bases[] = {"char",     "uchar",     "short", "ushort",
+                                      "int",      "uint",      "long",  "ulong",
+                                      "longlong", "ulonglong", "float", "double"};
+  size_t i;
+  for (i = 0; i < sizeof bases / sizeof bases[0]; i++) {
+    size_t length = strlen(bases[i]);
+    const char *rest = name + length;
+    if (strncmp(name, bases[i], length) != 0 || rest[0] < '1' || rest[0] > '4')
+      continue;
+    if (rest[1] == '\0' || strcmp(rest + 1, "_16a") == 0 || strcmp(rest + 1, "_32a") == 0)
+      return 1;
+  }
+  return 0;
+}
+
+/*
+ * The C spelling of a toolkit value type (__half -> cubind_half, __nv_bfloat16 ->
+ * cubind_bfloat16, float4 -> float4), or NULL when `decl` (named `name`) is none. Recognised by
+ * name at global scope, not by the header it came from: a plain -I to the toolkit's include
+ * directory makes its headers user headers (seen in CI), and the names are safe to trust,
+ * since __half and __nv_bfloat16 are reserved identifiers and vector_types.h precedes every
+ * CUDA file, so no user type can take them at global scope.
+ */
+static const char *toolkit_type_spelling(CXCursor decl, const char *name, unsigned *needs) {
+  CXCursor parent = clang_getCursorSemanticParent(decl);
+  if (!clang_isTranslationUnit(clang_getCursorKind(parent)) &&
+      clang_getCursorKind(parent) != CXCursor_LinkageSpec)
+    return NULL;
+  if (strcmp(name, "__half") == 0)
+    return "cubind_half";
+  if (strcmp(name, "__nv_bfloat16") == 0)
+    return "cubind_bfloat16";
+  if (is_vector_type_name(name)) {
+    *needs |= CUBIND_NEEDS_VECTOR_TYPES;
+    return name;
+  }
+  return NULL;
+}
+
+/* Visitor state for record_is_trivially_copyable(). */
+typedef struct copy_check {
+  int trivial;
+  int depth;
+} copy_check;
+
+static int record_is_trivially_copyable(CXCursor record, int depth);
+
+static enum CXChildVisitResult copy_check_visit(CXCursor cursor, CXCursor parent,
+                                                CXClientData data) {
+  copy_check *check = data;
+  enum CXCursorKind kind = clang_getCursorKind(cursor);
+  (void)parent;
+  if ((kind == CXCursor_Constructor &&
+       (clang_CXXConstructor_isCopyConstructor(cursor) ||
+        clang_CXXConstructor_isMoveConstructor(cursor)) &&
+       !clang_CXXMethod_isDefaulted(cursor)) ||
+      (kind == CXCursor_Destructor && !clang_CXXMethod_isDefaulted(cursor)) ||
+      (kind == CXCursor_CXXMethod && clang_CXXMethod_isVirtual(cursor)) ||
+      (kind == CXCursor_CXXBaseSpecifier && clang_isVirtualBase(cursor))) {
+    check->trivial = 0;
+  } else if (kind == CXCursor_CXXBaseSpecifier || kind == CXCursor_FieldDecl) {
+    CXType type = clang_getCanonicalType(clang_getCursorType(cursor));
+    while (type.kind == CXType_ConstantArray)
+      type = clang_getCanonicalType(clang_getArrayElementType(type));
+    if (type.kind == CXType_Record &&
+        !record_is_trivially_copyable(clang_getTypeDeclaration(type), check->depth + 1))
+      check->trivial = 0;
+  }
+  return check->trivial ? CXChildVisit_Continue : CXChildVisit_Break;
+}
+
+/*
+ * Whether a C caller may copy the record's bytes: no user-provided copy/move constructor or
+ * destructor, no virtual functions or bases, and the same for every base and field.
+ */
+static int record_is_trivially_copyable(CXCursor record, int depth) {
+  copy_check check;
+  check.trivial = 1;
+  check.depth = depth;
+  if (depth > 64) /* deeper than any real type; stops a malformed input from recursing forever */
+    return 1;
+  clang_visitChildren(record, copy_check_visit, &check);
+  return check.trivial;
+}
+
+/* map_value_type: see parse_types.h. */
+void map_value_type(CXType type, c_type *out) {
+  CXType canonical;
+  const char *builtin;
+  int depth;
+  for (depth = 0; depth < 8; depth++) { /* enums of enums: bounded */
+    type = cx_strip_elaborated(type);
+    while (type.kind == CXType_Typedef) {
+      int index = c_typedef_index(type);
+      if (index >= 0) {
+        out->spelling = cubind_xstrdup(c_typedefs[index].name);
+        out->needs |= c_typedefs[index].from_stdint ? CUBIND_NEEDS_STDINT : 0;
+        out->is_scalar = 1;
+        return;
+      }
+      type = cx_strip_elaborated(clang_getTypedefDeclUnderlyingType(clang_getTypeDeclaration(type)));
+    }
+    canonical = clang_getCanonicalType(type);
+    if (canonical.kind != CXType_Enum)
+      break;
+    type = clang_getEnumDeclIntegerType(clang_getTypeDeclaration(canonical));
+  }
+  builtin = builtin_spelling(canonical.kind, &out->needs);
+  if (builtin) {
+    out->spelling = cubind_xstrdup(builtin);
+    out->is_scalar = 1;
+    return;
+  }
+  switch (canonical.kind) {
+  case CXType_LongDouble:
+    out->unsupported = cubind_xstrdup("long double is not supported: its size differs between "
+                                      "the device (8 bytes) and the host (16 bytes)");
+    return;
+  case CXType_Record: {
+    CXCursor decl = clang_getTypeDeclaration(canonical);
+    char *name = cx_spelling(decl);
+    char *spelled = cx_type_spelling(type);
+    const char *toolkit = toolkit_type_spelling(decl, name, &out->needs);
+    if (toolkit) {
+      out->spelling = cubind_xstrdup(toolkit);
+    } else if (!record_is_trivially_copyable(decl, 0)) {
+      out->unsupported = cubind_xasprintf(
+          "type '%s' is not trivially copyable (it has a user-provided copy or move constructor "
+          "or destructor, or virtual functions): a C caller cannot pass it",
+          spelled);
+    } else {
+      out->is_record = 1;
+      out->record = decl;
+    }
+    free(name);
+    free(spelled);
+    return;
+  }
+  case CXType_LValueReference:
+  case CXType_RValueReference: {
+    char *spelled = cx_type_spelling(type);
+    out->unsupported = cubind_xasprintf(
+        "reference type '%s' cannot be passed from C: take the parameter by value or by pointer",
+        spelled);
+    free(spelled);
+    return;
+  }
+  default: {
+    char *spelled = cx_type_spelling(type);
+    out->unsupported = cubind_xasprintf("type '%s' cannot be passed from C", spelled);
+    free(spelled);
+    return;
+  }
+  }
+}
+
+/* Appends "const " / "volatile " for the qualifiers of `type` (looked up on its canonical form,
+   so that qualifiers hidden in typedefs count too). */
+static void append_qualifiers(cubind_buf *buf, CXType type) {
+  CXType canonical = clang_getCanonicalType(type);
+  if (clang_isConstQualifiedType(canonical))
+    cubind_buf_puts(buf, "const ");
+  if (clang_isVolatileQualifiedType(canonical))
+    cubind_buf_puts(buf, "volatile ");
+}
+
+/* map_pointer_type at a nesting depth (bounded against malformed input). */
+static void map_pointer_at(CXType pointer, c_type *out, char **elem_type,
+                           unsigned long long *elem_size, int top_level, int depth) {
+  CXType pointee = clang_getPointeeType(cx_strip_sugar(pointer));
+  CXType bare = cx_strip_sugar(pointee);
+  CXType canonical = clang_getCanonicalType(pointee);
+  cubind_buf buf = {0};
+  long long size = clang_Type_getSizeOf(pointee);
+  *elem_type = NULL;
+  *elem_size = size > 0 ? (unsigned long long)size : 0;
+  if (depth > 16) {
+    out->unsupported = cubind_xstrdup("pointer nesting too deep");
+    return;
+  }
+  if (bare.kind == CXType_Pointer) {
+    c_type inner = {0};
+    char *inner_elem;
+    unsigned long long inner_size;
+    map_pointer_at(pointee, &inner, &inner_elem, &inner_size, 0, depth + 1);
+    free(inner_elem);
+    if (!inner.spelling) {
+      out->unsupported = inner.unsupported;
+      return;
+    }
+    cubind_buf_puts(&buf, inner.spelling);
+    *elem_type = inner.spelling;
+    out->needs |= inner.needs;
+  } else if (canonical.kind == CXType_Void) {
+    append_qualifiers(&buf, pointee);
+    cubind_buf_puts(&buf, "void");
+    *elem_size = 1;
+  } else if (canonical.kind == CXType_LongDouble || canonical.kind == CXType_FunctionProto ||
+             canonical.kind == CXType_FunctionNoProto || canonical.kind == CXType_MemberPointer) {
+    char *spelled = cx_type_spelling(pointer);
+    out->unsupported = cubind_xasprintf(canonical.kind == CXType_LongDouble
+                                            ? "'%s' is not supported: long double differs "
+                                              "between the device (8 bytes) and the host"
+                                            : "pointer type '%s' cannot be passed from C",
+                                        spelled);
+    free(spelled);
+    return;
+  } else {
+    c_type value = {0};
+    map_value_type(pointee, &value);
+    append_qualifiers(&buf, pointee);
+    if (value.spelling) {
+      cubind_buf_puts(&buf, value.spelling);
+      *elem_type = value.spelling; /* unqualified: sizeof(float), not sizeof(const float) */
+      out->needs |= value.needs;
+    } else {
+      /* Structs, classes and types C has no name for: C sees an opaque buffer of
+         elem_size-byte elements. */
+      cubind_buf_puts(&buf, "void");
+      free(value.unsupported);
+    }
+  }
+  cubind_buf_puts(&buf, buf.data[buf.length - 1] == '*' ? "*" : " *");
+  {
+    CXType self = clang_getCanonicalType(pointer);
+    if (!top_level && clang_isConstQualifiedType(self))
+      cubind_buf_puts(&buf, "const");
+    if (clang_isRestrictQualifiedType(self))
+      cubind_buf_puts(&buf,
+                      buf.data[buf.length - 1] == '*' ? "CUBIND_RESTRICT" : " CUBIND_RESTRICT");
+  }
+  out->spelling = buf.data;
+}
+
+/* map_pointer_type: see parse_types.h. */
+void map_pointer_type(CXType pointer, c_type *out, char **elem_type,
+                      unsigned long long *elem_size, int top_level) {
+  map_pointer_at(pointer, out, elem_type, elem_size, top_level, 0);
+}

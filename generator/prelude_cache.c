@@ -1,0 +1,186 @@
+/* prelude_cache.c: the precompiled prelude cache (see prelude_cache.h). */
+#include "prelude_cache.h"
+
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fs.h"
+#include "parse.h"
+
+/* FNV-1a: a stable 64-bit hash for cache keys (not for security). */
+static unsigned long long hash_bytes(unsigned long long hash, const void *data, size_t size) {
+  const unsigned char *bytes = data;
+  size_t i;
+  for (i = 0; i < size; i++)
+    hash = (hash ^ bytes[i]) * 1099511628211ull;
+  return hash;
+}
+
+/*
+ * A checksum of a whole file, 8 bytes at a time (a 6 MB prelude in ~2 ms): any change of
+ * content or size changes it with overwhelming likelihood. 0 when the file cannot be read.
+ */
+static unsigned long long file_checksum(const char *path) {
+  char *data = NULL;
+  size_t size = 0, i;
+  unsigned long long sum = 0x9E3779B97F4A7C15ull;
+  if (cubind_read_file_quiet(path, &data, &size) != 0)
+    return 0;
+  sum ^= (unsigned long long)size;
+  for (i = 0; i + 8 <= size; i += 8) {
+    uint64_t word;
+    memcpy(&word, data + i, 8);
+    sum = (sum ^ word) * 0xFF51AFD7ED558CCDull;
+    sum ^= sum >> 29;
+  }
+  sum = hash_bytes(sum, data + i, size - i);
+  free(data);
+  return sum ? sum : 1;
+}
+
+/* The checksum recorded for a prelude, or 0 when there is none. */
+static unsigned long long recorded_checksum(const char *sum_path) {
+  char *data = NULL;
+  size_t size = 0;
+  unsigned long long sum = 0;
+  char *end;
+  if (cubind_read_file_quiet(sum_path, &data, &size) != 0)
+    return 0;
+  sum = strtoull(data, &end, 16);
+  if (end == data || *end != '\n')
+    sum = 0;
+  free(data);
+  return sum;
+}
+
+/* The cache key: the libclang version, every argument and the toolkit's cuda_runtime.h. */
+static unsigned long long cache_key(const cubind_strlist *args, const char *cuda_path) {
+  unsigned long long hash = 14695981039346656037ull;
+  char *version = cubind_libclang_version(), *runtime_h;
+  struct stat info;
+  size_t i;
+  hash = hash_bytes(hash, version, strlen(version) + 1);
+  free(version);
+  for (i = 0; i < args->count; i++)
+    hash = hash_bytes(hash, args->items[i], strlen(args->items[i]) + 1);
+  runtime_h = cubind_xasprintf("%s/include/cuda_runtime.h", cuda_path);
+  if (stat(runtime_h, &info) == 0) {
+    long long stamp[2];
+    stamp[0] = (long long)info.st_size;
+    stamp[1] = (long long)info.st_mtime;
+    hash = hash_bytes(hash, stamp, sizeof stamp);
+  }
+  free(runtime_h);
+  return hash;
+}
+
+/* The number of error diagnostics of a translation unit. */
+static unsigned count_errors(CXTranslationUnit tu) {
+  unsigned i, count = clang_getNumDiagnostics(tu), errors = 0;
+  for (i = 0; i < count; i++) {
+    CXDiagnostic diag = clang_getDiagnostic(tu, i);
+    errors += clang_getDiagnosticSeverity(diag) >= CXDiagnostic_Error;
+    clang_disposeDiagnostic(diag);
+  }
+  return errors;
+}
+
+/*
+ * Builds the prelude into `path` (through a temporary file, renamed into place) and records
+ * its checksum in `sum_path` after it. Returns 1 on success.
+ */
+static int build_prelude(CXIndex index, const cubind_strlist *args, const char *path,
+                         const char *sum_path) {
+  /* an empty .cu: what remains is what clang includes before every CUDA file */
+  char *source = cubind_xasprintf("%.*s.cu", (int)(strlen(path) - 4), path);
+  char *temp = cubind_temp_path(path);
+  struct CXUnsavedFile empty;
+  CXTranslationUnit tu = NULL;
+  int ok;
+  char text[32];
+  empty.Filename = source;
+  empty.Contents = "";
+  empty.Length = 0;
+  ok = clang_parseTranslationUnit2(index, source, (const char *const *)args->items,
+                                   (int)args->count, &empty, 1,
+                                   CXTranslationUnit_ForSerialization |
+                                       CXTranslationUnit_SkipFunctionBodies |
+                                       CXTranslationUnit_KeepGoing,
+                                   &tu) == CXError_Success &&
+       tu;
+  ok = ok && temp && count_errors(tu) == 0 && /* a broken prelude would cost a retry each run */
+       clang_saveTranslationUnit(tu, temp, clang_defaultSaveOptions(tu)) == CXSaveError_None &&
+       rename(temp, path) == 0;
+  if (tu)
+    clang_disposeTranslationUnit(tu);
+  if (temp)
+    unlink(temp); /* after a successful rename there is nothing left to remove */
+  if (ok) {
+    snprintf(text, sizeof text, "%016llx\n", file_checksum(path));
+    ok = cubind_write_file(sum_path, text, strlen(text), 0) == 0;
+  }
+  free(temp);
+  free(source);
+  return ok;
+}
+
+/*
+ * Removes temporary files that a killed run left in the cache (ours: ".prelude-*.tmp-*";
+ * clang's own, made while it saves: "prelude-*.pch-*") once they are an hour old, so that a
+ * run still writing one is left alone.
+ */
+static void sweep_stale_temps(const char *cache_dir) {
+  DIR *dir = opendir(cache_dir);
+  struct dirent *entry;
+  time_t now = time(NULL);
+  if (!dir)
+    return;
+  while ((entry = readdir(dir)) != NULL) {
+    const char *name = entry->d_name;
+    int ours = strncmp(name, ".prelude-", 9) == 0 && strstr(name, ".tmp-");
+    int clangs = strncmp(name, "prelude-", 8) == 0 && strstr(name, ".pch-");
+    struct stat info;
+    char *path;
+    if (!ours && !clangs)
+      continue;
+    path = cubind_xasprintf("%s/%s", cache_dir, name);
+    if (stat(path, &info) == 0 && S_ISREG(info.st_mode) && now - info.st_mtime > 3600)
+      unlink(path);
+    free(path);
+  }
+  closedir(dir);
+}
+
+/* prelude_cache_get: see prelude_cache.h. */
+char *prelude_cache_get(CXIndex index, const cubind_strlist *args, const char *cache_dir,
+                        const char *cuda_path) {
+  unsigned long long key = cache_key(args, cuda_path), recorded;
+  char *path = cubind_xasprintf("%s/prelude-%016llx.pch", cache_dir, key);
+  char *sum_path = cubind_xasprintf("%s.sum", path);
+  sweep_stale_temps(cache_dir);
+  recorded = recorded_checksum(sum_path);
+  if (!recorded || recorded != file_checksum(path)) {
+    /* missing, or not what was written: build anew (a concurrent run may race us to the
+       same result; whoever renames last wins, and a mismatch only costs a rebuild) */
+    if (!build_prelude(index, args, path, sum_path)) {
+      free(path);
+      path = NULL;
+    }
+  }
+  free(sum_path);
+  return path;
+}
+
+/* prelude_cache_drop: see prelude_cache.h. */
+void prelude_cache_drop(const char *path) {
+  char *sum_path = cubind_xasprintf("%s.sum", path);
+  unlink(sum_path);
+  unlink(path);
+  free(sum_path);
+}
