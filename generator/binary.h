@@ -3,7 +3,7 @@
  *
  * A cubin is an ELF file whose entry functions are the kernels; a fatbin is a container of
  * cubins (one per architecture) and PTX. The symbol names found here are the ground truth that
- * parse_clang.c binds (implicit template instantiations included). No libclang here.
+ * parse_wrapper.c binds (implicit template instantiations included). No libclang here.
  */
 #ifndef CUBIND_GEN_BINARY_H
 #define CUBIND_GEN_BINARY_H
