@@ -183,17 +183,6 @@ void session_close(clang_session *session) {
 
 /* ---- Parsing ------------------------------------------------------------------------------ */
 
-/* The number of error diagnostics of a translation unit, wherever they are. */
-static unsigned count_errors(CXTranslationUnit tu) {
-  unsigned i, count = clang_getNumDiagnostics(tu), errors = 0;
-  for (i = 0; i < count; i++) {
-    CXDiagnostic diag = clang_getDiagnostic(tu, i);
-    errors += clang_getDiagnosticSeverity(diag) >= CXDiagnostic_Error;
-    clang_disposeDiagnostic(diag);
-  }
-  return errors;
-}
-
 /*
  * Parses the input (or `text` in its place) with `args`, plus the prelude when `prelude` is
  * set. Returns the translation unit or NULL; *status gets libclang's result.
@@ -232,7 +221,7 @@ CXTranslationUnit session_parse_input(clang_session *session) {
   CXTranslationUnit tu = NULL;
   if (session->prelude) {
     tu = parse(session, &session->args, session->prelude, NULL, 0, &status);
-    if (tu && count_errors(tu) == 0)
+    if (tu && cx_count_errors(tu) == 0)
       return tu;
     if (tu)
       clang_disposeTranslationUnit(tu);
@@ -240,7 +229,7 @@ CXTranslationUnit session_parse_input(clang_session *session) {
   tu = parse(session, &session->args, NULL, NULL, 0, &status);
   if (session->prelude) {
     /* Only the parse with the prelude failed: the prelude is stale. */
-    if (tu && count_errors(tu) == 0)
+    if (tu && cx_count_errors(tu) == 0)
       prelude_cache_drop(session->prelude);
     free(session->prelude);
     session->prelude = NULL;

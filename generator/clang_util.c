@@ -152,6 +152,17 @@ char *cx_doc_comment(CXCursor cursor, unsigned *line_out) {
   return out.data;
 }
 
+/* cx_count_errors: see clang_util.h. */
+unsigned cx_count_errors(CXTranslationUnit tu) {
+  unsigned i, count = clang_getNumDiagnostics(tu), errors = 0;
+  for (i = 0; i < count; i++) {
+    CXDiagnostic diag = clang_getDiagnostic(tu, i);
+    errors += clang_getDiagnosticSeverity(diag) >= CXDiagnostic_Error;
+    clang_disposeDiagnostic(diag);
+  }
+  return errors;
+}
+
 /* cx_strip_elaborated: see clang_util.h. */
 CXType cx_strip_elaborated(CXType type) {
   while (type.kind == CXType_Elaborated)

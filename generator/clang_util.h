@@ -68,6 +68,9 @@ cubind_linkage cx_linkage(CXCursor cursor);
  */
 char *cx_doc_comment(CXCursor cursor, unsigned *line);
 
+/* cx_count_errors: the number of error diagnostics of a translation unit, wherever they are. */
+unsigned cx_count_errors(CXTranslationUnit tu);
+
 /* cx_strip_elaborated: libclang 16+ wraps most named types in an Elaborated node; 14 does not. */
 CXType cx_strip_elaborated(CXType type);
 

@@ -216,30 +216,43 @@ static void write_fields(tpl_writer *writer, const void *data) {
     tpl_line_back(writer);
 }
 
+/* The markers a record's blocks share (C_NAME, SIZE, ALIGN) and the item its writers get. */
+typedef struct record_values {
+  header_item item;
+  char size[32], align[32];
+} record_values;
+
+static size_t record_markers(const cubind_model *model, size_t k, record_values *values,
+                             tpl_marker *markers) {
+  const cubind_struct *record = &model->structs[k];
+  values->item.model = model;
+  values->item.index = k;
+  snprintf(values->size, sizeof values->size, "%llu", record->size);
+  snprintf(values->align, sizeof values->align, "%llu", record->align);
+  markers[0].name = "C_NAME", markers[0].value = record->c_name;
+  markers[1].name = "SIZE", markers[1].value = values->size;
+  markers[2].name = "ALIGN", markers[2].value = values->align;
+  return 3;
+}
+
 static int each_struct(tpl_writer *writer, const char *block, const void *data) {
   const cubind_model *model = data;
   size_t k;
   for (k = 0; k < model->num_structs; k++) {
     const cubind_struct *record = &model->structs[k];
-    header_item item;
-    char size[32], align[32], *display;
-    tpl_marker markers[8];
+    record_values values;
+    tpl_marker markers[7];
+    char *display;
     int failed;
     if (!record->used || !record->defined_here)
       continue;
     display = comment_safe(record->display_name);
-    item.model = model;
-    item.index = k;
-    snprintf(size, sizeof size, "%llu", record->size);
-    snprintf(align, sizeof align, "%llu", record->align);
     memset(markers, 0, sizeof markers);
-    markers[0].name = "DISPLAY_NAME", markers[0].value = display;
-    markers[1].name = "SOURCE_NAME", markers[1].value = model->source_name;
-    markers[2].name = "SIZE", markers[2].value = size;
-    markers[3].name = "ALIGN", markers[3].value = align;
-    markers[4].name = "KIND", markers[4].value = record->is_union ? "union" : "struct";
-    markers[5].name = "C_NAME", markers[5].value = record->c_name;
-    markers[6].name = "FIELDS", markers[6].write = write_fields, markers[6].data = &item;
+    record_markers(model, k, &values, markers);
+    markers[3].name = "DISPLAY_NAME", markers[3].value = display;
+    markers[4].name = "SOURCE_NAME", markers[4].value = model->source_name;
+    markers[5].name = "KIND", markers[5].value = record->is_union ? "union" : "struct";
+    markers[6].name = "FIELDS", markers[6].write = write_fields, markers[6].data = &values.item;
     failed = tpl_fill(writer, "cubind_stubs.h", block, 0, markers, 7);
     free(display);
     if (failed)
@@ -485,25 +498,18 @@ static int each_layout(tpl_writer *writer, const char *block, const void *data) 
   const cubind_model *model = data;
   size_t k;
   for (k = 0; k < model->num_structs; k++) {
-    const cubind_struct *record = &model->structs[k];
-    char *id, size[32], align[32];
-    header_item item;
+    record_values values;
     tpl_marker markers[5];
+    char *id;
     int failed;
-    if (!record->used)
+    if (!model->structs[k].used)
       continue;
-    id = cubind_sanitize_identifier(record->c_name);
-    item.model = model;
-    item.index = k;
-    snprintf(size, sizeof size, "%llu", record->size);
-    snprintf(align, sizeof align, "%llu", record->align);
+    id = cubind_sanitize_identifier(model->structs[k].c_name);
     memset(markers, 0, sizeof markers);
-    markers[0].name = "ID", markers[0].value = id;
-    markers[1].name = "C_NAME", markers[1].value = record->c_name;
-    markers[2].name = "SIZE", markers[2].value = size;
-    markers[3].name = "ALIGN", markers[3].value = align;
+    record_markers(model, k, &values, markers);
+    markers[3].name = "ID", markers[3].value = id;
     markers[4].name = "FIELD_CHECKS", markers[4].write = write_field_checks;
-    markers[4].data = &item;
+    markers[4].data = &values.item;
     failed = tpl_fill(writer, "cubind_stubs.c", block, 0, markers, 5);
     free(id);
     if (failed)

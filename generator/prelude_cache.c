@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clang_util.h"
 #include "fs.h"
 #include "parse.h"
 
@@ -80,17 +81,6 @@ static unsigned long long cache_key(const cubind_strlist *args, const char *cuda
   return hash;
 }
 
-/* The number of error diagnostics of a translation unit. */
-static unsigned count_errors(CXTranslationUnit tu) {
-  unsigned i, count = clang_getNumDiagnostics(tu), errors = 0;
-  for (i = 0; i < count; i++) {
-    CXDiagnostic diag = clang_getDiagnostic(tu, i);
-    errors += clang_getDiagnosticSeverity(diag) >= CXDiagnostic_Error;
-    clang_disposeDiagnostic(diag);
-  }
-  return errors;
-}
-
 /*
  * Builds the prelude into `path` (through a temporary file, renamed into place) and records
  * its checksum in `sum_path` after it. Returns 1 on success.
@@ -114,7 +104,7 @@ static int build_prelude(CXIndex index, const cubind_strlist *args, const char *
                                        CXTranslationUnit_KeepGoing,
                                    &tu) == CXError_Success &&
        tu;
-  ok = ok && temp && count_errors(tu) == 0 && /* a broken prelude would cost a retry each run */
+  ok = ok && temp && cx_count_errors(tu) == 0 && /* a broken prelude would cost a retry each run */
        clang_saveTranslationUnit(tu, temp, clang_defaultSaveOptions(tu)) == CXSaveError_None &&
        rename(temp, path) == 0;
   if (tu)

@@ -20,18 +20,12 @@ void tpl_puts(tpl_writer *writer, const char *text) {
 void tpl_printf(tpl_writer *writer, const char *format, ...) {
   cubind_buf text = {0};
   va_list args;
-  int needed;
   va_start(args, format);
-  needed = vsnprintf(NULL, 0, format, args);
+  cubind_buf_vprintf(&text, format, args);
   va_end(args);
-  if (needed < 0)
-    return;
-  text.data = cubind_xmalloc((size_t)needed + 1);
-  va_start(args, format);
-  vsnprintf(text.data, (size_t)needed + 1, format, args);
-  va_end(args);
-  tpl_puts(writer, text.data);
-  free(text.data);
+  if (text.data)
+    tpl_puts(writer, text.data);
+  cubind_buf_free(&text);
 }
 
 /* tpl_line_to: see template.h. */

@@ -52,18 +52,10 @@ char *cubind_xasprintf(const char *format, ...) {
   cubind_buf buf = {0};
   va_list args;
   va_start(args, format);
-  {
-    va_list copy;
-    int needed;
-    va_copy(copy, args);
-    needed = vsnprintf(NULL, 0, format, copy);
-    va_end(copy);
-    if (needed < 0)
-      out_of_memory();
-    buf.data = cubind_xmalloc((size_t)needed + 1);
-    vsnprintf(buf.data, (size_t)needed + 1, format, args);
-  }
+  cubind_buf_vprintf(&buf, format, args);
   va_end(args);
+  if (!buf.data)
+    cubind_buf_puts(&buf, "");
   return buf.data;
 }
 
@@ -94,11 +86,10 @@ void cubind_buf_append(cubind_buf *buf, const char *bytes, size_t length) {
 /* cubind_buf_puts: appends a NUL-terminated string. */
 void cubind_buf_puts(cubind_buf *buf, const char *text) { cubind_buf_append(buf, text, strlen(text)); }
 
-/* cubind_buf_printf: appends formatted text. */
-void cubind_buf_printf(cubind_buf *buf, const char *format, ...) {
-  va_list args, copy;
+/* cubind_buf_vprintf: appends formatted text (see util.h). */
+void cubind_buf_vprintf(cubind_buf *buf, const char *format, va_list args) {
+  va_list copy;
   int needed;
-  va_start(args, format);
   va_copy(copy, args);
   needed = vsnprintf(NULL, 0, format, copy);
   va_end(copy);
@@ -107,6 +98,13 @@ void cubind_buf_printf(cubind_buf *buf, const char *format, ...) {
   buf_reserve(buf, (size_t)needed);
   vsnprintf(buf->data + buf->length, (size_t)needed + 1, format, args);
   buf->length += (size_t)needed;
+}
+
+/* cubind_buf_printf: appends formatted text. */
+void cubind_buf_printf(cubind_buf *buf, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  cubind_buf_vprintf(buf, format, args);
   va_end(args);
 }
 

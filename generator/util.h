@@ -38,6 +38,8 @@ void cubind_buf_printf(cubind_buf *buf, const char *format, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* cubind_buf_vprintf: cubind_buf_printf with a va_list. */
+void cubind_buf_vprintf(cubind_buf *buf, const char *format, va_list args);
 void cubind_buf_free(cubind_buf *buf);
 
 /* A growable list of owned strings. Zero-initialise it before use. */
