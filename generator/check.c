@@ -313,45 +313,33 @@ static void check_file_name(const cubind_model *model) {
 /* ---- Kernels ------------------------------------------------------------------------------ */
 
 /*
- * Why a kernel that nvcc's binary holds but the source does not name gets no C functions, or
- * NULL when it gets them. Nobody asked for such a kernel: what C cannot call makes it unbound,
- * not an error.
+ * Why a kernel gets no C functions, or NULL when it gets them. A kernel C cannot call is listed
+ * in the generated header with the reason, never an error: it does not take the other kernels
+ * of its file down (only the user's annotation mistakes and C-name collisions are errors).
  */
-static char *binary_kernel_refusal(const cubind_kernel *kernel) {
+static char *kernel_refusal(const cubind_model *model, const cubind_kernel *kernel) {
   size_t i;
   if (kernel->place == CUBIND_PLACE_SYSTEM)
     return cubind_xasprintf("it is declared in a system header (%s)", kernel->declared_in);
-  if (kernel->place == CUBIND_PLACE_HEADER)
-    return cubind_xasprintf("it is declared in %s, not in the .cu: a header's kernels are bound "
-                            "by the .cu that declares them, so that no two modules define the "
-                            "same C functions",
-                            kernel->declared_in);
+  if (kernel->bound_by)
+    return cubind_xasprintf("it is declared in %s and bound by the stubs of an earlier source "
+                            "of the same library (%s holds it too)",
+                            kernel->declared_in, kernel->bound_by);
+  if (!kernel->defined && !kernel->in_binary)
+    return cubind_xstrdup("it is only declared here, not defined: the stubs of the .cu that "
+                          "defines it bind it");
+  if (kernel->linkage == CUBIND_LINKAGE_ANONYMOUS_NS && !kernel->in_binary)
+    return cubind_xstrdup(
+        model->has_binary
+            ? "it is in an anonymous namespace, and nvcc's binary holds no kernel of its name"
+            : "it is in an anonymous namespace, which nvcc names after the file's path: only "
+              "nvcc's binary tells its symbol (cubind-gen --kernels-from; add_gpu_kernels "
+              "passes it)");
   for (i = 0; i < kernel->num_params; i++)
     if (kernel->params[i].unsupported)
       return cubind_xasprintf("parameter '%s': %s", kernel->params[i].name,
                               kernel->params[i].unsupported);
   return NULL;
-}
-
-/* Reports what makes a kernel the .cu names impossible to call from C. */
-static void check_named_kernel(const cubind_kernel *kernel) {
-  size_t p;
-  if (kernel->linkage == CUBIND_LINKAGE_STATIC)
-    error_take(&kernel->location,
-               cubind_xasprintf("kernel '%s' is static: its name in the cubin cannot be known "
-                                "and C cannot call it; remove 'static'",
-                                kernel->display_name));
-  else if (kernel->linkage == CUBIND_LINKAGE_ANONYMOUS_NS)
-    error_take(&kernel->location,
-               cubind_xasprintf("kernel '%s' is in an anonymous namespace: its name in the "
-                                "cubin cannot be known and C cannot call it; use a named "
-                                "namespace",
-                                kernel->display_name));
-  for (p = 0; p < kernel->num_params; p++)
-    if (kernel->params[p].unsupported)
-      error_take(&kernel->params[p].location,
-                 cubind_xasprintf("parameter '%s' of kernel '%s': %s", kernel->params[p].name,
-                                  kernel->display_name, kernel->params[p].unsupported));
 }
 
 /* The bound kernel already named `c_name`, or NULL. */
@@ -366,21 +354,18 @@ static const cubind_kernel *bound_named(const cubind_model *model, const char *b
 
 /*
  * Decides, in the model's order (the source's kernels, then explicit instantiations, then the
- * binary's), which kernels get C functions. A kernel the .cu names that C cannot call is an
- * error; one only the binary holds is listed as unbound instead, as is one whose C name an
- * earlier kernel took; two kernels the .cu names with one C name are an error.
+ * binary's), which kernels get C functions: every kernel C can call, except one of the binary
+ * whose C name an earlier kernel took (listed); two kernels the source names that would get one
+ * C name are an error naming both.
  */
 static void decide_kernels(cubind_model *model, char *bound) {
   size_t k;
   for (k = 0; k < model->num_kernels; k++) {
     cubind_kernel *kernel = &model->kernels[k];
     const cubind_kernel *taken;
-    char *refusal = NULL;
+    char *refusal;
     name_unnamed_params(kernel);
-    if (kernel->origin == CUBIND_ORIGIN_BINARY)
-      refusal = binary_kernel_refusal(kernel);
-    else
-      check_named_kernel(kernel);
+    refusal = kernel_refusal(model, kernel);
     taken = refusal ? NULL : bound_named(model, bound, k, kernel->c_name);
     if (taken && kernel->origin == CUBIND_ORIGIN_BINARY)
       refusal = cubind_xasprintf("its C name '%s' is already %s's", kernel->c_name,
@@ -393,6 +378,12 @@ static void decide_kernels(cubind_model *model, char *bound) {
                                   taken->location.line, taken->location.column, kernel->c_name,
                                   kernel->c_name));
     if (refusal) {
+      /* the .cu's own kernels are worth a word on stderr; a header's or the binary's others
+         are only listed in the generated header */
+      if (kernel->place == CUBIND_PLACE_INPUT && kernel->origin != CUBIND_ORIGIN_BINARY)
+        warning_take(&kernel->location,
+                     cubind_xasprintf("kernel '%s' gets no C functions: %s",
+                                      kernel->display_name, refusal));
       cubind_model_add_unbound(model, kernel->symbol, kernel->display_name, refusal);
       free(refusal);
       continue;
@@ -405,11 +396,11 @@ static void decide_kernels(cubind_model *model, char *bound) {
                                   "beginning with cubind_ are reserved for cubind: rename the "
                                   "kernel",
                                   kernel->display_name, kernel->c_name, kernel->c_name));
-    if (model->has_binary && !kernel->in_binary && kernel->linkage == CUBIND_LINKAGE_EXTERNAL)
+    if (model->has_binary && !kernel->in_binary)
       warning_take(&kernel->location,
-                   cubind_xasprintf("kernel '%s' is not in nvcc's binary (declared but not "
-                                    "defined here?): its C functions will fail with "
-                                    "CUBIND_ERROR_KERNEL_NOT_FOUND",
+                   cubind_xasprintf("kernel '%s' is not in nvcc's binary (behind a preprocessor "
+                                    "condition nvcc did not take?): its C functions will fail "
+                                    "with CUBIND_ERROR_KERNEL_NOT_FOUND",
                                     kernel->display_name));
   }
 }
@@ -468,7 +459,8 @@ static void check_templates(const cubind_model *model) {
   size_t t;
   for (t = 0; t < model->num_templates; t++) {
     const cubind_template *pattern = &model->templates[t];
-    if (template_uses(model, t))
+    /* a header's templates serve many files: this one need not use them */
+    if (pattern->place != CUBIND_PLACE_INPUT || template_uses(model, t))
       continue;
     if (model->has_binary)
       warning_take(&pattern->location,
@@ -519,7 +511,7 @@ static void check_findings(const cubind_model *model) {
 
 /*
  * Decides which __constant__ / __device__ variables get copy functions: those of external
- * linkage whose type C can copy, one per C name.
+ * linkage whose type C can copy (the others get a warning), one per C name.
  */
 static void check_variables(cubind_model *model) {
   size_t v, w;
@@ -535,10 +527,11 @@ static void check_variables(cubind_model *model) {
       continue;
     }
     if (variable->unsupported) {
-      error_take(&variable->location,
-                 cubind_xasprintf("variable '%s' of type '%s' cannot be copied from C: %s",
-                                  variable->display_name, variable->type_spelling,
-                                  variable->unsupported));
+      warning_take(&variable->location,
+                   cubind_xasprintf("%s variable '%s' of type '%s' gets no copy functions: C "
+                                    "cannot copy it (%s)",
+                                    space, variable->display_name, variable->type_spelling,
+                                    variable->unsupported));
       continue;
     }
     for (w = 0; w < v; w++)

@@ -78,6 +78,42 @@ static int make_shim_dir(clang_session *session) {
 
 /* ---- The command line ------------------------------------------------------------------- */
 
+/*
+ * The host compiler's own include directories, as `<cc> -E -v` lists them, each added with
+ * -idirafter: nvcc preprocesses a .cu with its host compiler, so headers that only it provides
+ * (gcc's omp.h, say) are found there; clang's own directories come first, so its versions of
+ * the intrinsics headers win. A compiler that cannot be run adds nothing.
+ */
+static void add_host_include_dirs(const char *compiler, cubind_strlist *args) {
+  char *command, line[4096];
+  FILE *pipe;
+  int listing = 0;
+  if (!compiler || !*compiler)
+    return;
+  command = cubind_xasprintf("'%s' -E -x c++ -v - </dev/null 2>&1", compiler);
+  if (strchr(compiler, '\'')) { /* not quotable this way: go without */
+    free(command);
+    return;
+  }
+  pipe = popen(command, "r");
+  free(command);
+  if (!pipe)
+    return;
+  while (fgets(line, sizeof line, pipe)) {
+    size_t length = strcspn(line, "\r\n");
+    line[length] = '\0';
+    if (strncmp(line, "#include <...> search starts here:", 34) == 0)
+      listing = 1;
+    else if (strncmp(line, "End of search list.", 19) == 0)
+      listing = 0;
+    else if (listing && line[0] == ' ') {
+      cubind_strlist_add(args, "-idirafter");
+      cubind_strlist_add(args, line + 1);
+    }
+  }
+  pclose(pipe);
+}
+
 static void add_arg(cubind_strlist *args, const char *format, const char *value) {
   char *text = cubind_xasprintf(format, value);
   cubind_strlist_add(args, text);
@@ -142,6 +178,7 @@ static void build_arguments(clang_session *session) {
     free(real);
   }
   free(toolkit_real);
+  add_host_include_dirs(options->host_compiler, args);
 }
 
 /* session_open: see clang_session.h. */

@@ -40,6 +40,13 @@ void cubind_cli_usage(FILE *out) {
       "                      architecture's #if; the header lists any it cannot bind, with the\n"
       "                      reason (repeatable; without it: plain kernels and explicit\n"
       "                      instantiations only)\n"
+      "  --earlier-binary FILE\n"
+      "                      the binary of an earlier .cu of the same library: the kernels of\n"
+      "                      this .cu's user headers that FILE holds too are bound by that .cu's\n"
+      "                      stubs, not again here (repeatable; add_gpu_kernels passes them)\n"
+      "  --host-compiler CC  the host compiler nvcc uses (nvcc -ccbin): its include directories\n"
+      "                      (omp.h, ...) are searched after clang's (default: g++ on PATH, as\n"
+      "                      nvcc; 'none': no host compiler)\n"
       "  --embed-fatbin FILE embed FILE (a fatbin) instead of generating stubs\n"
       "  --help              print this help and exit\n"
       "  --version           print the version and exit\n"
@@ -137,6 +144,10 @@ int cubind_cli_parse(int argc, char **argv, cubind_cli *cli) {
       cli->no_line_directives = 1;
     } else if ((value = option_value(argc, argv, &i, "--kernels-from", 0, &missing))) {
       cubind_strlist_add(&cli->kernels_from, value);
+    } else if ((value = option_value(argc, argv, &i, "--earlier-binary", 0, &missing))) {
+      cubind_strlist_add(&cli->earlier_binaries, value);
+    } else if ((value = option_value(argc, argv, &i, "--host-compiler", 0, &missing))) {
+      cli->host_compiler = value;
     } else if ((value = option_value(argc, argv, &i, "--embed-fatbin", 0, &missing))) {
       if (cli->input)
         return usage_error("more than one input file", value);
@@ -167,4 +178,5 @@ int cubind_cli_parse(int argc, char **argv, cubind_cli *cli) {
 void cubind_cli_free(cubind_cli *cli) {
   cubind_strlist_free(&cli->clang_args);
   cubind_strlist_free(&cli->kernels_from);
+  cubind_strlist_free(&cli->earlier_binaries);
 }

@@ -19,6 +19,9 @@ typedef struct cubind_cli {
   const char *std;          /* -std=...; "-std=c++17" by default */
   cubind_strlist clang_args; /* -I, -isystem, -D, -U, in order, as clang arguments */
   cubind_strlist kernels_from; /* --kernels-from FILE...: nvcc's fatbins or cubins */
+  cubind_strlist earlier_binaries; /* --earlier-binary FILE...: binaries of earlier sources of
+                                      the same library */
+  const char *host_compiler; /* --host-compiler; NULL: g++ (nvcc's default), "none": none */
   int help, version;
 } cubind_cli;
 

@@ -121,7 +121,7 @@ static void append_argument(cubind_buf *out, size_t *column, const char *text, i
 /*
  * "doublify_launch(const cubind_config *cfg, float *a, int n)": the name and parameters of
  * <kernel>_launch or, with_counts, <kernel>_call (an annotated pointer without _N(expr) is
- * followed by its size_t <name>_count). A new string.
+ * followed by its size_t <name>_count; an empty tag parameter is left out). A new string.
  */
 static char *signature(const cubind_kernel *kernel, int with_counts, int definition) {
   cubind_buf out = {0}, argument = {0};
@@ -131,6 +131,8 @@ static char *signature(const cubind_kernel *kernel, int with_counts, int definit
   append_argument(&out, &column, "const cubind_config *cfg", 1);
   for (i = 0; i < kernel->num_params; i++) {
     const cubind_param *param = &kernel->params[i];
+    if (param->is_empty) /* a tag type: nothing to pass */
+      continue;
     argument.length = 0;
     append_declarator(&argument, param->c_type, param->name, definition);
     append_argument(&out, &column, argument.data, 0);
@@ -187,13 +189,18 @@ static void write_extra_includes(tpl_writer *writer, const void *data) {
   for (k = 0; k < model->num_structs; k++) {
     const cubind_struct *record = &model->structs[k];
     size_t earlier;
-    if (!record->used || record->defined_here)
+    if (!record->used || record->defined_here ||
+        (record->toolkit_header && (needs & CUBIND_NEEDS_VECTOR_TYPES) &&
+         strcmp(record->header, "vector_types.h") == 0))
       continue;
     for (earlier = 0; earlier < k; earlier++) /* each header once */
       if (model->structs[earlier].used && !model->structs[earlier].defined_here &&
           strcmp(model->structs[earlier].header, record->header) == 0)
         break;
-    if (earlier == k)
+    if (earlier == k && record->toolkit_header)
+      tpl_printf(writer, "#include <%s> /* declares structs the kernels take */\n",
+                 record->header);
+    else if (earlier == k)
       tpl_printf(writer, "#include \"%s\" /* declares structs the kernels take */\n",
                  record->header);
   }
@@ -404,14 +411,14 @@ static int each_variable_decl(tpl_writer *writer, const char *block, const void 
   return each_variable_in(writer, block, model, "cubind_stubs.h", model->module_name);
 }
 
-/* The comment listing the kernels of nvcc's binary that got no C functions. */
+/* The comment listing the kernels that got no C functions, and why. */
 static void write_unbound(tpl_writer *writer, const void *data) {
   const cubind_model *model = data;
   cubind_buf out = {0};
   size_t i;
   if (!model->num_unbound)
     return;
-  cubind_buf_puts(&out, "/*\n * Kernels of nvcc's binary without C functions, and why:\n");
+  cubind_buf_puts(&out, "/*\n * Kernels without C functions, and why:\n");
   for (i = 0; i < model->num_unbound; i++) {
     const cubind_unbound *entry = &model->unbound[i];
     cubind_buf_puts(&out, " *\n *   ");
@@ -642,7 +649,10 @@ static const char *direction_name(cubind_param_direction direction) {
   }
 }
 
-/* "  void *cubind_args[2] = {&a, &n};" (nothing for a kernel without parameters). */
+/*
+ * "  void *cubind_args[2] = {&a, &n};" (nothing for a kernel without parameters); an empty tag
+ * parameter gets the address of a zero byte, its whole value.
+ */
 static char *args_array(const cubind_kernel *kernel) {
   cubind_buf out = {0};
   size_t i;
@@ -651,7 +661,8 @@ static char *args_array(const cubind_kernel *kernel) {
     return out.data;
   cubind_buf_printf(&out, "  void *cubind_args[%u] = {", (unsigned)kernel->num_params);
   for (i = 0; i < kernel->num_params; i++)
-    cubind_buf_printf(&out, "%s&%s", i ? ", " : "", kernel->params[i].name);
+    cubind_buf_printf(&out, "%s&%s", i ? ", " : "",
+                      kernel->params[i].is_empty ? "cubind_empty_arg" : kernel->params[i].name);
   cubind_buf_puts(&out, "};");
   return out.data;
 }
@@ -721,6 +732,17 @@ static int each_kernel_stubs(tpl_writer *writer, const char *block, const void *
   return 0;
 }
 
+/* The zero byte passed for empty tag parameters: once, when some kernel has one. */
+static int each_empty_arg(tpl_writer *writer, const char *block, const void *data) {
+  const cubind_model *model = data;
+  size_t k, p;
+  for (k = 0; k < model->num_kernels; k++)
+    for (p = 0; p < model->kernels[k].num_params; p++)
+      if (model->kernels[k].params[p].is_empty)
+        return tpl_fill(writer, "cubind_stubs.c", block, 0, NULL, 0);
+  return 0;
+}
+
 static int each_variable_stubs(tpl_writer *writer, const char *block, const void *data) {
   const cubind_model *model = data;
   return each_variable_in(writer, block, model, "cubind_stubs.c", model->module_name);
@@ -736,7 +758,7 @@ int cubind_emit_source(const cubind_model *model, cubind_buf *out) {
                                          : cubind_xstrdup("NULL");
   char num_kernels[32], num_globals[32];
   tpl_writer writer;
-  tpl_marker markers[15];
+  tpl_marker markers[16];
   size_t k;
   int status;
   snprintf(num_kernels, sizeof num_kernels, "%u", (unsigned)model->num_kernels);
@@ -761,9 +783,10 @@ int cubind_emit_source(const cubind_model *model, cubind_buf *out) {
   markers[12].name = "global_table", markers[12].each = each_global_table;
   markers[13].name = "kernel", markers[13].each = each_kernel_stubs;
   markers[14].name = "variable", markers[14].each = each_variable_stubs;
-  for (k = 9; k < 15; k++)
+  markers[15].name = "empty_arg", markers[15].each = each_empty_arg;
+  for (k = 9; k < 16; k++)
     markers[k].data = model;
-  status = tpl_fill(&writer, "cubind_stubs.c", cubind_template_stubs_c, 1, markers, 15);
+  status = tpl_fill(&writer, "cubind_stubs.c", cubind_template_stubs_c, 1, markers, 16);
   free(output_name);
   free(header_name);
   free(kernels);

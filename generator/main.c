@@ -103,26 +103,50 @@ static int write_outputs(const char *output_dir, const char *const *paths, cubin
   return failed ? CUBIND_EXIT_ERROR : CUBIND_EXIT_OK;
 }
 
-/* Reads every --kernels-from file into *binary; returns 0, or 1 after reporting an error. */
-static int read_binaries(const cubind_cli *cli, cubind_binary *binary) {
+/* Reads one fatbin or cubin into *binary; returns 0, or 1 after reporting an error. */
+static int read_binary(const char *path, cubind_binary *binary) {
+  char *data = NULL;
+  size_t size = 0;
+  int failed = cubind_read_file(path, &data, &size) != 0 ||
+               cubind_binary_add(binary, path, (const unsigned char *)data, size) != 0;
+  free(data);
+  return failed;
+}
+
+/*
+ * Reads every --kernels-from file into *binary and each --earlier-binary file into its own
+ * entry of *earlier (allocated); returns 0, or 1 after reporting an error.
+ */
+static int read_binaries(const cubind_cli *cli, cubind_binary *binary,
+                         cubind_earlier_binary **earlier) {
   size_t i;
-  for (i = 0; i < cli->kernels_from.count; i++) {
-    char *data = NULL;
-    size_t size = 0;
-    int failed = cubind_read_file(cli->kernels_from.items[i], &data, &size) != 0 ||
-                 cubind_binary_add(binary, cli->kernels_from.items[i],
-                                   (const unsigned char *)data, size) != 0;
-    free(data);
-    if (failed)
+  *earlier = cubind_xcalloc(cli->earlier_binaries.count + 1, sizeof **earlier);
+  for (i = 0; i < cli->kernels_from.count; i++)
+    if (read_binary(cli->kernels_from.items[i], binary) != 0)
+      return 1;
+  for (i = 0; i < cli->earlier_binaries.count; i++) {
+    (*earlier)[i].name = cli->earlier_binaries.items[i];
+    if (read_binary(cli->earlier_binaries.items[i], &(*earlier)[i].binary) != 0)
       return 1;
   }
   return 0;
+}
+
+/* Frees what read_binaries read. */
+static void free_binaries(const cubind_cli *cli, cubind_binary *binary,
+                          cubind_earlier_binary *earlier) {
+  size_t i;
+  cubind_binary_free(binary);
+  for (i = 0; earlier && i < cli->earlier_binaries.count; i++)
+    cubind_binary_free(&earlier[i].binary);
+  free(earlier);
 }
 
 /* cubind-gen file.cu: parse, check, emit, write. */
 static int generate(const cubind_cli *cli) {
   cubind_model model = {0};
   cubind_binary binary = {0};
+  cubind_earlier_binary *earlier = NULL;
   cubind_strlist deps = {0};
   cubind_buf contents[3] = {{0}, {0}, {0}};
   const char *paths[3];
@@ -149,6 +173,7 @@ static int generate(const cubind_cli *cli) {
                         : cubind_xstrdup(model.source_name);
   model.module_name = cli->module_name ? cubind_xstrdup(cli->module_name)
                                        : cubind_sanitize_identifier(model.file_stem);
+  memset(&options, 0, sizeof options);
   options.input = cli->input;
   options.cuda_path = cuda_path(cli);
   {
@@ -169,11 +194,16 @@ static int generate(const cubind_cli *cli) {
   options.std = cli->std;
   options.user_args = &cli->clang_args;
   options.binary = cli->kernels_from.count ? &binary : NULL;
-  if (read_binaries(cli, &binary) != 0) {
-    cubind_binary_free(&binary);
+  if (read_binaries(cli, &binary, &earlier) != 0) {
+    free_binaries(cli, &binary, earlier);
     cubind_model_free(&model);
     return CUBIND_EXIT_ERROR;
   }
+  options.earlier = earlier;
+  options.num_earlier = cli->earlier_binaries.count;
+  options.host_compiler = !cli->host_compiler ? "g++"
+                          : strcmp(cli->host_compiler, "none") == 0 ? NULL
+                                                                    : cli->host_compiler;
   options.cache_dir = cache = cache_dir(cli);
   if (cubind_parse(&options, &model, cli->depfile ? &deps : NULL) == 0 &&
       cubind_check(&model) == 0 && cubind_emit_header(&model, &contents[0]) == 0 &&
@@ -200,7 +230,7 @@ static int generate(const cubind_cli *cli) {
   cubind_buf_free(&contents[2]);
   cubind_strlist_free(&deps);
   cubind_model_free(&model);
-  cubind_binary_free(&binary);
+  free_binaries(cli, &binary, earlier);
   return status;
 }
 

@@ -105,6 +105,7 @@ void cubind_kernel_clear(cubind_kernel *kernel) {
   free(kernel->location.file);
   free(kernel->doc_location.file);
   free(kernel->declared_in);
+  free(kernel->bound_by);
   free(kernel->only_in);
   memset(kernel, 0, sizeof *kernel);
 }

@@ -56,6 +56,8 @@ typedef struct cubind_param {
   unsigned long long elem_size; /* pointers: bytes per element (1 for void) */
   unsigned needs;               /* CUBIND_NEEDS_* bits */
   long record;                  /* by-value struct or union: its index in model->structs, else -1 */
+  int is_empty;                 /* an empty struct (a tag type such as std::integral_constant):
+                                   C passes nothing for it; the stub passes a zero byte */
   cubind_location location;
   cubind_strlist annotations;   /* raw "cubind.*" annotate strings, in source order */
   /* Filled by check.c from `annotations`: */
@@ -100,7 +102,10 @@ typedef struct cubind_kernel {
   long template_index;  /* index into model->templates of its template, or -1 */
   cubind_param *params;
   size_t num_params;
+  int defined;          /* 1: this translation unit defines it (a declaration has a body) */
   int in_binary;        /* with --kernels-from: 1 when the binary holds its symbol */
+  char *bound_by;       /* a header kernel that an earlier source's binary of the same library
+                           also holds (--earlier-binary): that binary's name; else NULL */
   char *only_in;        /* "sm_90": the architectures whose code has it, when some lack it
                            (read from nvcc's binary); NULL when all have it or unknown */
 } cubind_kernel;
@@ -110,6 +115,7 @@ typedef struct cubind_template {
   char *usr;            /* clang's unified symbol resolution of the template */
   char *name;           /* "scale" */
   char *qualified;      /* "ns::scale" */
+  cubind_place place;   /* the .cu or a user header */
   cubind_location location;
 } cubind_template;
 
@@ -159,6 +165,7 @@ typedef struct cubind_struct {
                                    0: from a header that the generated header includes */
   char *header;                 /* !defined_here: how the generated header includes its header
                                    ("include/types.h", relative to the .cu or an -I dir) */
+  int toolkit_header;           /* that header is the CUDA toolkit's (#include <...>) */
   cubind_location location;     /* its definition */
   unsigned long long size;
   unsigned long long align;

@@ -6,9 +6,26 @@
 
 #include "clang_session.h"
 #include "clang_util.h"
+#include "fs.h"
 #include "parse_context.h"
 #include "parse_decls.h"
 #include "parse_wrapper.h"
+
+/*
+ * A kernel of a user header that a binary of an earlier source of the same library also holds
+ * is bound by that source's stubs: each kernel once per library, whichever .cu includes it.
+ */
+static void mark_bound_elsewhere(parse_context *ctx) {
+  size_t k, e;
+  for (k = 0; k < ctx->model->num_kernels; k++) {
+    cubind_kernel *kernel = &ctx->model->kernels[k];
+    if (kernel->place != CUBIND_PLACE_HEADER)
+      continue;
+    for (e = 0; e < ctx->options->num_earlier && !kernel->bound_by; e++)
+      if (cubind_binary_find(&ctx->options->earlier[e].binary, kernel->symbol))
+        kernel->bound_by = cubind_xstrdup(cubind_basename(ctx->options->earlier[e].name));
+  }
+}
 
 /* cubind_parse: see parse.h. */
 int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubind_strlist *deps) {
@@ -37,6 +54,7 @@ int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubin
       parse_declarations(&ctx, tu);
       parse_instantiations(&ctx, &session, tu);
       parse_binary_kernels(&ctx, &session, tu);
+      mark_bound_elsewhere(&ctx);
     }
     if (deps) {
       cubind_strlist_add(deps, options->input);

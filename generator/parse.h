@@ -10,6 +10,12 @@
 #include "model.h"
 #include "util.h"
 
+/* A binary of an earlier source of the same library (--earlier-binary), with its file name. */
+typedef struct cubind_earlier_binary {
+  const char *name;
+  cubind_binary binary;
+} cubind_earlier_binary;
+
 typedef struct cubind_parse_options {
   const char *input;           /* the .cu file */
   const char *cuda_path;       /* the CUDA toolkit root */
@@ -18,6 +24,11 @@ typedef struct cubind_parse_options {
   const char *cache_dir;       /* where the precompiled CUDA prelude is kept; NULL: none */
   const cubind_binary *binary; /* nvcc's kernels (--kernels-from); NULL: only the kernels the
                                   source names (plain kernels, explicit instantiations) */
+  const cubind_earlier_binary *earlier; /* --earlier-binary: a header's kernels that one of
+                                  these holds are bound by that source's stubs */
+  size_t num_earlier;
+  const char *host_compiler;   /* the compiler nvcc uses for host code (its include directories
+                                  are searched after clang's); NULL: none */
 } cubind_parse_options;
 
 /*

@@ -1,6 +1,7 @@
 /* parse_decls.c: kernels, parameters, templates and variables of the .cu (see parse_decls.h). */
 #include "parse_decls.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,7 @@ static void parse_param(parse_context *ctx, CXCursor cursor, cubind_param *param
            &param->is_pointer);
   param->c_type = mapped.spelling;
   param->unsupported = mapped.unsupported;
+  param->is_empty = mapped.is_empty;
   param->is_scalar = mapped.is_scalar;
   param->needs = mapped.needs;
   if (size <= 0 || align <= 0) {
@@ -78,6 +80,52 @@ static long template_of(const parse_context *ctx, CXCursor function) {
   return found;
 }
 
+/*
+ * Whether a function declaration has a body. Under SkipFunctionBodies libclang reports no
+ * definitions (clang_isCursorDefinition is 0, the extent stops before the body): what follows
+ * the declaration in the file tells, `{` (or `= delete`) for a body, `;` for none. A declaration
+ * written by a macro, whose text cannot be read this way, counts as defined.
+ */
+static int has_body(CXTranslationUnit tu, CXCursor function) {
+  CXSourceLocation end = clang_getRangeEnd(clang_getCursorExtent(function));
+  CXFile file, expanded_file;
+  unsigned line, column, offset, expanded_offset;
+  size_t size = 0;
+  const char *text;
+  clang_getSpellingLocation(end, &file, &line, &column, &offset);
+  clang_getExpansionLocation(end, &expanded_file, &line, &column, &expanded_offset);
+  if (!file || !clang_File_isEqual(file, expanded_file) || offset != expanded_offset)
+    return 1; /* written by a macro */
+  text = clang_getFileContents(tu, file, &size);
+  if (!text || offset >= size)
+    return 1;
+  while (offset < size && strchr(" \t\r\n)", text[offset]))
+    offset++;
+  return offset >= size || text[offset] != ';';
+}
+
+/*
+ * The symbol nvcc gives a function of internal linkage: clang marks such names with an 'L'
+ * before the unqualified name ("_ZL3topPi", "_ZN2nsL6hiddenEPi"), nvcc does not ("_Z3topPi",
+ * "_ZN2ns6hiddenEPi"). Drops that mark from the function's own name; other shapes are kept.
+ */
+static void drop_internal_mark(char *symbol) {
+  char *at;
+  if (strncmp(symbol, "_Z", 2) != 0)
+    return;
+  at = symbol + 2;
+  if (*at == 'N') /* a nested name: skip the scopes before the function's own name */
+    for (at++; isdigit((unsigned char)*at);) {
+      char *end;
+      unsigned long length = strtoul(at, &end, 10);
+      if (strlen(end) < length)
+        return;
+      at = end + length;
+    }
+  if (at[0] == 'L' && isdigit((unsigned char)at[1]))
+    memmove(at, at + 1, strlen(at));
+}
+
 /* parse_kernel: see parse_decls.h. */
 void parse_kernel(parse_context *ctx, CXCursor function, cubind_kernel *kernel) {
   int anonymous, i, count = clang_Cursor_getNumArguments(function);
@@ -92,7 +140,10 @@ void parse_kernel(parse_context *ctx, CXCursor function, cubind_kernel *kernel) 
   }
   parse_location(ctx, function, &kernel->location);
   kernel->linkage = cx_linkage(function);
+  if (kernel->linkage == CUBIND_LINKAGE_STATIC)
+    drop_internal_mark(kernel->symbol);
   kernel->place = parse_place(ctx, function);
+  kernel->defined = has_body(clang_Cursor_getTranslationUnit(function), function);
   if (kernel->place != CUBIND_PLACE_INPUT) {
     char *file = cx_file_name(function);
     kernel->declared_in = cubind_xstrdup(file ? cubind_basename(file) : "?");
@@ -131,9 +182,11 @@ static void add_kernel(parse_context *ctx, CXCursor function) {
     free(name);
   } else if (index >= 0) {
     /* Later declarations win (the definition normally comes last, with the annotations), at
-       the position of the first. */
+       the position of the first; the kernel is defined when any of them is. */
+    int defined = ctx->model->kernels[index].defined;
     cubind_kernel_clear(&ctx->model->kernels[index]);
     parse_kernel(ctx, function, &ctx->model->kernels[index]);
+    ctx->model->kernels[index].defined |= defined;
   } else {
     parse_kernel(ctx, function, cubind_model_add_kernel(ctx->model));
   }
@@ -154,6 +207,7 @@ static void add_template(parse_context *ctx, CXCursor cursor) {
   entry->usr = usr;
   entry->name = cx_spelling(cursor);
   entry->qualified = cx_qualified_name(cursor, &anonymous);
+  entry->place = parse_place(ctx, cursor);
   parse_location(ctx, cursor, &entry->location);
 }
 
@@ -232,12 +286,20 @@ static void add_variable(parse_context *ctx, CXCursor cursor) {
   c_type_free(&mapped);
 }
 
+/*
+ * Kernels and templates of the .cu and of the user's headers it includes (a header's kernels
+ * are bound like the .cu's: check.c decides by their place); variables of the .cu only (a
+ * header's variable would be one per module that includes it).
+ */
 static enum CXChildVisitResult visit_declaration(CXCursor cursor, CXCursor parent,
                                                  CXClientData data) {
   parse_context *ctx = data;
   enum CXCursorKind kind = clang_getCursorKind(cursor);
   (void)parent;
-  if (!clang_Location_isFromMainFile(clang_getCursorLocation(cursor)))
+  if (cx_in_system_header(cursor))
+    return CXChildVisit_Continue;
+  if (kind == CXCursor_VarDecl &&
+      !clang_Location_isFromMainFile(clang_getCursorLocation(cursor)))
     return CXChildVisit_Continue;
   /* libclang < 15 reports extern "C" blocks as UnexposedDecl */
   if (kind == CXCursor_Namespace || kind == CXCursor_LinkageSpec || kind == CXCursor_UnexposedDecl)

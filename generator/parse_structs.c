@@ -130,6 +130,23 @@ static enum CXChildVisitResult find_base(CXCursor cursor, CXCursor parent, CXCli
   return CXChildVisit_Continue;
 }
 
+/*
+ * The path of the toolkit header that declares `decl` relative to the toolkit's include
+ * directory ("driver_types.h"), or NULL when it is not the toolkit's. The toolkit's C headers
+ * declare the runtime's structs (cudaExtent, cudaPitchedPtr, dim3) for C too.
+ */
+static char *toolkit_header(const parse_context *ctx, CXCursor decl) {
+  char *include = cubind_xasprintf("%s/include", ctx->options->cuda_path);
+  char *dir = realpath(include, NULL), *file = cx_file_real_path(decl), *result = NULL;
+  size_t length = dir ? strlen(dir) : 0;
+  if (dir && file && strncmp(file, dir, length) == 0 && file[length] == '/')
+    result = cubind_xstrdup(file + length + 1);
+  free(include);
+  free(dir);
+  free(file);
+  return result;
+}
+
 /* Why C cannot declare or name the record, or NULL (checks that need no field walk). */
 static char *record_problem(parse_context *ctx, CXCursor decl, const char *display,
                             const char *name, const char *alias, int defined_here, int depth,
@@ -140,7 +157,7 @@ static char *record_problem(parse_context *ctx, CXCursor decl, const char *displ
   clang_visitChildren(decl, find_base, &has_base);
   if (depth > MAX_RECORD_DEPTH)
     return cubind_xasprintf("%s '%s' nests too deeply", what, display);
-  if (cx_in_system_header(decl))
+  if (cx_in_system_header(decl) && !(*header = toolkit_header(ctx, decl)))
     return cubind_xasprintf(
         "type '%s' comes from a system header that C code cannot include: pass a pointer",
         display);
@@ -159,7 +176,7 @@ static char *record_problem(parse_context *ctx, CXCursor decl, const char *displ
         display);
   if ((!name[0] || clang_Cursor_isAnonymous(decl)) && !alias)
     return cubind_xasprintf("an unnamed %s cannot be named from C: give it a name", what);
-  if (!defined_here && !(*header = parse_include_spelling(ctx, decl)))
+  if (!defined_here && !*header && !(*header = parse_include_spelling(ctx, decl)))
     return cubind_xasprintf(
         "%s '%s' is declared in a header that lies neither below the .cu file's directory nor "
         "below an -I directory: pass that directory with -I so that the generated header can "
@@ -208,10 +225,12 @@ static void parse_struct_at(parse_context *ctx, CXType written, c_type *mapped, 
   record->usr = usr;
   usr = NULL;
   /* A record of the .cu keeps its own name in the C copy (an unnamed one its typedef's); one
-     from a header is named as the header lets C name it: by its typedef, else `struct S`. */
+     from a header is named as the header lets C name it: by its typedef, else `struct S`; the
+     toolkit's C headers declare no typedefs for C (`struct cudaExtent`). */
+  record->toolkit_header = cx_in_system_header(decl);
   if (defined_here)
     record->c_name = cubind_xstrdup(name[0] && !clang_Cursor_isAnonymous(decl) ? name : alias);
-  else if (alias)
+  else if (alias && !record->toolkit_header)
     record->c_name = cubind_xstrdup(alias);
   else
     record->c_name = cubind_xasprintf("%s %s", what, name);

@@ -109,7 +109,7 @@ static int is_vector_type_name(const char *name) {
 
 /*
  * The C spelling of a toolkit value type (__half -> cubind_half, __nv_bfloat16 ->
- * cubind_bfloat16, float4 -> float4), or NULL when `decl` (named `name`) is none. Recognised by
+ * cubind_bfloat16, __half2 -> cubind_half2, float4 -> float4), or NULL when `decl` (named `name`) is none. Recognised by
  * name at global scope, not by the header it came from: a plain -I to the toolkit's include
  * directory makes its headers user headers (seen in CI), and the names are safe to trust,
  * since __half and __nv_bfloat16 are reserved identifiers and vector_types.h precedes every
@@ -124,6 +124,12 @@ static const char *toolkit_type_spelling(CXCursor decl, const char *name, unsign
     return "cubind_half";
   if (strcmp(name, "__nv_bfloat16") == 0)
     return "cubind_bfloat16";
+  /* 4-byte pairs with user-provided copy constructors in C++, plain 4-byte values to the
+     launch (cubind.h spells them with the device's size and alignment) */
+  if (strcmp(name, "__half2") == 0)
+    return "cubind_half2";
+  if (strcmp(name, "__nv_bfloat162") == 0)
+    return "cubind_bfloat162";
   if (is_vector_type_name(name)) {
     *needs |= CUBIND_NEEDS_VECTOR_TYPES;
     return name;
@@ -177,6 +183,41 @@ static int record_is_trivially_copyable(CXCursor record, int depth) {
   return check.trivial;
 }
 
+/* Visitor state for record_is_empty(). */
+typedef struct empty_check {
+  int empty;
+  int depth;
+} empty_check;
+
+static int record_is_empty(CXCursor record, int depth);
+
+static enum CXChildVisitResult empty_check_visit(CXCursor cursor, CXCursor parent,
+                                                 CXClientData data) {
+  empty_check *check = data;
+  enum CXCursorKind kind = clang_getCursorKind(cursor);
+  (void)parent;
+  if (kind == CXCursor_FieldDecl ||
+      (kind == CXCursor_CXXMethod && clang_CXXMethod_isVirtual(cursor)) ||
+      (kind == CXCursor_CXXBaseSpecifier &&
+       (clang_isVirtualBase(cursor) ||
+        !record_is_empty(clang_getTypeDeclaration(clang_getCanonicalType(
+                             clang_getCursorType(cursor))),
+                         check->depth + 1))))
+    check->empty = 0;
+  return check->empty ? CXChildVisit_Continue : CXChildVisit_Break;
+}
+
+/* An empty class: no fields, no virtual functions, only empty bases (C++ makes it 1 byte). */
+static int record_is_empty(CXCursor record, int depth) {
+  empty_check check;
+  check.empty = 1;
+  check.depth = depth;
+  if (depth > 64)
+    return 0;
+  clang_visitChildren(record, empty_check_visit, &check);
+  return check.empty;
+}
+
 /* map_value_type: see parse_types.h. */
 void map_value_type(CXType type, c_type *out) {
   CXType canonical;
@@ -217,6 +258,8 @@ void map_value_type(CXType type, c_type *out) {
     const char *toolkit = toolkit_type_spelling(decl, name, &out->needs);
     if (toolkit) {
       out->spelling = cubind_xstrdup(toolkit);
+    } else if (clang_Type_getSizeOf(canonical) == 1 && record_is_empty(decl, 0)) {
+      out->is_empty = 1;
     } else if (!record_is_trivially_copyable(decl, 0)) {
       out->unsupported = cubind_xasprintf(
           "type '%s' is not trivially copyable (it has a user-provided copy or move constructor "

@@ -14,15 +14,18 @@ typedef struct c_type {
   char *unsupported; /* why C cannot pass it (spelling is then NULL) */
   int is_scalar;     /* integer, bool, enum or floating value: usable in count expressions */
   int is_record;     /* a struct or union by value, for the caller to spell: see `record` */
+  int is_empty;      /* an empty class (a tag type: std::integral_constant, a policy type):
+                        nothing to pass from C (spelling and unsupported stay NULL) */
   CXCursor record;   /* its declaration (is_record) */
   unsigned needs;    /* CUBIND_NEEDS_* bits */
 } c_type;
 
 /*
  * map_value_type: maps a non-pointer type (top-level qualifiers ignored): builtin scalars,
- * <stdint.h> names, enums (as their integer type), the toolkit's __half, __nv_bfloat16 and
- * vector types; a trivially copyable struct or union comes back with is_record set; anything
- * else is unsupported with a reason.
+ * <stdint.h> names, enums (as their integer type), the toolkit's __half, __half2,
+ * __nv_bfloat16, __nv_bfloat162 and vector types; an empty class comes back with is_empty
+ * set; another trivially copyable struct or union with is_record set; anything else is
+ * unsupported with a reason.
  */
 void map_value_type(CXType type, c_type *out);
 

@@ -269,11 +269,36 @@ static void substitute_template_constants(CXCursor specialization, cubind_kernel
 }
 
 /*
+ * Template argument `index` of `args` ("<&scale, 4>", as written or demangled) as text, without
+ * the brackets: the pieces between top-level commas. NULL when there is no such piece.
+ */
+static char *argument_text(const char *args, int index) {
+  const char *at = strchr(args, '<'), *start;
+  int depth = 0, piece = 0;
+  if (!at)
+    return NULL;
+  for (start = ++at; *at; at++) {
+    if (*at == '<' || *at == '(' || *at == '[')
+      depth++;
+    else if ((*at == '>' || *at == ')' || *at == ']') && depth > 0)
+      depth--;
+    else if ((*at == ',' || *at == '>') && depth == 0) {
+      if (piece++ == index)
+        return cubind_xstrndup(start, (size_t)(at - start));
+      if (*at == '>')
+        return NULL;
+      start = at + 1;
+    }
+  }
+  return NULL;
+}
+
+/*
  * The C name of a specialisation: the kernel's name and its template arguments made into an
  * identifier ("scale<float>" -> "scale_float", "fill<int, 4>" -> "fill_int_4", "f<-2>" ->
  * "f_minus2", "r<float, 512, true>" -> "r_float_512_true", "combine<Op::Add, float>" ->
- * "combine_Add_float"). args: the arguments as text, used only where libclang does not break
- * them down (packs).
+ * "combine_Add_float", "apply<&square>" -> "apply_square"). args: the arguments as text, for
+ * what libclang does not break down (packs, functions and objects as arguments).
  */
 static char *specialization_c_name(CXCursor specialization, const char *args) {
   cubind_buf text = {0};
@@ -307,7 +332,12 @@ static char *specialization_c_name(CXCursor specialization, const char *args) {
       cubind_buf_printf(&text, " %s", value);
       free(value);
     } else {
-      cubind_buf_printf(&text, " arg%d", i);
+      char *written = argument_text(args, i);
+      if (written)
+        cubind_buf_printf(&text, " %s", written);
+      else
+        cubind_buf_printf(&text, " arg%d", i);
+      free(written);
     }
   }
   /* every run of non-identifier characters becomes one '_'; leading underscores of names such
@@ -632,6 +662,37 @@ static int split_demangled(const char *demangled, char **name, char **params) {
 }
 
 /*
+ * Makes a demangled name one C++ accepts in the .cu: "(anonymous namespace)::" goes (the .cu's
+ * own anonymous namespace is found from the global scope), and a function or object as a
+ * template argument, which the demangler prints as "&(matmul_tri3(float const*, int))", becomes
+ * "&matmul_tri3" (the parameter's type picks the overload). A new string.
+ */
+static char *speakable_name(const char *demangled) {
+  static const char anonymous[] = "(anonymous namespace)::";
+  cubind_buf out = {0};
+  const char *at = demangled;
+  cubind_buf_puts(&out, "");
+  while (*at) {
+    if (strncmp(at, anonymous, sizeof anonymous - 1) == 0) {
+      at += sizeof anonymous - 1;
+    } else if (at[0] == '&' && at[1] == '(') {
+      /* &(name(params)) -> &name: the name runs to the first '(' inside */
+      const char *name = at + 2, *open = name;
+      int depth = 1;
+      while (*open && *open != '(' && *open != ')')
+        open++;
+      cubind_buf_puts(&out, "&");
+      cubind_buf_append(&out, name, (size_t)(open - name));
+      for (at += 2; *at && depth; at++)
+        depth += *at == '(' ? 1 : *at == ')' ? -1 : 0;
+    } else {
+      cubind_buf_append(&out, at++, 1);
+    }
+  }
+  return out.data;
+}
+
+/*
  * Fills a candidate from its symbol: its names, or why it cannot be named from outside (the
  * demangler prints lambdas and unnamed types as "{lambda(int)#1}", "{unnamed type#1}").
  */
@@ -647,10 +708,7 @@ static void read_candidate(candidate *c, const cubind_binary_kernel *kernel) {
     c->name = cubind_xstrdup(demangled);
     c->reason = cubind_xstrdup("its demangled name is no function name");
   }
-  if (!c->reason && kernel->internal)
-    c->reason = cubind_xstrdup("it has internal linkage (static, or in an anonymous namespace): "
-                               "its symbol is private to its cubin");
-  else if (!c->reason && demangled && strstr(demangled, "{lambda("))
+  if (!c->reason && demangled && strstr(demangled, "{lambda("))
     c->reason = cubind_xstrdup("a template argument is the type of a lambda, which no code "
                                "outside its enclosing function can name");
   else if (!c->reason && demangled && strstr(demangled, "::{"))
@@ -661,11 +719,40 @@ static void read_candidate(candidate *c, const cubind_binary_kernel *kernel) {
 
 /* The wrapper line that names candidate i. */
 static char *candidate_line(size_t index, const candidate *c) {
-  if (!c->params) /* extern "C": one function per name */
-    return cubind_xasprintf("static void *cubind_ref_%u = (void *)&::%s;", (unsigned)index,
-                            c->name);
-  return cubind_xasprintf("static void *cubind_ref_%u = (void *)static_cast<void (*)%s>(&::%s);",
-                          (unsigned)index, c->params, c->name);
+  char *name = speakable_name(c->name), *params, *line;
+  if (!c->params) { /* extern "C": one function per name */
+    line = cubind_xasprintf("static void *cubind_ref_%u = (void *)&::%s;", (unsigned)index, name);
+    free(name);
+    return line;
+  }
+  params = speakable_name(c->params);
+  line = cubind_xasprintf("static void *cubind_ref_%u = (void *)static_cast<void (*)%s>(&::%s);",
+                          (unsigned)index, params, name);
+  free(params);
+  free(name);
+  return line;
+}
+
+/*
+ * Whether clang's mangling of a function is the cubin kernel's symbol: the same text, or, for a
+ * kernel of internal linkage, the same demangled text. nvcc and clang name those apart: a
+ * static function is "_ZL8static_kPfi" to clang and "_Z8static_kPfi" to nvcc, an anonymous
+ * namespace "_GLOBAL__N_1" to clang and a name made from the file's path to nvcc; a translation
+ * unit cannot hold two such functions with one demangled name.
+ */
+static int same_function(const char *mangled, const cubind_binary_kernel *kernel) {
+  char *a, *b;
+  int same;
+  if (strcmp(mangled, kernel->symbol) == 0)
+    return 1;
+  if (!kernel->internal)
+    return 0;
+  a = cubind_demangle(mangled);
+  b = cubind_demangle(kernel->symbol);
+  same = a && b && strcmp(a, b) == 0;
+  free(a);
+  free(b);
+  return same;
 }
 
 /* "sm_80, sm_90": the architectures whose code defines `kernel`, or NULL when all do. */
@@ -695,19 +782,23 @@ static void resolve_candidate(parse_context *ctx, const wrapper *w, size_t line,
     return;
   }
   mangled = cx_string(clang_Cursor_getMangling(function));
-  if (strcmp(mangled, c->kernel->symbol) != 0 || !cx_is_global(function)) {
+  if (!same_function(mangled, c->kernel) || !cx_is_global(function)) {
     c->reason = cubind_xasprintf("its name resolves to '%s', which is not this kernel", mangled);
     free(mangled);
     return;
   }
   free(mangled);
   {
-    const char *args = strchr(c->name, '<');
+    char *name = speakable_name(c->name);
+    const char *args = strchr(name, '<');
     kernel = add_specialization(ctx, function, CUBIND_ORIGIN_BINARY, args ? args : "", c->name);
+    free(name);
   }
   if (kernel) {
     kernel->in_binary = 1;
     kernel->only_in = only_in(ctx->options->binary, c->kernel);
+    free(kernel->symbol); /* nvcc's, where an anonymous namespace makes the two differ */
+    kernel->symbol = cubind_xstrdup(c->kernel->symbol);
   }
   c->recorded = 1;
 }
@@ -780,7 +871,13 @@ void parse_binary_kernels(parse_context *ctx, clang_session *session, CXTranslat
   for (k = 0; k < ctx->model->num_kernels; k++) {
     cubind_kernel *kernel = &ctx->model->kernels[k];
     const cubind_binary_kernel *found = cubind_binary_find(binary, kernel->symbol);
+    for (i = 0; !found && kernel->linkage != CUBIND_LINKAGE_EXTERNAL && i < binary->num_kernels;
+         i++)
+      if (same_function(kernel->symbol, &binary->kernels[i]))
+        found = &binary->kernels[i];
     if (found) {
+      free(kernel->symbol); /* the launch looks nvcc's name up */
+      kernel->symbol = cubind_xstrdup(found->symbol);
       known[found - binary->kernels] = 1;
       kernel->in_binary = 1;
       kernel->only_in = only_in(binary, found);

@@ -21,6 +21,7 @@
  *   kernel        each kernel's functions: LAUNCH / CALL (definitions' names and parameters),
  *                 ARGS_ARRAY, HOST_ARGS_ARRAY (the _call's host buffers), ARGS, HOST_ARGS,
  *                 NUM_HOST_ARGS, INDEX, NAME
+ *   empty_arg     once when a kernel has an empty (tag type) parameter: the byte passed for it
  *   variable      each variable's copy functions
  */
 @@BEGIN@@
@@ -93,6 +94,11 @@ __attribute__((constructor)) static void @@MODULE@@_register(void) {
   cubind_module_register(&@@MODULE@@_module);
 }
 #endif
+@@EACH empty_arg@@
+
+/* The whole value of an empty (tag type) parameter, which C callers do not pass. */
+static char cubind_empty_arg;
+@@END empty_arg@@
 @@EACH kernel@@
 
 cubind_status @@LAUNCH@@ {

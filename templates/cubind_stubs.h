@@ -11,8 +11,8 @@
  *   EXTRA_INCLUDES  headers for the C types the prototypes use (stdint.h, stdbool.h,
  *                   vector_types.h), only those needed, and the user headers that declare
  *                   structs the kernels take by value (relative to the .cu or an -I directory)
- *   UNBOUND         a comment listing the kernels of nvcc's binary that got no functions, and
- *                   why (only with cubind-gen --kernels-from; none when every kernel is bound)
+ *   UNBOUND         a comment listing the kernels of the .cu, its headers and nvcc's binary that
+ *                   got no functions, and why (none when every kernel is bound)
  * Blocks:
  *   struct    each struct or union defined in the .cu that a kernel takes by value: its C copy
  *             (FIELDS: the members, each framed by #line to its line in the .cu)

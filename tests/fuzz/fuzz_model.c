@@ -124,7 +124,7 @@ static void count_invariants(const cubind_model *model) {
 
 /* The list of unbound kernels is one comment: nothing in it may close it early. */
 static void unbound_invariants(const cubind_buf *header) {
-  const char *start = strstr(header->data, "/*\n * Kernels of nvcc's binary"), *end;
+  const char *start = strstr(header->data, "/*\n * Kernels without C functions"), *end;
   if (!start)
     return;
   end = strstr(start + 2, "*/");

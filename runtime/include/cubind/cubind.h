@@ -101,6 +101,19 @@ typedef struct cubind_bfloat16 {
   unsigned short bits;
 } cubind_bfloat16;
 
+/*
+ * Pairs as C sees __half2 / __nv_bfloat162: 4 bytes, aligned to 4 like the device types, the
+ * halves in h[0] (.x) and h[1] (.y).
+ */
+typedef union cubind_half2 {
+  cubind_half h[2];
+  unsigned int bits;
+} cubind_half2;
+typedef union cubind_bfloat162 {
+  cubind_bfloat16 h[2];
+  unsigned int bits;
+} cubind_bfloat162;
+
 /* ---- Launch configuration ------------------------------------------------------------------ */
 
 typedef struct cubind_dim3 {
