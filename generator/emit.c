@@ -535,9 +535,9 @@ static void append_stubs(cubind_buf *out, const cubind_model *model, size_t inde
       else
         cubind_buf_printf(out, "%s_count, ", param->name);
       if (param->elem_type)
-        cubind_buf_printf(out, "sizeof(%s)}", param->elem_type);
+        cubind_buf_printf(out, "sizeof(%s), NULL}", param->elem_type);
       else
-        cubind_buf_printf(out, "%llu}", param->elem_size);
+        cubind_buf_printf(out, "%llu, NULL}", param->elem_size);
       cubind_buf_puts(out, ++done < num_host ? ",\n" : "};\n");
     }
     cubind_buf_printf(out,

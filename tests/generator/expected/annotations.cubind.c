@@ -2,8 +2,8 @@
 #include "annotations.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 2
-#error "annotations.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 3
+#error "annotations.cubind.c was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into annotations.fatbin.c. */
@@ -50,9 +50,12 @@ static const cubind_kernel_info annotations_kernels[] = {
     {"after_type", "_Z10after_typePKfPfi", after_type_params, 3},
 };
 
-static cubind_module annotations_module = {
-    2, "annotations", cubind_fatbin_annotations, &cubind_fatbin_annotations_size,
-    annotations_kernels, 5, NULL, NULL, NULL, 0};
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state annotations_state;
+static const cubind_module annotations_module = {
+    3, "annotations", cubind_fatbin_annotations, &cubind_fatbin_annotations_size,
+    annotations_kernels, 5, NULL, 0, &annotations_state};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -72,9 +75,9 @@ cubind_status directions_call(const cubind_config *cfg, const float *in, size_t 
     float *out, size_t out_count, int *io, size_t io_count, float *device_only) {
   void *cubind_args[4] = {&in, &out, &io, &device_only};
   cubind_host_arg cubind_host_args[3] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, in_count, sizeof(float)},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, out_count, sizeof(float)},
-      {2, CUBIND_DIRECTION_INOUT, (void *)io, io_count, sizeof(int)}};
+      {0, CUBIND_DIRECTION_IN, (void *)in, in_count, sizeof(float), NULL},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, out_count, sizeof(float), NULL},
+      {2, CUBIND_DIRECTION_INOUT, (void *)io, io_count, sizeof(int), NULL}};
   return cubind_module_call(&annotations_module, 0, cfg, cubind_args, cubind_host_args, 3);
 }
 
@@ -85,7 +88,7 @@ cubind_status directions_attributes(cubind_kernel_attributes *out) {
 cubind_status directions_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&annotations_module, 0, n, shared_bytes, out);
 }
-#line 89 "annotations.cubind.c"
+#line 92 "annotations.cubind.c"
 
 #line 10 "annotations.cu"
 cubind_status counted_launch(const cubind_config *cfg, const float *in, float *out, char *io, int n,
@@ -98,9 +101,9 @@ cubind_status counted_call(const cubind_config *cfg, const float *in, float *out
     unsigned int rows) {
   void *cubind_args[5] = {&in, &out, &io, &n, &rows};
   cubind_host_arg cubind_host_args[3] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(float)},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)(n * 2), sizeof(float)},
-      {2, CUBIND_DIRECTION_INOUT, (void *)io, (size_t)(sizeof(float) * (rows + 1) / 4), sizeof(char)}};
+      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(float), NULL},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)(n * 2), sizeof(float), NULL},
+      {2, CUBIND_DIRECTION_INOUT, (void *)io, (size_t)(sizeof(float) * (rows + 1) / 4), sizeof(char), NULL}};
   return cubind_module_call(&annotations_module, 1, cfg, cubind_args, cubind_host_args, 3);
 }
 
@@ -111,7 +114,7 @@ cubind_status counted_attributes(cubind_kernel_attributes *out) {
 cubind_status counted_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&annotations_module, 1, n, shared_bytes, out);
 }
-#line 115 "annotations.cubind.c"
+#line 118 "annotations.cubind.c"
 
 #line 16 "annotations.cu"
 cubind_status mixed_launch(const cubind_config *cfg, float *device, const double *counted_in,
@@ -124,8 +127,8 @@ cubind_status mixed_call(const cubind_config *cfg, float *device, const double *
     double *sized_out, size_t sized_out_count, size_t count, float scale) {
   void *cubind_args[5] = {&device, &counted_in, &sized_out, &count, &scale};
   cubind_host_arg cubind_host_args[2] = {
-      {1, CUBIND_DIRECTION_IN, (void *)counted_in, (size_t)(count), sizeof(double)},
-      {2, CUBIND_DIRECTION_OUT, (void *)sized_out, sized_out_count, sizeof(double)}};
+      {1, CUBIND_DIRECTION_IN, (void *)counted_in, (size_t)(count), sizeof(double), NULL},
+      {2, CUBIND_DIRECTION_OUT, (void *)sized_out, sized_out_count, sizeof(double), NULL}};
   return cubind_module_call(&annotations_module, 2, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -136,7 +139,7 @@ cubind_status mixed_attributes(cubind_kernel_attributes *out) {
 cubind_status mixed_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&annotations_module, 2, n, shared_bytes, out);
 }
-#line 140 "annotations.cubind.c"
+#line 143 "annotations.cubind.c"
 
 #line 22 "annotations.cu"
 cubind_status none_annotated_launch(const cubind_config *cfg, float *device, int n) {
@@ -156,7 +159,7 @@ cubind_status none_annotated_attributes(cubind_kernel_attributes *out) {
 cubind_status none_annotated_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&annotations_module, 3, n, shared_bytes, out);
 }
-#line 160 "annotations.cubind.c"
+#line 163 "annotations.cubind.c"
 
 #line 25 "annotations.cu"
 cubind_status after_type_launch(const cubind_config *cfg, const float *in, float *out, int n) {
@@ -168,8 +171,8 @@ cubind_status after_type_call(const cubind_config *cfg, const float *in, float *
     size_t out_count, int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(float)},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, out_count, sizeof(float)}};
+      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(float), NULL},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, out_count, sizeof(float), NULL}};
   return cubind_module_call(&annotations_module, 4, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -180,4 +183,4 @@ cubind_status after_type_attributes(cubind_kernel_attributes *out) {
 cubind_status after_type_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&annotations_module, 4, n, shared_bytes, out);
 }
-#line 184 "annotations.cubind.c"
+#line 187 "annotations.cubind.c"

@@ -2,8 +2,8 @@
 #include "cxx_kernels.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 2
-#error "cxx_kernels.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 3
+#error "cxx_kernels.cubind.c was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into cxx_kernels.fatbin.c. */
@@ -40,9 +40,12 @@ static const cubind_kernel_info cxx_kernels_kernels[] = {
     {"cxx_pairs", "_Z9cxx_pairsPK4PairPii", cxx_pairs_params, 3},
 };
 
-static cubind_module cxx_kernels_module = {
-    2, "cxx_kernels", cubind_fatbin_cxx_kernels, &cubind_fatbin_cxx_kernels_size,
-    cxx_kernels_kernels, 7, NULL, NULL, NULL, 0};
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state cxx_kernels_state;
+static const cubind_module cxx_kernels_module = {
+    3, "cxx_kernels", cubind_fatbin_cxx_kernels, &cubind_fatbin_cxx_kernels_size,
+    cxx_kernels_kernels, 7, NULL, 0, &cxx_kernels_state};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -69,7 +72,7 @@ cubind_status c_fill_attributes(cubind_kernel_attributes *out) {
 cubind_status c_fill_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cxx_kernels_module, 0, n, shared_bytes, out);
 }
-#line 73 "cxx_kernels.cubind.c"
+#line 76 "cxx_kernels.cubind.c"
 
 #line 6 "cxx_kernels.cu"
 cubind_status c_nothing_launch(const cubind_config *cfg) {
@@ -87,7 +90,7 @@ cubind_status c_nothing_attributes(cubind_kernel_attributes *out) {
 cubind_status c_nothing_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cxx_kernels_module, 1, n, shared_bytes, out);
 }
-#line 91 "cxx_kernels.cubind.c"
+#line 94 "cxx_kernels.cubind.c"
 
 #line 9 "cxx_kernels.cu"
 cubind_status c_single_launch(const cubind_config *cfg, float *x) {
@@ -107,7 +110,7 @@ cubind_status c_single_attributes(cubind_kernel_attributes *out) {
 cubind_status c_single_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cxx_kernels_module, 2, n, shared_bytes, out);
 }
-#line 111 "cxx_kernels.cubind.c"
+#line 114 "cxx_kernels.cubind.c"
 
 #line 15 "cxx_kernels.cu"
 cubind_status cxx_axpy_launch(const cubind_config *cfg, float a, const float *x, float *y, int n) {
@@ -127,7 +130,7 @@ cubind_status cxx_axpy_attributes(cubind_kernel_attributes *out) {
 cubind_status cxx_axpy_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cxx_kernels_module, 3, n, shared_bytes, out);
 }
-#line 131 "cxx_kernels.cubind.c"
+#line 134 "cxx_kernels.cubind.c"
 
 #line 21 "cxx_kernels.cu"
 cubind_status cxx_unnamed_launch(const cubind_config *cfg, int *out, int cubind_arg1) {
@@ -147,7 +150,7 @@ cubind_status cxx_unnamed_attributes(cubind_kernel_attributes *out) {
 cubind_status cxx_unnamed_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cxx_kernels_module, 4, n, shared_bytes, out);
 }
-#line 151 "cxx_kernels.cubind.c"
+#line 154 "cxx_kernels.cubind.c"
 
 #line 23 "cxx_kernels.cu"
 cubind_status cxx_no_params_launch(const cubind_config *cfg) {
@@ -165,7 +168,7 @@ cubind_status cxx_no_params_attributes(cubind_kernel_attributes *out) {
 cubind_status cxx_no_params_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cxx_kernels_module, 5, n, shared_bytes, out);
 }
-#line 169 "cxx_kernels.cubind.c"
+#line 172 "cxx_kernels.cubind.c"
 
 #line 29 "cxx_kernels.cu"
 cubind_status cxx_pairs_launch(const cubind_config *cfg, const void *pairs, int *sums, int n) {
@@ -176,8 +179,8 @@ cubind_status cxx_pairs_launch(const cubind_config *cfg, const void *pairs, int 
 cubind_status cxx_pairs_call(const cubind_config *cfg, const void *pairs, int *sums, int n) {
   void *cubind_args[3] = {&pairs, &sums, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)pairs, (size_t)(n), 8},
-      {1, CUBIND_DIRECTION_OUT, (void *)sums, (size_t)(n), sizeof(int)}};
+      {0, CUBIND_DIRECTION_IN, (void *)pairs, (size_t)(n), 8, NULL},
+      {1, CUBIND_DIRECTION_OUT, (void *)sums, (size_t)(n), sizeof(int), NULL}};
   return cubind_module_call(&cxx_kernels_module, 6, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -188,4 +191,4 @@ cubind_status cxx_pairs_attributes(cubind_kernel_attributes *out) {
 cubind_status cxx_pairs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cxx_kernels_module, 6, n, shared_bytes, out);
 }
-#line 192 "cxx_kernels.cubind.c"
+#line 195 "cxx_kernels.cubind.c"

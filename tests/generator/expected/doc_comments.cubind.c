@@ -2,8 +2,8 @@
 #include "doc_comments.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 2
-#error "doc_comments.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 3
+#error "doc_comments.cubind.c was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into doc_comments.fatbin.c. */
@@ -35,9 +35,12 @@ static const cubind_kernel_info doc_comments_kernels[] = {
     {"no_comment", "_Z10no_commentPi", no_comment_params, 1},
 };
 
-static cubind_module doc_comments_module = {
-    2, "doc_comments", cubind_fatbin_doc_comments, &cubind_fatbin_doc_comments_size,
-    doc_comments_kernels, 6, NULL, NULL, NULL, 0};
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state doc_comments_state;
+static const cubind_module doc_comments_module = {
+    3, "doc_comments", cubind_fatbin_doc_comments, &cubind_fatbin_doc_comments_size,
+    doc_comments_kernels, 6, NULL, 0, &doc_comments_state};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -64,7 +67,7 @@ cubind_status one_line_attributes(cubind_kernel_attributes *out) {
 cubind_status one_line_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&doc_comments_module, 0, n, shared_bytes, out);
 }
-#line 68 "doc_comments.cubind.c"
+#line 71 "doc_comments.cubind.c"
 
 #line 11 "doc_comments.cu"
 cubind_status several_lines_launch(const cubind_config *cfg, int *p) {
@@ -84,7 +87,7 @@ cubind_status several_lines_attributes(cubind_kernel_attributes *out) {
 cubind_status several_lines_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&doc_comments_module, 1, n, shared_bytes, out);
 }
-#line 88 "doc_comments.cubind.c"
+#line 91 "doc_comments.cubind.c"
 
 #line 15 "doc_comments.cu"
 cubind_status triple_slash_launch(const cubind_config *cfg, int *p) {
@@ -104,7 +107,7 @@ cubind_status triple_slash_attributes(cubind_kernel_attributes *out) {
 cubind_status triple_slash_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&doc_comments_module, 2, n, shared_bytes, out);
 }
-#line 108 "doc_comments.cubind.c"
+#line 111 "doc_comments.cubind.c"
 
 #line 21 "doc_comments.cu"
 cubind_status indented_doc_launch(const cubind_config *cfg, int *p) {
@@ -124,7 +127,7 @@ cubind_status indented_doc_attributes(cubind_kernel_attributes *out) {
 cubind_status indented_doc_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&doc_comments_module, 3, n, shared_bytes, out);
 }
-#line 128 "doc_comments.cubind.c"
+#line 131 "doc_comments.cubind.c"
 
 #line 25 "doc_comments.cu"
 cubind_status plain_comment_launch(const cubind_config *cfg, int *p) {
@@ -144,7 +147,7 @@ cubind_status plain_comment_attributes(cubind_kernel_attributes *out) {
 cubind_status plain_comment_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&doc_comments_module, 4, n, shared_bytes, out);
 }
-#line 148 "doc_comments.cubind.c"
+#line 151 "doc_comments.cubind.c"
 
 #line 27 "doc_comments.cu"
 cubind_status no_comment_launch(const cubind_config *cfg, int *p) {
@@ -164,4 +167,4 @@ cubind_status no_comment_attributes(cubind_kernel_attributes *out) {
 cubind_status no_comment_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&doc_comments_module, 5, n, shared_bytes, out);
 }
-#line 168 "doc_comments.cubind.c"
+#line 171 "doc_comments.cubind.c"

@@ -2,8 +2,8 @@
 #include "implicit.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 2
-#error "implicit.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 3
+#error "implicit.cubind.c was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into implicit.fatbin.c. */
@@ -71,9 +71,12 @@ static const cubind_kernel_info implicit_kernels[] = {
     {"arch_probe_pre_sm90", "_Z19arch_probe_pre_sm90Pi", arch_probe_pre_sm90_params, 1},
 };
 
-static cubind_module implicit_module = {
-    2, "implicit", cubind_fatbin_implicit, &cubind_fatbin_implicit_size,
-    implicit_kernels, 14, NULL, NULL, NULL, 0};
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state implicit_state;
+static const cubind_module implicit_module = {
+    3, "implicit", cubind_fatbin_implicit, &cubind_fatbin_implicit_size,
+    implicit_kernels, 14, NULL, 0, &implicit_state};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -91,7 +94,7 @@ cubind_status increment_launch(const cubind_config *cfg, float *x, int n) {
 cubind_status increment_call(const cubind_config *cfg, float *x, int n) {
   void *cubind_args[2] = {&x, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(float)}};
+      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(float), NULL}};
   return cubind_module_call(&implicit_module, 0, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -102,7 +105,7 @@ cubind_status increment_attributes(cubind_kernel_attributes *out) {
 cubind_status increment_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 0, n, shared_bytes, out);
 }
-#line 106 "implicit.cubind.c"
+#line 109 "implicit.cubind.c"
 
 #line 46 "implicit.cu"
 cubind_status arch_probe_sm90_launch(const cubind_config *cfg, int *arch) {
@@ -113,7 +116,7 @@ cubind_status arch_probe_sm90_launch(const cubind_config *cfg, int *arch) {
 cubind_status arch_probe_sm90_call(const cubind_config *cfg, int *arch) {
   void *cubind_args[1] = {&arch};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_OUT, (void *)arch, (size_t)(1), sizeof(int)}};
+      {0, CUBIND_DIRECTION_OUT, (void *)arch, (size_t)(1), sizeof(int), NULL}};
   return cubind_module_call(&implicit_module, 1, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -124,7 +127,7 @@ cubind_status arch_probe_sm90_attributes(cubind_kernel_attributes *out) {
 cubind_status arch_probe_sm90_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 1, n, shared_bytes, out);
 }
-#line 128 "implicit.cubind.c"
+#line 131 "implicit.cubind.c"
 
 #line 12 "implicit.cu"
 cubind_status block_sum_double_128_launch(const cubind_config *cfg, const double *in, double *out,
@@ -137,8 +140,8 @@ cubind_status block_sum_double_128_call(const cubind_config *cfg, const double *
     int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(double)},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)((n + 128 - 1) / 128), sizeof(double)}};
+      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(double), NULL},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)((n + 128 - 1) / 128), sizeof(double), NULL}};
   return cubind_module_call(&implicit_module, 2, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -149,7 +152,7 @@ cubind_status block_sum_double_128_attributes(cubind_kernel_attributes *out) {
 cubind_status block_sum_double_128_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 2, n, shared_bytes, out);
 }
-#line 153 "implicit.cubind.c"
+#line 156 "implicit.cubind.c"
 
 #line 12 "implicit.cu"
 cubind_status block_sum_double_256_launch(const cubind_config *cfg, const double *in, double *out,
@@ -162,8 +165,8 @@ cubind_status block_sum_double_256_call(const cubind_config *cfg, const double *
     int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(double)},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)((n + 256 - 1) / 256), sizeof(double)}};
+      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(double), NULL},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)((n + 256 - 1) / 256), sizeof(double), NULL}};
   return cubind_module_call(&implicit_module, 3, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -174,7 +177,7 @@ cubind_status block_sum_double_256_attributes(cubind_kernel_attributes *out) {
 cubind_status block_sum_double_256_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 3, n, shared_bytes, out);
 }
-#line 178 "implicit.cubind.c"
+#line 181 "implicit.cubind.c"
 
 #line 12 "implicit.cu"
 cubind_status block_sum_double_64_launch(const cubind_config *cfg, const double *in, double *out,
@@ -187,8 +190,8 @@ cubind_status block_sum_double_64_call(const cubind_config *cfg, const double *i
     int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(double)},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)((n + 64 - 1) / 64), sizeof(double)}};
+      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(double), NULL},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)((n + 64 - 1) / 64), sizeof(double), NULL}};
   return cubind_module_call(&implicit_module, 4, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -199,7 +202,7 @@ cubind_status block_sum_double_64_attributes(cubind_kernel_attributes *out) {
 cubind_status block_sum_double_64_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 4, n, shared_bytes, out);
 }
-#line 203 "implicit.cubind.c"
+#line 206 "implicit.cubind.c"
 
 #line 12 "implicit.cu"
 cubind_status block_sum_float_128_launch(const cubind_config *cfg, const float *in, float *out,
@@ -211,8 +214,8 @@ cubind_status block_sum_float_128_launch(const cubind_config *cfg, const float *
 cubind_status block_sum_float_128_call(const cubind_config *cfg, const float *in, float *out, int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(float)},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)((n + 128 - 1) / 128), sizeof(float)}};
+      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(float), NULL},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)((n + 128 - 1) / 128), sizeof(float), NULL}};
   return cubind_module_call(&implicit_module, 5, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -223,7 +226,7 @@ cubind_status block_sum_float_128_attributes(cubind_kernel_attributes *out) {
 cubind_status block_sum_float_128_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 5, n, shared_bytes, out);
 }
-#line 227 "implicit.cubind.c"
+#line 230 "implicit.cubind.c"
 
 #line 12 "implicit.cu"
 cubind_status block_sum_float_256_launch(const cubind_config *cfg, const float *in, float *out,
@@ -235,8 +238,8 @@ cubind_status block_sum_float_256_launch(const cubind_config *cfg, const float *
 cubind_status block_sum_float_256_call(const cubind_config *cfg, const float *in, float *out, int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(float)},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)((n + 256 - 1) / 256), sizeof(float)}};
+      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(float), NULL},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)((n + 256 - 1) / 256), sizeof(float), NULL}};
   return cubind_module_call(&implicit_module, 6, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -247,7 +250,7 @@ cubind_status block_sum_float_256_attributes(cubind_kernel_attributes *out) {
 cubind_status block_sum_float_256_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 6, n, shared_bytes, out);
 }
-#line 251 "implicit.cubind.c"
+#line 254 "implicit.cubind.c"
 
 #line 12 "implicit.cu"
 cubind_status block_sum_float_64_launch(const cubind_config *cfg, const float *in, float *out,
@@ -259,8 +262,8 @@ cubind_status block_sum_float_64_launch(const cubind_config *cfg, const float *i
 cubind_status block_sum_float_64_call(const cubind_config *cfg, const float *in, float *out, int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(float)},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)((n + 64 - 1) / 64), sizeof(float)}};
+      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(float), NULL},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)((n + 64 - 1) / 64), sizeof(float), NULL}};
   return cubind_module_call(&implicit_module, 7, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -271,7 +274,7 @@ cubind_status block_sum_float_64_attributes(cubind_kernel_attributes *out) {
 cubind_status block_sum_float_64_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 7, n, shared_bytes, out);
 }
-#line 275 "implicit.cubind.c"
+#line 278 "implicit.cubind.c"
 
 #line 12 "implicit.cu"
 cubind_status block_sum_int_128_launch(const cubind_config *cfg, const int *in, int *out, int n) {
@@ -282,8 +285,8 @@ cubind_status block_sum_int_128_launch(const cubind_config *cfg, const int *in, 
 cubind_status block_sum_int_128_call(const cubind_config *cfg, const int *in, int *out, int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(int)},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)((n + 128 - 1) / 128), sizeof(int)}};
+      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(int), NULL},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)((n + 128 - 1) / 128), sizeof(int), NULL}};
   return cubind_module_call(&implicit_module, 8, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -294,7 +297,7 @@ cubind_status block_sum_int_128_attributes(cubind_kernel_attributes *out) {
 cubind_status block_sum_int_128_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 8, n, shared_bytes, out);
 }
-#line 298 "implicit.cubind.c"
+#line 301 "implicit.cubind.c"
 
 #line 12 "implicit.cu"
 cubind_status block_sum_int_256_launch(const cubind_config *cfg, const int *in, int *out, int n) {
@@ -305,8 +308,8 @@ cubind_status block_sum_int_256_launch(const cubind_config *cfg, const int *in, 
 cubind_status block_sum_int_256_call(const cubind_config *cfg, const int *in, int *out, int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(int)},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)((n + 256 - 1) / 256), sizeof(int)}};
+      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(int), NULL},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)((n + 256 - 1) / 256), sizeof(int), NULL}};
   return cubind_module_call(&implicit_module, 9, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -317,7 +320,7 @@ cubind_status block_sum_int_256_attributes(cubind_kernel_attributes *out) {
 cubind_status block_sum_int_256_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 9, n, shared_bytes, out);
 }
-#line 321 "implicit.cubind.c"
+#line 324 "implicit.cubind.c"
 
 #line 12 "implicit.cu"
 cubind_status block_sum_int_64_launch(const cubind_config *cfg, const int *in, int *out, int n) {
@@ -328,8 +331,8 @@ cubind_status block_sum_int_64_launch(const cubind_config *cfg, const int *in, i
 cubind_status block_sum_int_64_call(const cubind_config *cfg, const int *in, int *out, int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(int)},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)((n + 64 - 1) / 64), sizeof(int)}};
+      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(int), NULL},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)((n + 64 - 1) / 64), sizeof(int), NULL}};
   return cubind_module_call(&implicit_module, 10, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -340,7 +343,7 @@ cubind_status block_sum_int_64_attributes(cubind_kernel_attributes *out) {
 cubind_status block_sum_int_64_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 10, n, shared_bytes, out);
 }
-#line 344 "implicit.cubind.c"
+#line 347 "implicit.cubind.c"
 
 #line 30 "implicit.cu"
 cubind_status combine_Add_float_launch(const cubind_config *cfg, float *a, const float *b, int n) {
@@ -351,8 +354,8 @@ cubind_status combine_Add_float_launch(const cubind_config *cfg, float *a, const
 cubind_status combine_Add_float_call(const cubind_config *cfg, float *a, const float *b, int n) {
   void *cubind_args[3] = {&a, &b, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)a, (size_t)(n), sizeof(float)},
-      {1, CUBIND_DIRECTION_IN, (void *)b, (size_t)(n), sizeof(float)}};
+      {0, CUBIND_DIRECTION_INOUT, (void *)a, (size_t)(n), sizeof(float), NULL},
+      {1, CUBIND_DIRECTION_IN, (void *)b, (size_t)(n), sizeof(float), NULL}};
   return cubind_module_call(&implicit_module, 11, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -363,7 +366,7 @@ cubind_status combine_Add_float_attributes(cubind_kernel_attributes *out) {
 cubind_status combine_Add_float_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 11, n, shared_bytes, out);
 }
-#line 367 "implicit.cubind.c"
+#line 370 "implicit.cubind.c"
 
 #line 30 "implicit.cu"
 cubind_status combine_Mul_double_launch(const cubind_config *cfg, double *a, const double *b, int n) {
@@ -374,8 +377,8 @@ cubind_status combine_Mul_double_launch(const cubind_config *cfg, double *a, con
 cubind_status combine_Mul_double_call(const cubind_config *cfg, double *a, const double *b, int n) {
   void *cubind_args[3] = {&a, &b, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)a, (size_t)(n), sizeof(double)},
-      {1, CUBIND_DIRECTION_IN, (void *)b, (size_t)(n), sizeof(double)}};
+      {0, CUBIND_DIRECTION_INOUT, (void *)a, (size_t)(n), sizeof(double), NULL},
+      {1, CUBIND_DIRECTION_IN, (void *)b, (size_t)(n), sizeof(double), NULL}};
   return cubind_module_call(&implicit_module, 12, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -386,7 +389,7 @@ cubind_status combine_Mul_double_attributes(cubind_kernel_attributes *out) {
 cubind_status combine_Mul_double_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 12, n, shared_bytes, out);
 }
-#line 390 "implicit.cubind.c"
+#line 393 "implicit.cubind.c"
 
 #line 49 "implicit.cu"
 cubind_status arch_probe_pre_sm90_launch(const cubind_config *cfg, int *arch) {
@@ -397,7 +400,7 @@ cubind_status arch_probe_pre_sm90_launch(const cubind_config *cfg, int *arch) {
 cubind_status arch_probe_pre_sm90_call(const cubind_config *cfg, int *arch) {
   void *cubind_args[1] = {&arch};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_OUT, (void *)arch, (size_t)(1), sizeof(int)}};
+      {0, CUBIND_DIRECTION_OUT, (void *)arch, (size_t)(1), sizeof(int), NULL}};
   return cubind_module_call(&implicit_module, 13, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -408,4 +411,4 @@ cubind_status arch_probe_pre_sm90_attributes(cubind_kernel_attributes *out) {
 cubind_status arch_probe_pre_sm90_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&implicit_module, 13, n, shared_bytes, out);
 }
-#line 412 "implicit.cubind.c"
+#line 415 "implicit.cubind.c"

@@ -2,8 +2,8 @@
 #include "namespaces.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 2
-#error "namespaces.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 3
+#error "namespaces.cubind.c was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into namespaces.fatbin.c. */
@@ -33,9 +33,12 @@ static const cubind_kernel_info namespaces_kernels[] = {
     {"c_in_alpha", "c_in_alpha", c_in_alpha_params, 1},
 };
 
-static cubind_module namespaces_module = {
-    2, "namespaces", cubind_fatbin_namespaces, &cubind_fatbin_namespaces_size,
-    namespaces_kernels, 5, NULL, NULL, NULL, 0};
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state namespaces_state;
+static const cubind_module namespaces_module = {
+    3, "namespaces", cubind_fatbin_namespaces, &cubind_fatbin_namespaces_size,
+    namespaces_kernels, 5, NULL, 0, &namespaces_state};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -62,7 +65,7 @@ cubind_status in_alpha_attributes(cubind_kernel_attributes *out) {
 cubind_status in_alpha_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&namespaces_module, 0, n, shared_bytes, out);
 }
-#line 66 "namespaces.cubind.c"
+#line 69 "namespaces.cubind.c"
 
 #line 7 "namespaces.cu"
 cubind_status in_beta_launch(const cubind_config *cfg, int *p, long n) {
@@ -82,7 +85,7 @@ cubind_status in_beta_attributes(cubind_kernel_attributes *out) {
 cubind_status in_beta_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&namespaces_module, 1, n, shared_bytes, out);
 }
-#line 86 "namespaces.cubind.c"
+#line 89 "namespaces.cubind.c"
 
 #line 12 "namespaces.cu"
 cubind_status in_delta_launch(const cubind_config *cfg, double *p) {
@@ -102,7 +105,7 @@ cubind_status in_delta_attributes(cubind_kernel_attributes *out) {
 cubind_status in_delta_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&namespaces_module, 2, n, shared_bytes, out);
 }
-#line 106 "namespaces.cubind.c"
+#line 109 "namespaces.cubind.c"
 
 #line 16 "namespaces.cu"
 cubind_status in_inline_launch(const cubind_config *cfg, unsigned int *p) {
@@ -122,7 +125,7 @@ cubind_status in_inline_attributes(cubind_kernel_attributes *out) {
 cubind_status in_inline_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&namespaces_module, 3, n, shared_bytes, out);
 }
-#line 126 "namespaces.cubind.c"
+#line 129 "namespaces.cubind.c"
 
 #line 20 "namespaces.cu"
 cubind_status c_in_alpha_launch(const cubind_config *cfg, int *p) {
@@ -142,4 +145,4 @@ cubind_status c_in_alpha_attributes(cubind_kernel_attributes *out) {
 cubind_status c_in_alpha_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&namespaces_module, 4, n, shared_bytes, out);
 }
-#line 146 "namespaces.cubind.c"
+#line 149 "namespaces.cubind.c"

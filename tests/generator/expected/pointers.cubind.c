@@ -2,8 +2,8 @@
 #include "pointers.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 2
-#error "pointers.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 3
+#error "pointers.cubind.c was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into pointers.fatbin.c. */
@@ -41,9 +41,12 @@ static const cubind_kernel_info pointers_kernels[] = {
     {"annotated_void", "_Z14annotated_voidPKvPjm", annotated_void_params, 3},
 };
 
-static cubind_module pointers_module = {
-    2, "pointers", cubind_fatbin_pointers, &cubind_fatbin_pointers_size,
-    pointers_kernels, 5, NULL, NULL, NULL, 0};
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state pointers_state;
+static const cubind_module pointers_module = {
+    3, "pointers", cubind_fatbin_pointers, &cubind_fatbin_pointers_size,
+    pointers_kernels, 5, NULL, 0, &pointers_state};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -72,7 +75,7 @@ cubind_status restrict_ptrs_attributes(cubind_kernel_attributes *out) {
 cubind_status restrict_ptrs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&pointers_module, 0, n, shared_bytes, out);
 }
-#line 76 "pointers.cubind.c"
+#line 79 "pointers.cubind.c"
 
 #line 12 "pointers.cu"
 cubind_status void_ptrs_launch(const cubind_config *cfg, void *raw, const void *craw,
@@ -94,7 +97,7 @@ cubind_status void_ptrs_attributes(cubind_kernel_attributes *out) {
 cubind_status void_ptrs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&pointers_module, 1, n, shared_bytes, out);
 }
-#line 98 "pointers.cubind.c"
+#line 101 "pointers.cubind.c"
 
 #line 16 "pointers.cu"
 cubind_status nested_ptrs_launch(const cubind_config *cfg, float **rows, const float *const *crows,
@@ -116,7 +119,7 @@ cubind_status nested_ptrs_attributes(cubind_kernel_attributes *out) {
 cubind_status nested_ptrs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&pointers_module, 2, n, shared_bytes, out);
 }
-#line 120 "pointers.cubind.c"
+#line 123 "pointers.cubind.c"
 
 #line 20 "pointers.cu"
 cubind_status typedef_ptrs_launch(const cubind_config *cfg, float *a, const float *b, float *c) {
@@ -136,7 +139,7 @@ cubind_status typedef_ptrs_attributes(cubind_kernel_attributes *out) {
 cubind_status typedef_ptrs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&pointers_module, 3, n, shared_bytes, out);
 }
-#line 140 "pointers.cubind.c"
+#line 143 "pointers.cubind.c"
 
 #line 22 "pointers.cu"
 cubind_status annotated_void_launch(const cubind_config *cfg, const void *data, unsigned int *sum,
@@ -149,8 +152,8 @@ cubind_status annotated_void_call(const cubind_config *cfg, const void *data, un
     size_t sum_count, size_t bytes) {
   void *cubind_args[3] = {&data, &sum, &bytes};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)data, (size_t)(bytes), 1},
-      {1, CUBIND_DIRECTION_OUT, (void *)sum, sum_count, sizeof(unsigned int)}};
+      {0, CUBIND_DIRECTION_IN, (void *)data, (size_t)(bytes), 1, NULL},
+      {1, CUBIND_DIRECTION_OUT, (void *)sum, sum_count, sizeof(unsigned int), NULL}};
   return cubind_module_call(&pointers_module, 4, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -161,4 +164,4 @@ cubind_status annotated_void_attributes(cubind_kernel_attributes *out) {
 cubind_status annotated_void_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&pointers_module, 4, n, shared_bytes, out);
 }
-#line 165 "pointers.cubind.c"
+#line 168 "pointers.cubind.c"

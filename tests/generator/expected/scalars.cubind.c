@@ -2,8 +2,8 @@
 #include "scalars.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 2
-#error "scalars.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 3
+#error "scalars.cubind.c was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into scalars.fatbin.c. */
@@ -70,9 +70,12 @@ static const cubind_kernel_info scalars_kernels[] = {
     {"floats_and_bools", "_Z16floats_and_boolsbfdi4Mode5ColorPd", floats_and_bools_params, 7},
 };
 
-static cubind_module scalars_module = {
-    2, "scalars", cubind_fatbin_scalars, &cubind_fatbin_scalars_size,
-    scalars_kernels, 4, NULL, NULL, NULL, 0};
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state scalars_state;
+static const cubind_module scalars_module = {
+    3, "scalars", cubind_fatbin_scalars, &cubind_fatbin_scalars_size,
+    scalars_kernels, 4, NULL, 0, &scalars_state};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -103,7 +106,7 @@ cubind_status builtin_ints_attributes(cubind_kernel_attributes *out) {
 cubind_status builtin_ints_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&scalars_module, 0, n, shared_bytes, out);
 }
-#line 107 "scalars.cubind.c"
+#line 110 "scalars.cubind.c"
 
 #line 14 "scalars.cu"
 cubind_status fixed_ints_launch(const cubind_config *cfg, int8_t i8, int16_t i16, int32_t i32,
@@ -127,7 +130,7 @@ cubind_status fixed_ints_attributes(cubind_kernel_attributes *out) {
 cubind_status fixed_ints_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&scalars_module, 1, n, shared_bytes, out);
 }
-#line 131 "scalars.cubind.c"
+#line 134 "scalars.cubind.c"
 
 #line 20 "scalars.cu"
 cubind_status sizes_launch(const cubind_config *cfg, size_t n, size_t sn, ptrdiff_t d, int *out) {
@@ -147,7 +150,7 @@ cubind_status sizes_attributes(cubind_kernel_attributes *out) {
 cubind_status sizes_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&scalars_module, 2, n, shared_bytes, out);
 }
-#line 151 "scalars.cubind.c"
+#line 154 "scalars.cubind.c"
 
 #line 22 "scalars.cu"
 cubind_status floats_and_bools_launch(const cubind_config *cfg, bool b, float f, double d, int ci,
@@ -169,4 +172,4 @@ cubind_status floats_and_bools_attributes(cubind_kernel_attributes *out) {
 cubind_status floats_and_bools_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&scalars_module, 3, n, shared_bytes, out);
 }
-#line 173 "scalars.cubind.c"
+#line 176 "scalars.cubind.c"

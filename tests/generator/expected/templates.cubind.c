@@ -2,8 +2,8 @@
 #include "templates.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 2
-#error "templates.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 3
+#error "templates.cubind.c was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into templates.fatbin.c. */
@@ -39,9 +39,12 @@ static const cubind_kernel_info templates_kernels[] = {
     {"shift_geo_Point", "_ZN3geo5shiftINS_5PointEEEvPT_i", shift_geo_Point_params, 2},
 };
 
-static cubind_module templates_module = {
-    2, "templates", cubind_fatbin_templates, &cubind_fatbin_templates_size,
-    templates_kernels, 8, NULL, NULL, NULL, 0};
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state templates_state;
+static const cubind_module templates_module = {
+    3, "templates", cubind_fatbin_templates, &cubind_fatbin_templates_size,
+    templates_kernels, 8, NULL, 0, &templates_state};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -68,7 +71,7 @@ cubind_status plain_attributes(cubind_kernel_attributes *out) {
 cubind_status plain_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&templates_module, 0, n, shared_bytes, out);
 }
-#line 72 "templates.cubind.c"
+#line 75 "templates.cubind.c"
 
 #line 9 "templates.cu"
 cubind_status scale_float_launch(const cubind_config *cfg, float *x, float s, int n) {
@@ -79,7 +82,7 @@ cubind_status scale_float_launch(const cubind_config *cfg, float *x, float s, in
 cubind_status scale_float_call(const cubind_config *cfg, float *x, float s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(float)}};
+      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(float), NULL}};
   return cubind_module_call(&templates_module, 1, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -90,7 +93,7 @@ cubind_status scale_float_attributes(cubind_kernel_attributes *out) {
 cubind_status scale_float_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&templates_module, 1, n, shared_bytes, out);
 }
-#line 94 "templates.cubind.c"
+#line 97 "templates.cubind.c"
 
 #line 10 "templates.cu"
 cubind_status scale_double_launch(const cubind_config *cfg, double *x, double s, int n) {
@@ -101,7 +104,7 @@ cubind_status scale_double_launch(const cubind_config *cfg, double *x, double s,
 cubind_status scale_double_call(const cubind_config *cfg, double *x, double s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(double)}};
+      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(double), NULL}};
   return cubind_module_call(&templates_module, 2, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -112,7 +115,7 @@ cubind_status scale_double_attributes(cubind_kernel_attributes *out) {
 cubind_status scale_double_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&templates_module, 2, n, shared_bytes, out);
 }
-#line 116 "templates.cubind.c"
+#line 119 "templates.cubind.c"
 
 #line 11 "templates.cu"
 cubind_status scale_int_launch(const cubind_config *cfg, int *x, int s, int n) {
@@ -123,7 +126,7 @@ cubind_status scale_int_launch(const cubind_config *cfg, int *x, int s, int n) {
 cubind_status scale_int_call(const cubind_config *cfg, int *x, int s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(int)}};
+      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(int), NULL}};
   return cubind_module_call(&templates_module, 3, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -134,7 +137,7 @@ cubind_status scale_int_attributes(cubind_kernel_attributes *out) {
 cubind_status scale_int_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&templates_module, 3, n, shared_bytes, out);
 }
-#line 138 "templates.cubind.c"
+#line 141 "templates.cubind.c"
 
 #line 12 "templates.cu"
 cubind_status scale_half_launch(const cubind_config *cfg, cubind_half *x, cubind_half s, int n) {
@@ -145,7 +148,7 @@ cubind_status scale_half_launch(const cubind_config *cfg, cubind_half *x, cubind
 cubind_status scale_half_call(const cubind_config *cfg, cubind_half *x, cubind_half s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(cubind_half)}};
+      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(cubind_half), NULL}};
   return cubind_module_call(&templates_module, 4, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -156,7 +159,7 @@ cubind_status scale_half_attributes(cubind_kernel_attributes *out) {
 cubind_status scale_half_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&templates_module, 4, n, shared_bytes, out);
 }
-#line 160 "templates.cubind.c"
+#line 163 "templates.cubind.c"
 
 #line 17 "templates.cu"
 cubind_status fill_unsigned_int_4_launch(const cubind_config *cfg, unsigned int *x) {
@@ -176,7 +179,7 @@ cubind_status fill_unsigned_int_4_attributes(cubind_kernel_attributes *out) {
 cubind_status fill_unsigned_int_4_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&templates_module, 5, n, shared_bytes, out);
 }
-#line 180 "templates.cubind.c"
+#line 183 "templates.cubind.c"
 
 #line 18 "templates.cu"
 cubind_status fill_float_ptr_minus2_launch(const cubind_config *cfg, float **x) {
@@ -196,7 +199,7 @@ cubind_status fill_float_ptr_minus2_attributes(cubind_kernel_attributes *out) {
 cubind_status fill_float_ptr_minus2_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&templates_module, 6, n, shared_bytes, out);
 }
-#line 200 "templates.cubind.c"
+#line 203 "templates.cubind.c"
 
 #line 33 "templates.cu"
 cubind_status shift_geo_Point_launch(const cubind_config *cfg, void *points, int n) {
@@ -216,4 +219,4 @@ cubind_status shift_geo_Point_attributes(cubind_kernel_attributes *out) {
 cubind_status shift_geo_Point_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&templates_module, 7, n, shared_bytes, out);
 }
-#line 220 "templates.cubind.c"
+#line 223 "templates.cubind.c"

@@ -2,8 +2,8 @@
 #include "variables.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 2
-#error "variables.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 3
+#error "variables.cubind.c was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into variables.fatbin.c. */
@@ -49,9 +49,12 @@ static const cubind_global_info variables_globals[] = {
     {"scale", "_ZN2ns5scaleE"},
 };
 
-static cubind_module variables_module = {
-    2, "variables", cubind_fatbin_variables, &cubind_fatbin_variables_size,
-    variables_kernels, 1, NULL, NULL, variables_globals, 6};
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state variables_state;
+static const cubind_module variables_module = {
+    3, "variables", cubind_fatbin_variables, &cubind_fatbin_variables_size,
+    variables_kernels, 1, variables_globals, 6, &variables_state};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -78,88 +81,88 @@ cubind_status use_attributes(cubind_kernel_attributes *out) {
 cubind_status use_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&variables_module, 0, n, shared_bytes, out);
 }
-#line 82 "variables.cubind.c"
+#line 85 "variables.cubind.c"
 
 #line 9 "variables.cu"
 cubind_status variables_coeffs_to_device(float const *src, size_t count) {
   return cubind_module_global_copy(&variables_module, 0, (void *)src, count,
                                    sizeof(float), CUBIND_COPY_TO_DEVICE);
 }
-#line 89 "variables.cubind.c"
+#line 92 "variables.cubind.c"
 
 #line 9 "variables.cu"
 cubind_status variables_coeffs_from_device(float *dst, size_t count) {
   return cubind_module_global_copy(&variables_module, 0, (void *)dst, count,
                                    sizeof(float), CUBIND_COPY_FROM_DEVICE);
 }
-#line 96 "variables.cubind.c"
+#line 99 "variables.cubind.c"
 
 #line 10 "variables.cu"
 cubind_status variables_bounds_to_device(limits const *src, size_t count) {
   return cubind_module_global_copy(&variables_module, 1, (void *)src, count,
                                    sizeof(limits), CUBIND_COPY_TO_DEVICE);
 }
-#line 103 "variables.cubind.c"
+#line 106 "variables.cubind.c"
 
 #line 10 "variables.cu"
 cubind_status variables_bounds_from_device(limits *dst, size_t count) {
   return cubind_module_global_copy(&variables_module, 1, (void *)dst, count,
                                    sizeof(limits), CUBIND_COPY_FROM_DEVICE);
 }
-#line 110 "variables.cubind.c"
+#line 113 "variables.cubind.c"
 
 #line 11 "variables.cu"
 cubind_status variables_counter_to_device(unsigned long long const *src, size_t count) {
   return cubind_module_global_copy(&variables_module, 2, (void *)src, count,
                                    sizeof(unsigned long long), CUBIND_COPY_TO_DEVICE);
 }
-#line 117 "variables.cubind.c"
+#line 120 "variables.cubind.c"
 
 #line 11 "variables.cu"
 cubind_status variables_counter_from_device(unsigned long long *dst, size_t count) {
   return cubind_module_global_copy(&variables_module, 2, (void *)dst, count,
                                    sizeof(unsigned long long), CUBIND_COPY_FROM_DEVICE);
 }
-#line 124 "variables.cubind.c"
+#line 127 "variables.cubind.c"
 
 #line 12 "variables.cu"
 cubind_status variables_table_ptr_to_device(float * const *src, size_t count) {
   return cubind_module_global_copy(&variables_module, 3, (void *)src, count,
                                    sizeof(float *), CUBIND_COPY_TO_DEVICE);
 }
-#line 131 "variables.cubind.c"
+#line 134 "variables.cubind.c"
 
 #line 12 "variables.cu"
 cubind_status variables_table_ptr_from_device(float **dst, size_t count) {
   return cubind_module_global_copy(&variables_module, 3, (void *)dst, count,
                                    sizeof(float *), CUBIND_COPY_FROM_DEVICE);
 }
-#line 138 "variables.cubind.c"
+#line 141 "variables.cubind.c"
 
 #line 13 "variables.cu"
 cubind_status variables_grid2d_to_device(int const *src, size_t count) {
   return cubind_module_global_copy(&variables_module, 4, (void *)src, count,
                                    sizeof(int), CUBIND_COPY_TO_DEVICE);
 }
-#line 145 "variables.cubind.c"
+#line 148 "variables.cubind.c"
 
 #line 13 "variables.cu"
 cubind_status variables_grid2d_from_device(int *dst, size_t count) {
   return cubind_module_global_copy(&variables_module, 4, (void *)dst, count,
                                    sizeof(int), CUBIND_COPY_FROM_DEVICE);
 }
-#line 152 "variables.cubind.c"
+#line 155 "variables.cubind.c"
 
 #line 15 "variables.cu"
 cubind_status variables_scale_to_device(double const *src, size_t count) {
   return cubind_module_global_copy(&variables_module, 5, (void *)src, count,
                                    sizeof(double), CUBIND_COPY_TO_DEVICE);
 }
-#line 159 "variables.cubind.c"
+#line 162 "variables.cubind.c"
 
 #line 15 "variables.cu"
 cubind_status variables_scale_from_device(double *dst, size_t count) {
   return cubind_module_global_copy(&variables_module, 5, (void *)dst, count,
                                    sizeof(double), CUBIND_COPY_FROM_DEVICE);
 }
-#line 166 "variables.cubind.c"
+#line 169 "variables.cubind.c"
