@@ -57,7 +57,7 @@ extern const size_t cubind_fatbin_@@MODULE@@_size;
 static cubind_module_state @@MODULE@@_state;
 static const cubind_module @@MODULE@@_module = {
     3, "@@MODULE@@", cubind_fatbin_@@MODULE@@, &cubind_fatbin_@@MODULE@@_size,
-    @@KERNELS@@, @@NUM_KERNELS@@, @@GLOBALS@@, @@NUM_GLOBALS@@, &@@MODULE@@_state};
+    @@KERNELS@@, @@NUM_KERNELS@@, &@@MODULE@@_state, @@GLOBALS@@, @@NUM_GLOBALS@@};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

@@ -40,11 +40,6 @@ cubind_status cubind__launch_arguments_failure(const char *entry, const cubind_m
                                 : "no such kernel",
                         module ? module->name : "?", kernel_index,
                         module ? module->num_kernels : 0);
-  if (!cubind__module_usable(module)) {
-    char launch[512];
-    cubind__describe_launch(launch, sizeof launch, entry, module, kernel_index, cfg);
-    return cubind__module_check(launch, module);
-  }
   (void)args;
   return cubind__fail(CUBIND_ERROR_INVALID_VALUE,
                       "%s: args is NULL for kernel '%s' (module %s), which has %u parameters",
@@ -254,13 +249,25 @@ cubind_status cubind__launch_resolved(const char *entry, const cubind_module *mo
   return launch_checked(entry, module, kernel_index, cfg, args, k, device);
 }
 
-cubind_status cubind_module_launch(const cubind_module *module, unsigned kernel_index,
-                                   const cubind_config *cfg, void **args) {
+/* A launch whose kernel is not resolved on this thread's device and context yet (slow path). */
+static CUBIND_COLD cubind_status launch_slow(const cubind_module *module, unsigned kernel_index,
+                                             const cubind_config *cfg, void **args, CUresult r) {
   const cubind__kernel_slot *k = NULL;
   int device = 0;
-  cubind_status status = cubind__check_launch("launch", module, kernel_index, cfg, args);
-  if (CUBIND_LIKELY(status == CUBIND_SUCCESS))
-    status = cubind__launch_prepare("launch", module, kernel_index, cfg, &k, &device);
-  if (CUBIND_UNLIKELY(status != CUBIND_SUCCESS)) return status;
+  cubind_status status =
+      cubind__launch_prepare_slow("launch", module, kernel_index, cfg, r, &k, &device);
+  if (status != CUBIND_SUCCESS) return status;
   return launch_checked("launch", module, kernel_index, cfg, args, k, device);
+}
+
+cubind_status cubind_module_launch(const cubind_module *module, unsigned kernel_index,
+                                   const cubind_config *cfg, void **args) {
+  const cubind__kernel_slot *k;
+  int device;
+  CUresult r;
+  cubind_status status = cubind__check_launch("launch", module, kernel_index, cfg, args);
+  if (CUBIND_UNLIKELY(status != CUBIND_SUCCESS)) return status;
+  if (CUBIND_LIKELY(cubind__launch_fast(module, kernel_index, &k, &device, &r)))
+    return launch_checked("launch", module, kernel_index, cfg, args, k, device);
+  return launch_slow(module, kernel_index, cfg, args, r);
 }

@@ -44,9 +44,14 @@ typedef struct cubind__module_slots {
   int num_devices;
 } __attribute__((aligned(64))) cubind__module_slots;
 
-/* The module's state, or NULL before its first use. No lock: one acquire load. */
+/*
+ * The module's state, or NULL before its first use (and for a module without state: one of an
+ * older ABI, which cubind__module_check refuses). No lock: one acquire load.
+ */
 static inline cubind__module_slots *cubind__slots_peek(const cubind_module *module) {
-  return (cubind__module_slots *)__atomic_load_n(&module->state->runtime, __ATOMIC_ACQUIRE);
+  cubind_module_state *state = module->state;
+  if (CUBIND_UNLIKELY(!state)) return NULL;
+  return (cubind__module_slots *)__atomic_load_n(&state->runtime, __ATOMIC_ACQUIRE);
 }
 
 /* The kernel slots that follow the module's state. */

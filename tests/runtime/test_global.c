@@ -9,8 +9,8 @@
 static const cubind_global_info var_globals[] = {{"coeffs", "coeffs"}, {"gone", "gone"}};
 static cubind_module_state var_state;
 static const cubind_module var_module = {CUBIND_ABI_VERSION, "vars", cubind_fatbin_vec,
-                                         &cubind_fatbin_vec_size, vec_kernels, 3, var_globals,
-                                         2, &var_state};
+                                         &cubind_fatbin_vec_size, vec_kernels, 3, &var_state,
+                                         var_globals, 2};
 
 static void module_variables(void **state) {
   double in[9], out[8];

@@ -69,10 +69,9 @@ static const cubind_kernel_info vec_kernels[] = {
     {"small", "small", doublify_params, 2},
 };
 static cubind_module_state vec_state;
-static const cubind_module vec_module = {
-    CUBIND_ABI_VERSION, "vec", cubind_fatbin_vec, &cubind_fatbin_vec_size,
-    vec_kernels,        3,     NULL,              0,
-    &vec_state};
+static const cubind_module vec_module = {CUBIND_ABI_VERSION, "vec", cubind_fatbin_vec,
+                                         &cubind_fatbin_vec_size, vec_kernels, 3, &vec_state,
+                                         NULL, 0};
 
 static TEST_UNUSED cubind_status doublify_launch(const cubind_config *cfg, float *a, int n) {
   void *args[2] = {&a, &n};

@@ -16,7 +16,7 @@ static const cubind_kernel_info b_kernels[] = {{"small", "small", doublify_param
                                                {"noop", "noop", NULL, 0}};
 static cubind_module_state b_state;
 static const cubind_module b_module = {CUBIND_ABI_VERSION, "b", cubind_fatbin_vec,
-                                       &cubind_fatbin_vec_size, b_kernels, 2, NULL, 0, &b_state};
+                                       &cubind_fatbin_vec_size, b_kernels, 2, &b_state, NULL, 0};
 
 typedef struct worker {
   int device;

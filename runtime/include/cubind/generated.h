@@ -12,7 +12,7 @@
  *   static cubind_module_state vec_state;
  *   static const cubind_module vec_module = {
  *       3, "vec", cubind_fatbin_vec, &cubind_fatbin_vec_size,
- *       vec_kernels, 1, NULL, 0, &vec_state};
+ *       vec_kernels, 1, &vec_state, NULL, 0};
  *
  * Shared images (relocatable device code, add_gpu_kernels SEPARABLE): several modules (one per
  * .cu file, each with its own descriptor and kernel table) may point at the same embedded
@@ -35,10 +35,10 @@ extern "C" {
 /*
  * Bumped whenever the structures or functions below change shape or meaning.
  *   2: cubind_module.globals, cubind_module_global_copy
- *   3: cubind_module is const and its runtime state a separate cubind_module_state (the `state`
- *      and `next` members are gone, `globals`/`num_globals` moved before `state`); the runtime
- *      functions take `const cubind_module *`; cubind_host_arg.count_text and
- *      CUBIND_COUNT_INVALID; the count helpers cubind_count_*; CUBIND_LAYOUT_CHECK.
+ *   3: cubind_module is const and its runtime state a separate cubind_module_state, pointed to
+ *      by `state` (was `void *state`, runtime-owned; `next` is gone); the runtime functions take
+ *      `const cubind_module *`; cubind_host_arg.count_text and CUBIND_COUNT_INVALID; the count
+ *      helpers cubind_count_*; CUBIND_LAYOUT_CHECK.
  */
 #define CUBIND_ABI_VERSION 3
 
@@ -98,9 +98,11 @@ typedef struct cubind_module {
                                   that the module can be a static initializer in C */
   const cubind_kernel_info *kernels;
   unsigned num_kernels;
+  cubind_module_state *state;  /* the module's own zero-initialised state (never NULL). Where
+                                  ABI 2 had its runtime-owned pointer, NULL in every module of an
+                                  older ABI: a stale object of one is refused, not misread */
   const cubind_global_info *globals; /* its __constant__ / __device__ variables */
   unsigned num_globals;
-  cubind_module_state *state;  /* the module's own zero-initialised state (never NULL) */
 } cubind_module;
 
 /*

@@ -55,7 +55,7 @@ static const cubind_kernel_info annotations_kernels[] = {
 static cubind_module_state annotations_state;
 static const cubind_module annotations_module = {
     3, "annotations", cubind_fatbin_annotations, &cubind_fatbin_annotations_size,
-    annotations_kernels, 5, NULL, 0, &annotations_state};
+    annotations_kernels, 5, &annotations_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

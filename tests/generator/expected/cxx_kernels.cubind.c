@@ -45,7 +45,7 @@ static const cubind_kernel_info cxx_kernels_kernels[] = {
 static cubind_module_state cxx_kernels_state;
 static const cubind_module cxx_kernels_module = {
     3, "cxx_kernels", cubind_fatbin_cxx_kernels, &cubind_fatbin_cxx_kernels_size,
-    cxx_kernels_kernels, 7, NULL, 0, &cxx_kernels_state};
+    cxx_kernels_kernels, 7, &cxx_kernels_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

@@ -40,7 +40,7 @@ static const cubind_kernel_info doc_comments_kernels[] = {
 static cubind_module_state doc_comments_state;
 static const cubind_module doc_comments_module = {
     3, "doc_comments", cubind_fatbin_doc_comments, &cubind_fatbin_doc_comments_size,
-    doc_comments_kernels, 6, NULL, 0, &doc_comments_state};
+    doc_comments_kernels, 6, &doc_comments_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

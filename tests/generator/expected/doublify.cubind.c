@@ -30,7 +30,7 @@ static const cubind_kernel_info doublify_kernels[] = {
 static cubind_module_state doublify_state;
 static const cubind_module doublify_module = {
     3, "doublify", cubind_fatbin_doublify, &cubind_fatbin_doublify_size,
-    doublify_kernels, 1, NULL, 0, &doublify_state};
+    doublify_kernels, 1, &doublify_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

@@ -26,7 +26,7 @@ extern const size_t cubind_fatbin_empty_size;
 static cubind_module_state empty_state;
 static const cubind_module empty_module = {
     3, "empty", cubind_fatbin_empty, &cubind_fatbin_empty_size,
-    NULL, 0, NULL, 0, &empty_state};
+    NULL, 0, &empty_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

@@ -39,7 +39,7 @@ static const cubind_kernel_info half_kernels[] = {
 static cubind_module_state half_state;
 static const cubind_module half_module = {
     3, "half", cubind_fatbin_half, &cubind_fatbin_half_size,
-    half_kernels, 3, NULL, 0, &half_state};
+    half_kernels, 3, &half_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

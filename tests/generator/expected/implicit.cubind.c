@@ -76,7 +76,7 @@ static const cubind_kernel_info implicit_kernels[] = {
 static cubind_module_state implicit_state;
 static const cubind_module implicit_module = {
     3, "implicit", cubind_fatbin_implicit, &cubind_fatbin_implicit_size,
-    implicit_kernels, 14, NULL, 0, &implicit_state};
+    implicit_kernels, 14, &implicit_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

@@ -38,7 +38,7 @@ static const cubind_kernel_info namespaces_kernels[] = {
 static cubind_module_state namespaces_state;
 static const cubind_module namespaces_module = {
     3, "namespaces", cubind_fatbin_namespaces, &cubind_fatbin_namespaces_size,
-    namespaces_kernels, 5, NULL, 0, &namespaces_state};
+    namespaces_kernels, 5, &namespaces_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

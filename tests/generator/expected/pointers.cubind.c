@@ -46,7 +46,7 @@ static const cubind_kernel_info pointers_kernels[] = {
 static cubind_module_state pointers_state;
 static const cubind_module pointers_module = {
     3, "pointers", cubind_fatbin_pointers, &cubind_fatbin_pointers_size,
-    pointers_kernels, 5, NULL, 0, &pointers_state};
+    pointers_kernels, 5, &pointers_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

@@ -75,7 +75,7 @@ static const cubind_kernel_info scalars_kernels[] = {
 static cubind_module_state scalars_state;
 static const cubind_module scalars_module = {
     3, "scalars", cubind_fatbin_scalars, &cubind_fatbin_scalars_size,
-    scalars_kernels, 4, NULL, 0, &scalars_state};
+    scalars_kernels, 4, &scalars_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

@@ -72,7 +72,7 @@ static const cubind_kernel_info structs_kernels[] = {
 static cubind_module_state structs_state;
 static const cubind_module structs_module = {
     3, "structs", cubind_fatbin_structs, &cubind_fatbin_structs_size,
-    structs_kernels, 2, NULL, 0, &structs_state};
+    structs_kernels, 2, &structs_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

@@ -57,7 +57,7 @@ static const cubind_kernel_info structs_header_kernels[] = {
 static cubind_module_state structs_header_state;
 static const cubind_module structs_header_module = {
     3, "structs_header", cubind_fatbin_structs_header, &cubind_fatbin_structs_header_size,
-    structs_header_kernels, 1, NULL, 0, &structs_header_state};
+    structs_header_kernels, 1, &structs_header_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

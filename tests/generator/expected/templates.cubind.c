@@ -44,7 +44,7 @@ static const cubind_kernel_info templates_kernels[] = {
 static cubind_module_state templates_state;
 static const cubind_module templates_module = {
     3, "templates", cubind_fatbin_templates, &cubind_fatbin_templates_size,
-    templates_kernels, 8, NULL, 0, &templates_state};
+    templates_kernels, 8, &templates_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

@@ -32,7 +32,7 @@ static const cubind_kernel_info toolkit_headers_kernels[] = {
 static cubind_module_state toolkit_headers_state;
 static const cubind_module toolkit_headers_module = {
     3, "toolkit_headers", cubind_fatbin_toolkit_headers, &cubind_fatbin_toolkit_headers_size,
-    toolkit_headers_kernels, 2, NULL, 0, &toolkit_headers_state};
+    toolkit_headers_kernels, 2, &toolkit_headers_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

@@ -54,7 +54,7 @@ static const cubind_global_info variables_globals[] = {
 static cubind_module_state variables_state;
 static const cubind_module variables_module = {
     3, "variables", cubind_fatbin_variables, &cubind_fatbin_variables_size,
-    variables_kernels, 1, variables_globals, 6, &variables_state};
+    variables_kernels, 1, &variables_state, variables_globals, 6};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

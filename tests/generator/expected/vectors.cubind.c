@@ -53,7 +53,7 @@ static const cubind_kernel_info vectors_kernels[] = {
 static cubind_module_state vectors_state;
 static const cubind_module vectors_module = {
     3, "vectors", cubind_fatbin_vectors, &cubind_fatbin_vectors_size,
-    vectors_kernels, 3, NULL, 0, &vectors_state};
+    vectors_kernels, 3, &vectors_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
