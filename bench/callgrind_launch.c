@@ -19,13 +19,17 @@
 #include <cubind/cubind.h>
 #include <cubind/generated.h>
 
-static unsigned char fatbin[64] __attribute__((aligned(16)));
+#include "cubind_fatbin_format.h"
+
+/* An empty fatbin container: the fake driver loads anything that starts like one. */
+static unsigned char fatbin[CUBIND_FATBIN_CONTAINER_SIZE] __attribute__((aligned(16)));
 static size_t fatbin_size = sizeof fatbin;
 static const cubind_param_info doublify_params[] = {{"a", 0, 8}, {"n", 8, 4}};
 static const cubind_kernel_info kernels[] = {{"noop", "noop", NULL, 0},
                                              {"doublify", "doublify", doublify_params, 2}};
-static cubind_module module = {CUBIND_ABI_VERSION, "cg", fatbin, &fatbin_size, kernels, 2,
-                               NULL, NULL, NULL, 0};
+static cubind_module_state module_state;
+static const cubind_module module = {CUBIND_ABI_VERSION, "cg", fatbin, &fatbin_size, kernels, 2,
+                                     &module_state, NULL, 0};
 
 /* What cubind-gen writes. */
 __attribute__((noinline)) cubind_status noop_launch(const cubind_config *cfg) {
@@ -94,8 +98,7 @@ int main(int argc, char **argv) {
   CUresult (*get_function)(CUfunction *, CUkernel);
   CUkernel kn, kd;
   void *lib;
-  uint32_t magic = 0xBA55ED50u;
-  memcpy(fatbin, &magic, 4);
+  cubind_fatbin_put_container(fatbin, 0);
   if (argc < 2 || !path || !(lib = dlopen(path, RTLD_NOW))) {
     fprintf(stderr, "usage: CUBIND_DRIVER_LIBRARY=libfake_cuda.so %s stub|raw|ctx_raw [N]\n",
             argv[0]);

@@ -17,7 +17,7 @@ cuda=${CUDA_PATH:-/usr/local/cuda}
 export CUBIND_DRIVER_LIBRARY=$fake
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cc -std=gnu99 -O3 -DNDEBUG -fvisibility=hidden -I"$root/runtime/include" -I"$src" \
+cc -std=gnu99 -O3 -DNDEBUG -fvisibility=hidden -I"$root/runtime/include" -I"$src" -I"$root/common" \
   -isystem "$cuda/include" -o "$tmp/cg" "$root/bench/callgrind_launch.c" "$src"/*.c -ldl -lpthread
 per_launch() { # mode loop-function
   valgrind --tool=callgrind --collect-atstart=no --toggle-collect="$2" \

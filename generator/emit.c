@@ -667,7 +667,29 @@ static char *args_array(const cubind_kernel *kernel) {
   return out.data;
 }
 
-/* The host buffers of <kernel>_call: {parameter, direction, buffer, count, element size}. */
+/* `text` as a C string literal (quotes, backslashes and C99 trigraphs escaped), a new string. */
+static char *c_string_literal(const char *text) {
+  cubind_buf out = {0};
+  const char *at;
+  cubind_buf_puts(&out, "\"");
+  for (at = text; *at; at++) {
+    if (*at == '"' || *at == '\\')
+      cubind_buf_printf(&out, "\\%c", *at);
+    else if (at[0] == '?' && at[1] == '?')
+      cubind_buf_puts(&out, "?\\"); /* "?\?" is no trigraph */
+    else if ((unsigned char)*at < 0x20 || *at == 0x7f)
+      cubind_buf_printf(&out, "\\%03o", (unsigned char)*at);
+    else
+      cubind_buf_append(&out, at, 1);
+  }
+  cubind_buf_puts(&out, "\"");
+  return out.data;
+}
+
+/*
+ * The host buffers of <kernel>_call: {parameter, direction, buffer, count, element size, the
+ * count expression as written (for messages; NULL when the caller passes the count)}.
+ */
 static char *host_args_array(const cubind_kernel *kernel, unsigned num_host) {
   cubind_buf out = {0};
   unsigned done = 0, i;
@@ -686,9 +708,16 @@ static char *host_args_array(const cubind_kernel *kernel, unsigned num_host) {
     else
       cubind_buf_printf(&out, "%s_count, ", param->name);
     if (param->elem_type)
-      cubind_buf_printf(&out, "sizeof(%s)}", param->elem_type);
+      cubind_buf_printf(&out, "sizeof(%s), ", param->elem_type);
     else
-      cubind_buf_printf(&out, "%llu}", param->elem_size);
+      cubind_buf_printf(&out, "%llu, ", param->elem_size);
+    if (param->count_expr) {
+      char *text = c_string_literal(param->count_expr);
+      cubind_buf_printf(&out, "%s}", text);
+      free(text);
+    } else {
+      cubind_buf_puts(&out, "NULL}");
+    }
     cubind_buf_puts(&out, ++done < num_host ? ",\n" : "};");
   }
   return out.data;

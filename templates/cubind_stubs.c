@@ -29,8 +29,8 @@
 #include "@@HEADER_NAME@@"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 2
-#error "@@OUTPUT_NAME@@ was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 3
+#error "@@OUTPUT_NAME@@ was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into @@MODULE@@.fatbin.c. */
@@ -84,9 +84,12 @@ static const cubind_global_info @@MODULE@@_globals[] = {
 };
 @@END global_table@@
 
-static cubind_module @@MODULE@@_module = {
-    2, "@@MODULE@@", cubind_fatbin_@@MODULE@@, &cubind_fatbin_@@MODULE@@_size,
-    @@KERNELS@@, @@NUM_KERNELS@@, NULL, NULL, @@GLOBALS@@, @@NUM_GLOBALS@@};
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state @@MODULE@@_state;
+static const cubind_module @@MODULE@@_module = {
+    3, "@@MODULE@@", cubind_fatbin_@@MODULE@@, &cubind_fatbin_@@MODULE@@_size,
+    @@KERNELS@@, @@NUM_KERNELS@@, &@@MODULE@@_state, @@GLOBALS@@, @@NUM_GLOBALS@@};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

@@ -8,7 +8,10 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "context.h"
+#include "driver.h"
+#include "error.h"
+#include "result.h"
 
 CUBIND_THREAD_LOCAL cubind__thread_cache cubind__thread_ctx;
 
@@ -131,10 +134,12 @@ cubind_status cubind_get_device(int *ordinal) {
   return cubind__thread_context("cubind_get_device", &ctx, ordinal);
 }
 
-cubind_status cubind__enter(const char *what) {
-  CUcontext ctx;
-  int device = 0;
+cubind_status cubind__enter(const char *what, CUcontext *ctx, int *device) {
+  CUcontext current;
+  int ordinal = 0;
   cubind_status status = cubind__driver_ready(what);
-  if (status != CUBIND_SUCCESS) return status;
-  return cubind__thread_context(what, &ctx, &device);
+  if (status == CUBIND_SUCCESS) status = cubind__thread_context(what, &current, &ordinal);
+  if (status == CUBIND_SUCCESS && ctx) *ctx = current;
+  if (status == CUBIND_SUCCESS && device) *device = ordinal;
+  return status;
 }

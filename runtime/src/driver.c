@@ -1,15 +1,18 @@
 /*
  * driver.c: loads the CUDA driver library at run time and resolves every entry point in
- * driver_api.h through cuGetProcAddress, once per process.
+ * driver_api.h through cuGetProcAddress, once per process; tells a missing driver, a library
+ * that is no CUDA driver, the toolkit's stub libcuda.so and a driver too old apart.
  */
-#define _GNU_SOURCE /* RTLD_* and pthread on every libc */
+#define _GNU_SOURCE /* RTLD_*, dladdr and pthread on every libc */
 #include <dlfcn.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "driver.h"
+#include "error.h"
 
 #define CUBIND_DEFAULT_DRIVER "libcuda.so.1"
 
@@ -20,8 +23,9 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t path_lock = PTHREAD_MUTEX_INITIALIZER;
 static int init_started;          /* under path_lock: no more cubind_set_driver_library */
 static char driver_path[4096];    /* under path_lock: "" means the default */
+static const char *path_origin;   /* under path_lock: who named the path, for messages */
 static cubind_status init_status; /* written once inside init_once */
-static char init_message[1024];   /* the init failure, replayed to every later caller */
+static char init_message[CUBIND_MESSAGE_SIZE]; /* the init failure, replayed to later callers */
 static int device_count;
 static void *driver_handle; /* kept open for the life of the process */
 
@@ -31,24 +35,101 @@ static void init_fail(cubind_status status, const char *message) {
   snprintf(init_message, sizeof init_message, "%s", message);
 }
 
+/*
+ * dlsym returns void *; C99 has no conversion from it to a function pointer, hence the memcpy
+ * into the caller's function pointer (`fn`, of any function pointer type). Returns the address.
+ */
+#define CUBIND_SYMBOL_(fn, handle, name)                                                           \
+  do {                                                                                             \
+    void *sym_ = dlsym((handle), (name));                                                          \
+    memcpy(&(fn), &sym_, sizeof sym_);                                                             \
+  } while (0)
+
+/*
+ * " (/usr/local/cuda/lib64/stubs/libcuda.so)": the file `sym` came from, symbolic links
+ * resolved, when it is not `path` itself.
+ */
+static void loaded_file(const void *sym, const char *path, char *buf, size_t size) {
+  char resolved[PATH_MAX];
+  const char *file;
+  Dl_info info;
+  buf[0] = '\0';
+  if (!sym || !dladdr(sym, &info) || !info.dli_fname) return;
+  file = realpath(info.dli_fname, resolved) ? resolved : info.dli_fname;
+  if (strcmp(file, path) != 0) snprintf(buf, size, " (%.250s)", file);
+}
+
+/* The toolkit's stub libcuda.so: every call fails with CUDA_ERROR_STUB_LIBRARY. */
+static void stub_library(const char *path, const char *file, const char *call) {
+  char message[CUBIND_MESSAGE_SIZE];
+  snprintf(message, sizeof message,
+           "'%.200s'%s is the CUDA toolkit's stub libcuda.so, not the driver (%s returned "
+           "CUDA_ERROR_STUB_LIBRARY): the stub only lets programs link. The driver's "
+           "libcuda.so.1 comes with the NVIDIA driver: take the toolkit's lib64/stubs directory "
+           "out of LD_LIBRARY_PATH, give containers the host's driver (e.g. docker run --gpus "
+           "all with the NVIDIA Container Toolkit), or point CUBIND_DRIVER_LIBRARY at the "
+           "driver's libcuda.so.1 (the path came from %s)",
+           path, file, call, path_origin);
+  init_fail(CUBIND_ERROR_NO_DRIVER, message);
+}
+
 /* Resolves one entry point with cuGetProcAddress (v2 signature, or the 11.3 one). */
 static void *resolve(PFN_cuGetProcAddress_v12000 get_v2, PFN_cuGetProcAddress_v11030 get_v1,
-                     const char *name, int version) {
+                     const char *name, int version, CUresult *result) {
   void *fn = NULL;
   CUresult r;
   if (get_v2) {
     CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SUCCESS;
     r = get_v2(name, &fn, version, CU_GET_PROC_ADDRESS_DEFAULT, &found);
-    if (found != CU_GET_PROC_ADDRESS_SUCCESS) fn = NULL;
+    if (r == CUDA_SUCCESS && found != CU_GET_PROC_ADDRESS_SUCCESS) r = CUDA_ERROR_NOT_FOUND;
   } else {
     r = get_v1(name, &fn, version, CU_GET_PROC_ADDRESS_DEFAULT);
   }
+  *result = r;
   return r == CUDA_SUCCESS ? fn : NULL;
+}
+
+/*
+ * A library without cuGetProcAddress: not a CUDA driver at all (no cuInit either), the stub, or
+ * a driver older than CUDA 11.3.
+ */
+static void no_get_proc_address(const char *path) {
+  char message[CUBIND_MESSAGE_SIZE], file[260];
+  PFN_cuInit_v2000 init;
+  PFN_cuDriverGetVersion_v2020 get_version;
+  int version = 0;
+  CUBIND_SYMBOL_(init, driver_handle, "cuInit");
+  CUBIND_SYMBOL_(get_version, driver_handle, "cuDriverGetVersion");
+  if (!init) {
+    snprintf(message, sizeof message,
+             "'%.600s' is not a CUDA driver library: it has neither cuGetProcAddress nor cuInit "
+             "(the path came from %s; the driver is libcuda.so.1, installed with the NVIDIA "
+             "driver)",
+             path, path_origin);
+    init_fail(CUBIND_ERROR_NO_DRIVER, message);
+    return;
+  }
+  loaded_file(dlsym(driver_handle, "cuInit"), path, file, sizeof file);
+  if (init(0) == CUDA_ERROR_STUB_LIBRARY) {
+    stub_library(path, file, "cuInit");
+    return;
+  }
+  if (get_version && get_version(&version) == CUDA_SUCCESS && version > 0)
+    snprintf(message, sizeof message,
+             "the CUDA driver '%.600s' is version %d.%d, older than CUDA 11.3, the first with "
+             "cuGetProcAddress, which cubind needs: update the NVIDIA driver",
+             path, version / 1000, (version % 1000) / 10);
+  else
+    snprintf(message, sizeof message,
+             "the CUDA driver '%.600s' has no cuGetProcAddress: it is older than CUDA 11.3, "
+             "which cubind needs: update the NVIDIA driver",
+             path);
+  init_fail(CUBIND_ERROR_DRIVER_TOO_OLD, message);
 }
 
 /* The body of the one-time initialisation (pthread_once). */
 static void driver_init(void) {
-  char message[1024];
+  char message[CUBIND_MESSAGE_SIZE], file[260], error[256];
   const char *path;
   PFN_cuGetProcAddress_v12000 get_v2;
   PFN_cuGetProcAddress_v11030 get_v1 = NULL;
@@ -60,6 +141,7 @@ static void driver_init(void) {
   if (driver_path[0] == '\0') {
     const char *env = getenv("CUBIND_DRIVER_LIBRARY");
     snprintf(driver_path, sizeof driver_path, "%s", env && env[0] ? env : CUBIND_DEFAULT_DRIVER);
+    path_origin = env && env[0] ? "CUBIND_DRIVER_LIBRARY" : "cubind's default, " CUBIND_DEFAULT_DRIVER;
   }
   path = driver_path;
   pthread_mutex_unlock(&path_lock);
@@ -68,46 +150,41 @@ static void driver_init(void) {
   if (!driver_handle) {
     const char *why = dlerror();
     snprintf(message, sizeof message,
-             "cannot load the CUDA driver library '%.800s': %s (is the NVIDIA driver installed? "
+             "cannot load the CUDA driver library '%.600s': %s (is the NVIDIA driver installed? "
              "CUBIND_DRIVER_LIBRARY overrides the path)",
              path, why ? why : "unknown reason");
     init_fail(CUBIND_ERROR_NO_DRIVER, message);
     return;
   }
-  /* dlsym returns void *; C99 has no function-pointer conversion from it, hence the memcpy. */
-  {
-    void *sym = dlsym(driver_handle, "cuGetProcAddress_v2");
-    memcpy(&get_v2, &sym, sizeof sym);
-    if (!get_v2) {
-      sym = dlsym(driver_handle, "cuGetProcAddress");
-      memcpy(&get_v1, &sym, sizeof sym);
-    }
-  }
+  CUBIND_SYMBOL_(get_v2, driver_handle, "cuGetProcAddress_v2");
+  if (!get_v2) CUBIND_SYMBOL_(get_v1, driver_handle, "cuGetProcAddress");
   if (!get_v2 && !get_v1) {
-    snprintf(message, sizeof message,
-             "the CUDA driver library '%.800s' has no cuGetProcAddress: the driver is older than "
-             "CUDA 11.3",
-             path);
-    init_fail(CUBIND_ERROR_DRIVER_TOO_OLD, message);
+    no_get_proc_address(path);
     return;
   }
+  loaded_file(dlsym(driver_handle, get_v2 ? "cuGetProcAddress_v2" : "cuGetProcAddress"), path,
+              file, sizeof file);
 
 #define CUBIND_RESOLVE_REQUIRED_(name, version)                                                    \
   {                                                                                                \
-    void *fn = resolve(get_v2, get_v1, #name, version);                                            \
-    if (!fn) {                                                                                     \
+    void *fn_ = resolve(get_v2, get_v1, #name, version, &r);                                       \
+    if (!fn_) {                                                                                    \
+      if (r == CUDA_ERROR_STUB_LIBRARY) {                                                          \
+        stub_library(path, file, "cuGetProcAddress");                                              \
+        return;                                                                                    \
+      }                                                                                            \
       snprintf(message, sizeof message,                                                            \
-               "the CUDA driver '%.800s' lacks %s (CUDA %d.%d API), which cubind needs", path,     \
+               "the CUDA driver '%.600s' lacks %s (CUDA %d.%d API), which cubind needs", path,     \
                #name, version / 1000, (version % 1000) / 10);                                      \
       init_fail(CUBIND_ERROR_DRIVER_TOO_OLD, message);                                             \
       return;                                                                                      \
     }                                                                                              \
-    memcpy(&cubind__drv.name, &fn, sizeof fn);                                                     \
+    memcpy(&cubind__drv.name, &fn_, sizeof fn_);                                                   \
   }
 #define CUBIND_RESOLVE_OPTIONAL_(name, version)                                                    \
   {                                                                                                \
-    void *fn = resolve(get_v2, get_v1, #name, version);                                            \
-    memcpy(&cubind__drv.name, &fn, sizeof fn);                                                     \
+    void *fn_ = resolve(get_v2, get_v1, #name, version, &r);                                       \
+    memcpy(&cubind__drv.name, &fn_, sizeof fn_);                                                   \
   }
   CUBIND_DRIVER_API(CUBIND_RESOLVE_REQUIRED_, CUBIND_RESOLVE_OPTIONAL_)
 #undef CUBIND_RESOLVE_REQUIRED_
@@ -119,29 +196,32 @@ static void driver_init(void) {
     cubind__drv.cuLibraryLoadData = NULL;
 
   r = cubind__drv.cuInit(0);
+  if (r == CUDA_ERROR_STUB_LIBRARY) {
+    stub_library(path, file, "cuInit");
+    return;
+  }
   if (r == CUDA_ERROR_NO_DEVICE) {
     snprintf(
         message, sizeof message,
-        "no CUDA device is available: cuInit failed with CUDA_ERROR_NO_DEVICE (driver '%.800s'; "
+        "no CUDA device is available: cuInit failed with CUDA_ERROR_NO_DEVICE (driver '%.600s'; "
         "check CUDA_VISIBLE_DEVICES and that a GPU is attached)",
         path);
     init_fail(CUBIND_ERROR_NO_DEVICE, message);
     return;
   }
   if (r != CUDA_SUCCESS) {
-    const char *name = NULL, *text = NULL;
-    if (cubind__drv.cuGetErrorName(r, &name) != CUDA_SUCCESS) name = NULL;
-    if (cubind__drv.cuGetErrorString(r, &text) != CUDA_SUCCESS) text = NULL;
-    snprintf(message, sizeof message, "cuInit failed (driver '%.800s'): %s (%s)", path,
-             name ? name : "unknown CUDA error", text ? text : "no description");
+    cubind__cuda_error_text(r, error, sizeof error);
+    snprintf(message, sizeof message, "cuInit failed (driver '%.600s'): %s", path, error);
     init_fail(CUBIND_ERROR_NO_DRIVER, message);
     return;
   }
   r = cubind__drv.cuDeviceGetCount(&count);
   if (r != CUDA_SUCCESS || count <= 0) {
+    if (r != CUDA_SUCCESS) cubind__cuda_error_text(r, error, sizeof error);
     snprintf(message, sizeof message,
-             "no CUDA device is available: cuDeviceGetCount %s (driver '%.800s')",
-             r != CUDA_SUCCESS ? "failed" : "reports 0 devices", path);
+             "no CUDA device is available: cuDeviceGetCount %s%s (driver '%.600s')",
+             r != CUDA_SUCCESS ? "failed: " : "reports 0 devices", r != CUDA_SUCCESS ? error : "",
+             path);
     init_fail(CUBIND_ERROR_NO_DEVICE, message);
     return;
   }
@@ -158,6 +238,19 @@ cubind_status cubind__driver_ready(const char *what) {
 
 int cubind__device_count(void) { return device_count; }
 
+void cubind__cuda_error_text(CUresult result, char *buf, size_t size) {
+  const char *name = NULL, *text = NULL;
+  /* The driver's own tables; absent only if it failed to load. */
+  if (!cubind__drv.cuGetErrorName || cubind__drv.cuGetErrorName(result, &name) != CUDA_SUCCESS)
+    name = NULL;
+  if (!cubind__drv.cuGetErrorString || cubind__drv.cuGetErrorString(result, &text) != CUDA_SUCCESS)
+    text = NULL;
+  if (name)
+    snprintf(buf, size, "%s (%s)", name, text ? text : "no description");
+  else
+    snprintf(buf, size, "CUDA error %d (the driver has no name for it)", (int)result);
+}
+
 cubind_status cubind_init(void) { return cubind__driver_ready("cubind_init"); }
 
 cubind_status cubind_set_driver_library(const char *path) {
@@ -170,10 +263,12 @@ cubind_status cubind_set_driver_library(const char *path) {
                         "cubind_set_driver_library: the path is longer than %zu bytes",
                         sizeof driver_path - 1);
   pthread_mutex_lock(&path_lock);
-  if (init_started)
+  if (init_started) {
     status = CUBIND_ERROR_INVALID_VALUE;
-  else
+  } else {
     snprintf(driver_path, sizeof driver_path, "%s", path);
+    path_origin = "cubind_set_driver_library";
+  }
   pthread_mutex_unlock(&path_lock);
   if (status != CUBIND_SUCCESS)
     return cubind__fail(status, "cubind_set_driver_library: the driver is already loaded; call it "

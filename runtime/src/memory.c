@@ -4,7 +4,10 @@
  */
 #include <stdint.h>
 
-#include "internal.h"
+#include "context.h"
+#include "driver.h"
+#include "error.h"
+#include "result.h"
 
 /* Device pointers travel as void * in the public API and as CUdeviceptr to the driver. */
 #define DEVPTR(p) ((CUdeviceptr)(uintptr_t)(p))
@@ -16,7 +19,7 @@ cubind_status cubind_malloc(void **dev_ptr, size_t bytes) {
   if (!dev_ptr) return cubind__fail(CUBIND_ERROR_INVALID_VALUE, "cubind_malloc: dev_ptr is NULL");
   *dev_ptr = NULL;
   if (bytes == 0) return CUBIND_SUCCESS;
-  status = cubind__enter("cubind_malloc");
+  status = cubind__enter("cubind_malloc", NULL, NULL);
   if (status != CUBIND_SUCCESS) return status;
   r = cubind__drv.cuMemAlloc(&p, bytes);
   if (r != CUDA_SUCCESS)
@@ -30,7 +33,7 @@ cubind_status cubind_free(void *dev_ptr) {
   CUresult r;
   cubind_status status;
   if (!dev_ptr) return CUBIND_SUCCESS;
-  status = cubind__enter("cubind_free");
+  status = cubind__enter("cubind_free", NULL, NULL);
   if (status != CUBIND_SUCCESS) return status;
   r = cubind__drv.cuMemFree(DEVPTR(dev_ptr));
   if (r != CUDA_SUCCESS)
@@ -45,7 +48,7 @@ cubind_status cubind_malloc_host(void **host_ptr, size_t bytes) {
     return cubind__fail(CUBIND_ERROR_INVALID_VALUE, "cubind_malloc_host: host_ptr is NULL");
   *host_ptr = NULL;
   if (bytes == 0) return CUBIND_SUCCESS;
-  status = cubind__enter("cubind_malloc_host");
+  status = cubind__enter("cubind_malloc_host", NULL, NULL);
   if (status != CUBIND_SUCCESS) return status;
   r = cubind__drv.cuMemAllocHost(host_ptr, bytes);
   if (r != CUDA_SUCCESS) {
@@ -60,7 +63,7 @@ cubind_status cubind_free_host(void *host_ptr) {
   CUresult r;
   cubind_status status;
   if (!host_ptr) return CUBIND_SUCCESS;
-  status = cubind__enter("cubind_free_host");
+  status = cubind__enter("cubind_free_host", NULL, NULL);
   if (status != CUBIND_SUCCESS) return status;
   r = cubind__drv.cuMemFreeHost(host_ptr);
   if (r != CUDA_SUCCESS)
@@ -75,7 +78,7 @@ static cubind_status copy_prologue(const char *what, const void *dst, const void
   if (!dst || !src)
     return cubind__fail(CUBIND_ERROR_INVALID_VALUE, "%s: %s pointer is NULL (%zu bytes)", what,
                         !dst ? "the destination" : "the source", bytes);
-  return cubind__enter(what);
+  return cubind__enter(what, NULL, NULL);
 }
 
 cubind_status cubind_to_device(void *dev_dst, const void *host_src, size_t bytes) {
@@ -144,7 +147,7 @@ cubind_status cubind_memset_d8(void *dev_dst, unsigned char value, size_t bytes)
   if (bytes == 0) return CUBIND_SUCCESS;
   if (!dev_dst)
     return cubind__fail(CUBIND_ERROR_INVALID_VALUE, "cubind_memset_d8: dev_dst is NULL");
-  status = cubind__enter("cubind_memset_d8");
+  status = cubind__enter("cubind_memset_d8", NULL, NULL);
   if (status != CUBIND_SUCCESS) return status;
   r = cubind__drv.cuMemsetD8(DEVPTR(dev_dst), value, bytes);
   if (r != CUDA_SUCCESS)
@@ -156,7 +159,7 @@ cubind_status cubind_memset_d8(void *dev_dst, unsigned char value, size_t bytes)
 
 cubind_status cubind_synchronize(void) {
   CUresult r;
-  cubind_status status = cubind__enter("cubind_synchronize");
+  cubind_status status = cubind__enter("cubind_synchronize", NULL, NULL);
   if (status != CUBIND_SUCCESS) return status;
   r = cubind__drv.cuCtxSynchronize();
   if (r != CUDA_SUCCESS)
@@ -170,7 +173,7 @@ cubind_status cubind_stream_create(CUstream *stream) {
   if (!stream)
     return cubind__fail(CUBIND_ERROR_INVALID_VALUE, "cubind_stream_create: stream is NULL");
   *stream = NULL;
-  status = cubind__enter("cubind_stream_create");
+  status = cubind__enter("cubind_stream_create", NULL, NULL);
   if (status != CUBIND_SUCCESS) return status;
   r = cubind__drv.cuStreamCreate(stream, CU_STREAM_NON_BLOCKING);
   if (r != CUDA_SUCCESS) {
@@ -184,7 +187,7 @@ cubind_status cubind_stream_destroy(CUstream stream) {
   CUresult r;
   cubind_status status;
   if (!stream) return CUBIND_SUCCESS;
-  status = cubind__enter("cubind_stream_destroy");
+  status = cubind__enter("cubind_stream_destroy", NULL, NULL);
   if (status != CUBIND_SUCCESS) return status;
   r = cubind__drv.cuStreamDestroy(stream);
   if (r != CUDA_SUCCESS)
@@ -196,7 +199,7 @@ cubind_status cubind_stream_destroy(CUstream stream) {
 
 cubind_status cubind_stream_synchronize(CUstream stream) {
   CUresult r;
-  cubind_status status = cubind__enter("cubind_stream_synchronize");
+  cubind_status status = cubind__enter("cubind_stream_synchronize", NULL, NULL);
   if (status != CUBIND_SUCCESS) return status;
   r = cubind__drv.cuStreamSynchronize(stream);
   if (r != CUDA_SUCCESS)

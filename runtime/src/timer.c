@@ -1,7 +1,10 @@
 /*
  * timer.c: an event pair around GPU work on a stream (PyCUDA's prepared_timed_call analog).
  */
-#include "internal.h"
+#include "context.h"
+#include "driver.h"
+#include "error.h"
+#include "result.h"
 
 cubind_status cubind_timer_create(cubind_timer *timer) {
   CUresult r;
@@ -9,7 +12,7 @@ cubind_status cubind_timer_create(cubind_timer *timer) {
   if (!timer) return cubind__fail(CUBIND_ERROR_INVALID_VALUE, "cubind_timer_create: timer is NULL");
   timer->start = timer->stop = NULL;
   timer->stream = NULL;
-  status = cubind__enter("cubind_timer_create");
+  status = cubind__enter("cubind_timer_create", NULL, NULL);
   if (status != CUBIND_SUCCESS) return status;
   r = cubind__drv.cuEventCreate(&timer->start, CU_EVENT_DEFAULT);
   if (r != CUDA_SUCCESS) {
@@ -31,7 +34,7 @@ cubind_status cubind_timer_start(cubind_timer *timer, CUstream stream) {
   if (!timer || !timer->start)
     return cubind__fail(CUBIND_ERROR_INVALID_VALUE,
                         "cubind_timer_start: the timer is NULL or not created");
-  status = cubind__enter("cubind_timer_start");
+  status = cubind__enter("cubind_timer_start", NULL, NULL);
   if (status != CUBIND_SUCCESS) return status;
   r = cubind__drv.cuEventRecord(timer->start, stream);
   if (r != CUDA_SUCCESS)
@@ -50,7 +53,7 @@ cubind_status cubind_timer_stop(cubind_timer *timer, float *elapsed_ms) {
     return cubind__fail(CUBIND_ERROR_INVALID_VALUE,
                         "cubind_timer_stop: the timer is NULL or not created, or elapsed_ms is "
                         "NULL");
-  status = cubind__enter("cubind_timer_stop");
+  status = cubind__enter("cubind_timer_stop", NULL, NULL);
   if (status != CUBIND_SUCCESS) return status;
   call = "cuEventRecord";
   r = cubind__drv.cuEventRecord(timer->stop, timer->stream);
@@ -73,7 +76,7 @@ cubind_status cubind_timer_destroy(cubind_timer *timer) {
   CUresult r1 = CUDA_SUCCESS, r2 = CUDA_SUCCESS;
   cubind_status status;
   if (!timer || (!timer->start && !timer->stop)) return CUBIND_SUCCESS;
-  status = cubind__enter("cubind_timer_destroy");
+  status = cubind__enter("cubind_timer_destroy", NULL, NULL);
   if (status != CUBIND_SUCCESS) return status;
   /* An event whose destruction failed stays in the timer, so that a retry can free it. */
   if (timer->start && (r1 = cubind__drv.cuEventDestroy(timer->start)) == CUDA_SUCCESS)

@@ -1,7 +1,9 @@
 /*
  * fake_cuda.c: a stand-in CUDA driver for the runtime tests (see fake_cuda.h).
  * It exports only cuGetProcAddress_v2 / cuGetProcAddress and the fake_cuda_* control API; the
- * entry points themselves are handed out by name, as the real driver does.
+ * entry points themselves are handed out by name, as the real driver does. It implements every
+ * entry point of the runtime's list (runtime/src/driver_api.h): one that the runtime adds and
+ * the fake lacks fails to compile here (fake_<name> undeclared).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -10,59 +12,22 @@
 #include <string.h>
 #include <time.h>
 
+#include "cubind_fatbin_format.h"
+#include "driver_api.h" /* the runtime's list of entry points */
 #include "fake_cuda.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_DEVICES 8
-#define FATBIN_MAGIC 0xBA55ED50u
+#define FAKE_SMS 108 /* multiprocessors per device */
 
 /* ---- call counting and failure injection --------------------------------------------------- */
 
-static const char *const function_names[] = {"cuInit",
-                                             "cuGetErrorName",
-                                             "cuGetErrorString",
-                                             "cuDeviceGetCount",
-                                             "cuDeviceGet",
-                                             "cuDeviceGetAttribute",
-                                             "cuCtxGetCurrent",
-                                             "cuCtxSetCurrent",
-                                             "cuCtxGetDevice",
-                                             "cuCtxSynchronize",
-                                             "cuDevicePrimaryCtxRetain",
-                                             "cuLibraryLoadData",
-                                             "cuLibraryUnload",
-                                             "cuLibraryGetKernel",
-                                             "cuKernelGetFunction",
-                                             "cuModuleLoadData",
-                                             "cuModuleUnload",
-                                             "cuModuleGetFunction",
-                                             "cuFuncGetAttribute",
-                                             "cuFuncSetAttribute",
-                                             "cuFuncGetParamInfo",
-                                             "cuLaunchKernel",
-                                             "cuLaunchKernelEx",
-                                             "cuLibraryGetGlobal",
-                                             "cuModuleGetGlobal",
-                                             "cuMemAlloc",
-                                             "cuMemFree",
-                                             "cuMemAllocHost",
-                                             "cuMemFreeHost",
-                                             "cuMemcpyHtoD",
-                                             "cuMemcpyDtoH",
-                                             "cuMemcpyHtoDAsync",
-                                             "cuMemcpyDtoHAsync",
-                                             "cuMemsetD8",
-                                             "cuPointerGetAttributes",
-                                             "cuMemHostRegister",
-                                             "cuMemHostUnregister",
-                                             "cuStreamCreate",
-                                             "cuStreamDestroy",
-                                             "cuStreamSynchronize",
-                                             "cuEventCreate",
-                                             "cuEventRecord",
-                                             "cuEventSynchronize",
-                                             "cuEventElapsedTime",
-                                             "cuEventDestroy"};
+/* The entry points the fake hands out: the runtime's own list (driver_api.h), one table. */
+static const char *const function_names[] = {
+#define FAKE_NAME_(name, version) #name,
+    CUBIND_DRIVER_API(FAKE_NAME_, FAKE_NAME_)
+#undef FAKE_NAME_
+};
 #define NUM_FUNCTIONS (sizeof function_names / sizeof function_names[0])
 
 static unsigned long calls[NUM_FUNCTIONS];
@@ -168,9 +133,10 @@ EXPORT void fake_cuda_set_compute_capability(int major, int minor) {
 EXPORT void fake_cuda_make_current(int device) { current = &user_contexts[device]; }
 
 static CUresult fake_cuInit(unsigned flags) {
-  const char *env = getenv("FAKE_CUDA_DEVICES");
+  const char *env = getenv("FAKE_CUDA_DEVICES"), *stub = getenv("FAKE_CUDA_STUB");
   int i;
   ENTER("cuInit");
+  if (stub && strcmp(stub, "init") == 0) return CUDA_ERROR_STUB_LIBRARY;
   if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
   if (env) num_devices = atoi(env) < 1 ? 1 : atoi(env) > MAX_DEVICES ? MAX_DEVICES : atoi(env);
   for (i = 0; i < MAX_DEVICES; i++)
@@ -264,6 +230,9 @@ static CUresult fake_cuDeviceGetAttribute(int *value, CUdevice_attribute attribu
   case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
     *value = 101376;
     break;
+  case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
+    *value = FAKE_SMS;
+    break;
   case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
     *value = __atomic_load_n(&cc_major, __ATOMIC_RELAXED);
     break;
@@ -339,8 +308,10 @@ static const fake_kernel kernels[] = {
     {"small", pointer_and_int, 2, 128, run_doublify},
 };
 
+/* A loaded library or module: its device and its own __device__ variable "coeffs". */
 typedef struct fake_image {
   int device;
+  double coeffs[8];
 } fake_image;
 
 static const fake_kernel *find_kernel(const char *symbol) {
@@ -357,12 +328,11 @@ static const fake_kernel *as_kernel(const void *handle) {
 
 /* Loads an image: it must start like a fatbin; the load is counted against the device. */
 static CUresult load_image(const void *code, fake_image **out) {
-  uint32_t magic;
   if (!code) return CUDA_ERROR_INVALID_VALUE;
-  memcpy(&magic, code, sizeof magic);
-  if (magic != FATBIN_MAGIC) return CUDA_ERROR_INVALID_IMAGE;
+  if (!cubind_fatbin_is_fatbin(code, CUBIND_FATBIN_CONTAINER_SIZE))
+    return CUDA_ERROR_INVALID_IMAGE;
   if (!current) return CUDA_ERROR_INVALID_CONTEXT;
-  *out = malloc(sizeof **out);
+  *out = calloc(1, sizeof **out);
   if (!*out) return CUDA_ERROR_OUT_OF_MEMORY;
   (*out)->device = current->device;
   __atomic_add_fetch(&loads[current->device], 1, __ATOMIC_RELAXED);
@@ -441,9 +411,49 @@ static CUresult fake_cuFuncGetAttribute(int *value, CUfunction_attribute attribu
   case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
     *value = 1024;
     break;
+  case CU_FUNC_ATTRIBUTE_NUM_REGS:
+    *value = 16;
+    break;
+  case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
+  case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES:
+    *value = 0;
+    break;
+  case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+  case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
+    *value = 10 * __atomic_load_n(&cc_major, __ATOMIC_RELAXED) +
+             __atomic_load_n(&cc_minor, __ATOMIC_RELAXED);
+    break;
   default:
     return CUDA_ERROR_INVALID_VALUE;
   }
+  return CUDA_SUCCESS;
+}
+
+/* Occupancy: FAKE_SMS multiprocessors of 2048 threads and 100352 bytes of shared memory each. */
+static CUresult fake_cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction f,
+                                                                 int block_size, size_t shared) {
+  const fake_kernel *k = as_kernel(f);
+  int by_threads, by_shared;
+  ENTER("cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  if (!k || !blocks || block_size <= 0) return CUDA_ERROR_INVALID_VALUE;
+  by_threads = 2048 / block_size;
+  by_shared = (int)(100352 / (shared + 1024));
+  *blocks = block_size > k->max_threads ? 0 : by_threads < by_shared ? by_threads : by_shared;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuOccupancyMaxPotentialBlockSize(int *min_grid, int *block, CUfunction f,
+                                                      CUoccupancyB2DSize to_shared,
+                                                      size_t shared, int limit) {
+  const fake_kernel *k = as_kernel(f);
+  int size;
+  ENTER("cuOccupancyMaxPotentialBlockSize");
+  if (!k || !min_grid || !block || to_shared) return CUDA_ERROR_INVALID_VALUE;
+  size = limit > 0 && limit < k->max_threads ? limit : k->max_threads;
+  if (size > 256) size = 256;
+  if (shared + 1024 > 101376) size = 0; /* nothing fits */
+  *block = size;
+  *min_grid = size ? FAKE_SMS * (2048 / size) : 0;
   return CUDA_SUCCESS;
 }
 
@@ -506,15 +516,14 @@ static CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f
                              config->sharedMemBytes, config->hStream, params, extra);
 }
 
-/* __constant__ / __device__ variables: "coeffs" (8 doubles) exists, nothing else. */
-static double fake_coeffs[8];
-
-static CUresult find_global(CUdeviceptr *dptr, size_t *bytes, const char *name) {
+/* __constant__ / __device__ variables: each image's "coeffs" (8 doubles), nothing else. */
+static CUresult find_global(CUdeviceptr *dptr, size_t *bytes, fake_image *image,
+                            const char *name) {
   if (!current) return CUDA_ERROR_INVALID_CONTEXT;
   if (!dptr || !name) return CUDA_ERROR_INVALID_VALUE;
   if (strcmp(name, "coeffs") != 0) return CUDA_ERROR_NOT_FOUND;
-  *dptr = (CUdeviceptr)(uintptr_t)fake_coeffs;
-  if (bytes) *bytes = sizeof fake_coeffs;
+  *dptr = (CUdeviceptr)(uintptr_t)image->coeffs;
+  if (bytes) *bytes = sizeof image->coeffs;
   return CUDA_SUCCESS;
 }
 
@@ -522,14 +531,14 @@ static CUresult fake_cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibr
                                         const char *name) {
   ENTER("cuLibraryGetGlobal");
   if (!library) return CUDA_ERROR_INVALID_HANDLE;
-  return find_global(dptr, bytes, name);
+  return find_global(dptr, bytes, (fake_image *)library, name);
 }
 
 static CUresult fake_cuModuleGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUmodule module,
                                        const char *name) {
   ENTER("cuModuleGetGlobal");
   if (!module) return CUDA_ERROR_INVALID_HANDLE;
-  return find_global(dptr, bytes, name);
+  return find_global(dptr, bytes, (fake_image *)module, name);
 }
 
 /* ---- page-locked allocations and deferred async copies -------------------------------------- */
@@ -804,63 +813,21 @@ static CUresult fake_cuEventDestroy(CUevent event) {
 static const struct {
   const char *name;
   void *fn;
-  int since; /* driver version that introduced it */
+  int since; /* driver version that introduced it: the version the runtime asks for */
 } procs[] = {
-#define P(name, since)                                                                             \
-  { #name, (void *)fake_##name, since }
-    P(cuInit, 2000),
-    P(cuGetErrorName, 6000),
-    P(cuGetErrorString, 6000),
-    P(cuDeviceGetCount, 2000),
-    P(cuDeviceGet, 2000),
-    P(cuDeviceGetAttribute, 2000),
-    P(cuCtxGetCurrent, 4000),
-    P(cuCtxSetCurrent, 4000),
-    P(cuCtxGetDevice, 2000),
-    P(cuCtxSynchronize, 2000),
-    P(cuDevicePrimaryCtxRetain, 7000),
-    P(cuLibraryLoadData, 12000),
-    P(cuLibraryUnload, 12000),
-    P(cuLibraryGetKernel, 12000),
-    P(cuKernelGetFunction, 12000),
-    P(cuModuleLoadData, 2000),
-    P(cuModuleUnload, 2000),
-    P(cuModuleGetFunction, 2000),
-    P(cuFuncGetAttribute, 2020),
-    P(cuFuncSetAttribute, 9000),
-    P(cuFuncGetParamInfo, 12040),
-    P(cuLaunchKernel, 4000),
-    P(cuLaunchKernelEx, 11060),
-    P(cuLibraryGetGlobal, 12000),
-    P(cuModuleGetGlobal, 3020),
-    P(cuMemAlloc, 3020),
-    P(cuMemFree, 3020),
-    P(cuMemAllocHost, 3020),
-    P(cuMemFreeHost, 2000),
-    P(cuMemcpyHtoD, 3020),
-    P(cuMemcpyDtoH, 3020),
-    P(cuMemcpyHtoDAsync, 3020),
-    P(cuMemcpyDtoHAsync, 3020),
-    P(cuMemsetD8, 3020),
-    P(cuPointerGetAttributes, 7000),
-    P(cuMemHostRegister, 6050),
-    P(cuMemHostUnregister, 4000),
-    P(cuStreamCreate, 2000),
-    P(cuStreamDestroy, 4000),
-    P(cuStreamSynchronize, 2000),
-    P(cuEventCreate, 2000),
-    P(cuEventRecord, 2000),
-    P(cuEventSynchronize, 2000),
-    P(cuEventElapsedTime, 2000),
-    P(cuEventDestroy, 4000),
+#define P(name, since) {#name, (void *)fake_##name, since},
+    CUBIND_DRIVER_API(P, P)
 #undef P
 };
 
 static CUresult get_proc(const char *symbol, void **pfn, CUdriverProcAddressQueryResult *found) {
   const char *env = getenv("FAKE_CUDA_VERSION"), *hide = getenv("FAKE_CUDA_HIDE");
+  const char *stub = getenv("FAKE_CUDA_STUB");
   int version = env ? atoi(env) : 12080;
   size_t i;
   *pfn = NULL;
+  /* the toolkit's stub libcuda.so: every call fails, `found` untouched */
+  if (stub && strcmp(stub, "1") == 0) return CUDA_ERROR_STUB_LIBRARY;
   if (found) *found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
   for (i = 0; i < sizeof procs / sizeof procs[0]; i++) {
     if (strcmp(procs[i].name, symbol) != 0) continue;

@@ -9,9 +9,18 @@
  *   FAKE_CUDA_VERSION=v      driver version (default 12080): below 12000 the library API is
  *                            withheld, below 12040 cuFuncGetParamInfo
  *   FAKE_CUDA_HIDE=name      cuGetProcAddress does not hand out `name`
+ *   FAKE_CUDA_STUB=1         behave as the toolkit's stub libcuda.so: cuGetProcAddress fails
+ *                            with CUDA_ERROR_STUB_LIBRARY; FAKE_CUDA_STUB=init: only cuInit does
  *
  * cuPointerGetAttributes(MEMORY_TYPE) says CU_MEMORYTYPE_HOST inside cuMemAllocHost allocations and
  * 0 elsewhere (pageable), without an error, as the driver does.
+ *
+ * Images: cuLibraryLoadData / cuModuleLoadData accept anything that starts like a fatbin; each
+ * loaded image has its own __device__ variable "coeffs" (8 doubles), so modules that share one
+ * loaded image share it, and separately loaded images do not.
+ * Kernels report 16 registers, 1 KiB of static shared memory and PTX/binary version = the
+ * compute capability; occupancy: 108 multiprocessors of 2048 threads, the largest block up to
+ * 256 threads maximises it.
  *
  * Known kernels (symbol: parameters as offset/size; CPU behaviour):
  *   doublify  (float *a @0/8, int n @8/4): a[i] *= 2 for i < n

@@ -4,12 +4,6 @@
  * aligned allocations of the whole process are counted by the interposers below.
  */
 #define _GNU_SOURCE
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-/* cmocka.h needs the headers above */
-#include <cmocka.h>
-
 #include "test_support.h"
 
 extern void *__libc_malloc(size_t);

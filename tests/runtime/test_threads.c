@@ -1,25 +1,27 @@
 /*
  * test_threads.c: 32 threads (16 per device, on 2 devices) start together and make their first
- * launch of the same module at once, each of one of its three kernels (so kernels are resolved
- * concurrently with the module's load and with each other), then _call round trips. Exactly one
- * load per device and one resolution per kernel and device; every launch succeeds. Built with
- * -fsanitize=thread (runtime and fake driver included).
+ * launch at once, each of one kernel of one of two modules that share one image (vec's three
+ * kernels, and "b"'s two: the separable-compilation case), so that kernels of both modules are
+ * resolved concurrently with the image's load and with each other; then _call round trips.
+ * Exactly one load per device for both modules and one resolution per kernel and device; every
+ * launch succeeds. Built with -fsanitize=thread (runtime and fake driver included).
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-/* cmocka.h needs the headers above */
-#include <cmocka.h>
-
 #include "test_support.h"
 
 #define THREADS 32
 
 static pthread_barrier_t start;
 
+static const cubind_kernel_info b_kernels[] = {{"small", "small", doublify_params, 2},
+                                               {"noop", "noop", NULL, 0}};
+static cubind_module_state b_state;
+static const cubind_module b_module = {CUBIND_ABI_VERSION, "b", cubind_fatbin_vec,
+                                       &cubind_fatbin_vec_size, b_kernels, 2, &b_state, NULL, 0};
+
 typedef struct worker {
   int device;
-  unsigned kernel; /* the kernel of the first launch */
+  const cubind_module *module; /* the module of the first launch */
+  unsigned kernel;             /* ... and its kernel */
   cubind_status first, status;
   char message[1024];
 } worker;
@@ -35,8 +37,8 @@ static void *worker_main(void *p) {
     float *a = NULL;
     int n = 0;
     void *args[2] = {&a, &n};
-    w->first = w->status = cubind_module_launch(&vec_module, w->kernel, &cfg,
-                                                w->kernel == 1 ? NULL : args);
+    w->first = w->status = cubind_module_launch(
+        w->module, w->kernel, &cfg, w->module->kernels[w->kernel].num_params ? args : NULL);
   }
   for (round = 0; round < 20 && w->status == CUBIND_SUCCESS; round++) {
     for (i = 0; i < 256; i++)
@@ -57,7 +59,8 @@ static void concurrent_first_launches(void **state) {
   assert_int_equal(pthread_barrier_init(&start, NULL, THREADS), 0);
   for (i = 0; i < THREADS; i++) {
     workers[i].device = i % 2;
-    workers[i].kernel = (unsigned)(i / 2) % 3;
+    workers[i].module = (i / 2) % 2 ? &b_module : &vec_module;
+    workers[i].kernel = (unsigned)(i / 4) % workers[i].module->num_kernels;
     workers[i].first = CUBIND_ERROR_CUDA;
     assert_int_equal(pthread_create(&threads[i], NULL, worker_main, &workers[i]), 0);
   }
@@ -70,7 +73,8 @@ static void concurrent_first_launches(void **state) {
   }
   assert_int_equal(fake_cuda_loads(0), 1);
   assert_int_equal(fake_cuda_loads(1), 1);
-  assert_int_equal(fake_cuda_calls("cuLibraryGetKernel"), 3 * 2); /* each kernel once per device */
+  /* each kernel of each module once per device */
+  assert_int_equal(fake_cuda_calls("cuLibraryGetKernel"), (3 + 2) * 2);
   assert_int_equal(fake_cuda_calls("cuLaunchKernel"), THREADS * 21);
   assert_int_equal(fake_cuda_live_device_allocations(), 0);
 }

@@ -26,6 +26,21 @@ extern "C" {
 #define CUBIND_VERSION_STRING "0.1.0"
 
 /*
+ * CUBIND_RESTRICT: C99's `restrict`, spelled for whichever language includes this header
+ * (C++ compilers say __restrict, or nothing). The generated prototypes use it where a kernel
+ * parameter is __restrict__.
+ */
+#ifndef CUBIND_RESTRICT
+#if !defined(__cplusplus)
+#define CUBIND_RESTRICT restrict
+#elif defined(__GNUC__) || defined(_MSC_VER)
+#define CUBIND_RESTRICT __restrict
+#else
+#define CUBIND_RESTRICT
+#endif
+#endif
+
+/*
  * The one table of status codes: X(NAME, value, message). cubind_status_string() and the
  * enum below are both generated from it, so a code cannot lack its message.
  */

@@ -2,24 +2,45 @@
  * generated.h: the interface between code written by cubind-gen and libcubind.
  *
  * Users never call these directly; the generated `<kernel>_launch` / `<kernel>_call` stubs do.
- * Every generated source checks CUBIND_ABI_VERSION at compile time, and registers its module
- * with the ABI version it was generated for, which the runtime checks again at load time.
+ * Every generated source checks CUBIND_ABI_VERSION at compile time, and describes its module
+ * with the ABI version it was generated for, which the runtime checks again at run time.
  *
- * Ownership: all descriptors are static, read-only data of the generated code, except
- * cubind_module.state, which only the runtime writes (atomically, once per module).
+ * Ownership: every descriptor is static, read-only (const) data of the generated code. The one
+ * mutable object per module is its cubind_module_state, a zero-initialised static that only
+ * the runtime writes (atomically). What generated code writes for vec.cu (module `vec`):
+ *
+ *   static cubind_module_state vec_state;
+ *   static const cubind_module vec_module = {
+ *       3, "vec", cubind_fatbin_vec, &cubind_fatbin_vec_size,
+ *       vec_kernels, 1, &vec_state, NULL, 0};
+ *
+ * Shared images (relocatable device code, add_gpu_kernels SEPARABLE): several modules (one per
+ * .cu file, each with its own descriptor and kernel table) may point at the same embedded
+ * fatbin, i.e. the same `image` pointer. The runtime loads each image once per device and shares
+ * the loaded library among all modules that point at it: their kernels are resolved from it and
+ * a __device__ variable is one object for all of them. The image pointer is the identity: two
+ * copies of the same bytes are two images.
  */
 #ifndef CUBIND_GENERATED_H
 #define CUBIND_GENERATED_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <cubind/cubind.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Bumped whenever the structures or functions below change shape or meaning. */
-#define CUBIND_ABI_VERSION 2 /* 2: cubind_module.globals, cubind_module_global_copy */
+/*
+ * Bumped whenever the structures or functions below change shape or meaning.
+ *   2: cubind_module.globals, cubind_module_global_copy
+ *   3: cubind_module is const and its runtime state a separate cubind_module_state, pointed to
+ *      by `state` (was `void *state`, runtime-owned; `next` is gone); the runtime functions take
+ *      `const cubind_module *`; cubind_host_arg.count_text and CUBIND_COUNT_INVALID; the count
+ *      helpers cubind_count_*; CUBIND_LAYOUT_CHECK.
+ */
+#define CUBIND_ABI_VERSION 3
 
 /* How `<kernel>_call` moves a host buffer (from the CUBIND_IN/OUT/INOUT annotations). */
 typedef enum cubind_direction {
@@ -55,45 +76,182 @@ typedef enum cubind_copy_direction {
   CUBIND_COPY_FROM_DEVICE = 2 /* the variable -> host */
 } cubind_copy_direction;
 
-/* One .cu file's fatbin and kernels. Defined (non-const, static storage) by generated code. */
+struct cubind_module;
+
+/*
+ * The runtime's state of one module: a static object of the generated code, zero-initialised
+ * (define it without an initializer), written only by the runtime, never read by anyone else.
+ */
+typedef struct cubind_module_state {
+  void *runtime;                     /* the module's per-device slots; NULL until first use */
+  const struct cubind_module *next;  /* the registry's link (cubind_module_register) */
+} cubind_module_state;
+
+/* One .cu file's fatbin and kernels: a `static const` object of the generated code. */
 typedef struct cubind_module {
-  unsigned abi_version;        /* CUBIND_ABI_VERSION of the generator that wrote it */
+  unsigned abi_version;        /* CUBIND_ABI_VERSION of the generator that wrote it (first, in
+                                  every ABI, so that any runtime can read it) */
   const char *name;            /* module name (the .cu file's stem), for messages */
-  const unsigned char *image;  /* the embedded fatbin (cubind_fatbin_<module>) */
+  const unsigned char *image;  /* the embedded fatbin (cubind_fatbin_<module>); modules with
+                                  the same pointer share one loaded image (see above) */
   const size_t *image_size;    /* its size in bytes (cubind_fatbin_<module>_size): a pointer, so
                                   that the module can be a static initializer in C */
   const cubind_kernel_info *kernels;
   unsigned num_kernels;
-  void *state;                 /* runtime-owned; NULL until first load; never touch */
-  struct cubind_module *next;  /* runtime-owned registry link; NULL initially */
-  const cubind_global_info *globals; /* its __constant__ / __device__ variables (ABI 2) */
+  cubind_module_state *state;  /* the module's own zero-initialised state (never NULL). Where
+                                  ABI 2 had its runtime-owned pointer, NULL in every module of an
+                                  older ABI: a stale object of one is refused, not misread */
+  const cubind_global_info *globals; /* its __constant__ / __device__ variables */
   unsigned num_globals;
 } cubind_module;
+
+/*
+ * Counts. The element count of a host buffer of `<kernel>_call`: the value of its
+ * CUBIND_IN_N(expr) expression, computed by the generated code in size_t with the helpers
+ * below, or the `size_t <param>_count` argument the caller passed.
+ *
+ * CUBIND_COUNT_INVALID ((size_t)-1) stands for "no valid count": the expression was negative,
+ * overflowed size_t, or divided by zero. The helpers return it for such results and pass it on
+ * (any operand CUBIND_COUNT_INVALID gives CUBIND_COUNT_INVALID), so the generated code computes
+ * the whole expression and stores the result; cubind_module_call then fails with
+ * CUBIND_ERROR_SIZE_OVERFLOW before anything runs, naming the kernel, the parameter and the
+ * expression (cubind_host_arg.count_text). A caller-passed count equal to CUBIND_COUNT_INVALID
+ * (e.g. a negative int converted to size_t) fails the same way. No valid count can equal it:
+ * (size_t)-1 elements of at least one byte exceed every address space.
+ *
+ * All helpers are static inline, C99 and C++, with no compiler builtins required (GCC and Clang
+ * builtins are used where available):
+ *
+ *   size_t cubind_count_from_signed(intmax_t v)     v, or INVALID if v < 0 (or too large)
+ *   size_t cubind_count_from_unsigned(uintmax_t v)  v, or INVALID if it does not fit
+ *   size_t cubind_count_add(size_t a, size_t b)              a + b
+ *   size_t cubind_count_sub(size_t a, size_t b)              a - b; INVALID if b > a (negative)
+ *   size_t cubind_count_mul(size_t a, size_t b)              a * b
+ *   size_t cubind_count_div(size_t a, size_t b)              a / b (C's truncation); INVALID
+ *                                                            if b == 0
+ *   size_t cubind_count_mod(size_t a, size_t b)              a % b; INVALID if b == 0
+ *   size_t cubind_count_shl(size_t a, size_t b)              a << b; INVALID if bits are lost
+ *   size_t cubind_count_shr(size_t a, size_t b)              a >> b (0 once b >= the width)
+ *
+ * Each result that is not representable, or that would equal CUBIND_COUNT_INVALID itself, is
+ * CUBIND_COUNT_INVALID. Integer operands of any type convert through from_signed (signed types)
+ * or from_unsigned (unsigned types) first; e.g. CUBIND_IN_N(rows * cols - 1) with int rows and
+ * cols becomes
+ *   cubind_count_sub(cubind_count_mul(cubind_count_from_signed(rows),
+ *                                     cubind_count_from_signed(cols)),
+ *                    cubind_count_from_signed(1))
+ * which is exact for every value of rows and cols (no int overflow, no undefined behaviour).
+ */
+#define CUBIND_COUNT_INVALID ((size_t)-1)
+
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_add_overflow) && __has_builtin(__builtin_mul_overflow)
+#define CUBIND_COUNT_BUILTINS_ 1
+#endif
+#elif defined(__GNUC__) && __GNUC__ >= 5
+#define CUBIND_COUNT_BUILTINS_ 1
+#endif
+
+static inline size_t cubind_count_from_signed(intmax_t v) {
+  if (v < 0 || (uintmax_t)v >= (uintmax_t)CUBIND_COUNT_INVALID) return CUBIND_COUNT_INVALID;
+  return (size_t)v;
+}
+static inline size_t cubind_count_from_unsigned(uintmax_t v) {
+  return v >= (uintmax_t)CUBIND_COUNT_INVALID ? CUBIND_COUNT_INVALID : (size_t)v;
+}
+static inline size_t cubind_count_add(size_t a, size_t b) {
+  size_t r;
+  if (a == CUBIND_COUNT_INVALID || b == CUBIND_COUNT_INVALID) return CUBIND_COUNT_INVALID;
+#ifdef CUBIND_COUNT_BUILTINS_
+  if (__builtin_add_overflow(a, b, &r)) return CUBIND_COUNT_INVALID;
+#else
+  if (b > CUBIND_COUNT_INVALID - a) return CUBIND_COUNT_INVALID;
+  r = a + b;
+#endif
+  return r; /* (a result equal to CUBIND_COUNT_INVALID is invalid anyway) */
+}
+static inline size_t cubind_count_sub(size_t a, size_t b) {
+  if (a == CUBIND_COUNT_INVALID || b == CUBIND_COUNT_INVALID || b > a) return CUBIND_COUNT_INVALID;
+  return a - b;
+}
+static inline size_t cubind_count_mul(size_t a, size_t b) {
+  size_t r;
+  if (a == CUBIND_COUNT_INVALID || b == CUBIND_COUNT_INVALID) return CUBIND_COUNT_INVALID;
+#ifdef CUBIND_COUNT_BUILTINS_
+  if (__builtin_mul_overflow(a, b, &r)) return CUBIND_COUNT_INVALID;
+#else
+  if (a != 0 && b > CUBIND_COUNT_INVALID / a) return CUBIND_COUNT_INVALID;
+  r = a * b;
+#endif
+  return r;
+}
+static inline size_t cubind_count_div(size_t a, size_t b) {
+  if (a == CUBIND_COUNT_INVALID || b == CUBIND_COUNT_INVALID || b == 0)
+    return CUBIND_COUNT_INVALID;
+  return a / b;
+}
+static inline size_t cubind_count_mod(size_t a, size_t b) {
+  if (a == CUBIND_COUNT_INVALID || b == CUBIND_COUNT_INVALID || b == 0)
+    return CUBIND_COUNT_INVALID;
+  return a % b;
+}
+static inline size_t cubind_count_shl(size_t a, size_t b) {
+  size_t r;
+  if (a == CUBIND_COUNT_INVALID || b == CUBIND_COUNT_INVALID) return CUBIND_COUNT_INVALID;
+  if (a == 0) return 0;
+  if (b >= sizeof(size_t) * 8) return CUBIND_COUNT_INVALID;
+  r = a << b;
+  return (r >> b) != a ? CUBIND_COUNT_INVALID : r;
+}
+static inline size_t cubind_count_shr(size_t a, size_t b) {
+  if (a == CUBIND_COUNT_INVALID || b == CUBIND_COUNT_INVALID) return CUBIND_COUNT_INVALID;
+  return b >= sizeof(size_t) * 8 ? 0 : a >> b;
+}
 
 /* One host buffer handled by `<kernel>_call`. */
 typedef struct cubind_host_arg {
   unsigned param_index;       /* which kernel parameter (index into the args array) */
   cubind_direction direction;
   void *host;                 /* the caller's host buffer */
-  size_t count;               /* number of elements */
+  size_t count;               /* number of elements; CUBIND_COUNT_INVALID: see above */
   size_t elem_size;           /* bytes per element */
+  const char *count_text;     /* the count expression as written in CUBIND_IN_N(expr) etc.
+                                 ("rows * cols"), for messages; NULL when the caller passed
+                                 the count (`size_t <param>_count`) */
 } cubind_host_arg;
 
 /*
- * cubind_module_register: adds `module` to the process-wide list that cubind_preload() walks.
- * Generated code calls it from a constructor; it takes no lock and allocates nothing.
+ * CUBIND_LAYOUT_CHECK(name, cond): a compile-time assertion for the generated layout checks
+ * (each struct a kernel takes by value: size, alignment, field offsets), usable at file scope
+ * in C99 and C++: static_assert (C++11), _Static_assert (C11), else a negative array size.
+ * `name` is an identifier naming the check.
  */
-void cubind_module_register(cubind_module *module);
+#ifndef CUBIND_LAYOUT_CHECK
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define CUBIND_LAYOUT_CHECK(name, cond) static_assert(cond, "layout differs: " #name)
+#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define CUBIND_LAYOUT_CHECK(name, cond) _Static_assert(cond, "layout differs: " #name)
+#else
+#define CUBIND_LAYOUT_CHECK(name, cond) typedef char cubind_layout_##name[(cond) ? 1 : -1]
+#endif
+#endif
+
+/*
+ * cubind_module_register: adds `module` to the process-wide list that cubind_preload() walks.
+ * Generated code calls it from a constructor; it takes no lock and allocates nothing. A module
+ * registered twice is listed once.
+ */
+void cubind_module_register(const cubind_module *module);
 
 /*
  * cubind_module_launch: launches kernel `kernel_index` of `module` with `cfg`, asynchronously on
  * cfg->stream. `args[i]` points to the value of parameter i (the cuLaunchKernel convention).
- * The first launch on a device loads the module there (thread-safe, once); later launches take
- * no lock and allocate nothing.
+ * The first launch on a device loads the module's image there (thread-safe, once per image and
+ * device) and resolves the kernel; later launches take no lock and allocate nothing.
  * Returns CUBIND_SUCCESS or a failure status with cubind_last_error() naming the kernel, the
  * grid/block/shared sizes and the CUDA error.
  */
-cubind_status cubind_module_launch(cubind_module *module, unsigned kernel_index,
+cubind_status cubind_module_launch(const cubind_module *module, unsigned kernel_index,
                                    const cubind_config *cfg, void **args);
 
 /*
@@ -102,10 +260,11 @@ cubind_status cubind_module_launch(cubind_module *module, unsigned kernel_index,
  * between calls), IN/INOUT buffers are copied to it on cfg->stream, and the pointer that
  * args[param_index] points to is overwritten with the device address. Then the kernel is launched,
  * OUT/INOUT buffers are copied back, and the stream is synchronised before returning.
- * A count of 0 passes a NULL device pointer and copies nothing; count * elem_size overflowing
- * size_t fails with CUBIND_ERROR_SIZE_OVERFLOW before anything runs.
+ * Before anything runs: a count of CUBIND_COUNT_INVALID, or count * elem_size overflowing
+ * size_t, fails with CUBIND_ERROR_SIZE_OVERFLOW (naming the parameter and its count_text); a
+ * count of 0 passes a NULL device pointer and copies nothing.
  */
-cubind_status cubind_module_call(cubind_module *module, unsigned kernel_index,
+cubind_status cubind_module_call(const cubind_module *module, unsigned kernel_index,
                                  const cubind_config *cfg, void **args,
                                  const cubind_host_arg *host_args, unsigned num_host_args);
 
@@ -113,19 +272,19 @@ cubind_status cubind_module_call(cubind_module *module, unsigned kernel_index,
  * cubind_module_global_copy: copies count * elem_size bytes between `host` and the start of
  * variable `global_index` of `module` on the calling thread's device, synchronously (ordered
  * after the work of the legacy default stream, like cudaMemcpyToSymbol). The first use on a
- * device loads the module there and looks the variable up (cuLibraryGetGlobal or
+ * device loads the module's image there and looks the variable up (cuLibraryGetGlobal or
  * cuModuleGetGlobal); later uses take no lock. More bytes than the variable holds fail with
  * CUBIND_ERROR_INVALID_VALUE naming the variable and both sizes; count 0 copies nothing.
  */
-cubind_status cubind_module_global_copy(cubind_module *module, unsigned global_index, void *host,
-                                        size_t count, size_t elem_size,
+cubind_status cubind_module_global_copy(const cubind_module *module, unsigned global_index,
+                                        void *host, size_t count, size_t elem_size,
                                         cubind_copy_direction direction);
 
 /*
  * cubind_module_kernel_attributes: behind <kernel>_attributes. Resolves the kernel on the
  * calling thread's device (loading the module there if needed) and fills *out.
  */
-cubind_status cubind_module_kernel_attributes(cubind_module *module, unsigned kernel_index,
+cubind_status cubind_module_kernel_attributes(const cubind_module *module, unsigned kernel_index,
                                               cubind_kernel_attributes *out);
 
 /*
@@ -133,7 +292,7 @@ cubind_status cubind_module_kernel_attributes(cubind_module *module, unsigned ke
  * over n threads with the block size that maximises the kernel's occupancy
  * (cuOccupancyMaxPotentialBlockSize for shared_bytes of dynamic shared memory per block).
  */
-cubind_status cubind_module_config_occupancy(cubind_module *module, unsigned kernel_index,
+cubind_status cubind_module_config_occupancy(const cubind_module *module, unsigned kernel_index,
                                              size_t n, unsigned shared_bytes, cubind_config *out);
 
 #ifdef __cplusplus

@@ -2,8 +2,8 @@
 #include "annotations.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 2
-#error "annotations.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 3
+#error "annotations.cubind.c was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into annotations.fatbin.c. */
@@ -50,9 +50,12 @@ static const cubind_kernel_info annotations_kernels[] = {
     {"after_type", "_Z10after_typePKfPfi", after_type_params, 3},
 };
 
-static cubind_module annotations_module = {
-    2, "annotations", cubind_fatbin_annotations, &cubind_fatbin_annotations_size,
-    annotations_kernels, 5, NULL, NULL, NULL, 0};
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state annotations_state;
+static const cubind_module annotations_module = {
+    3, "annotations", cubind_fatbin_annotations, &cubind_fatbin_annotations_size,
+    annotations_kernels, 5, &annotations_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -71,9 +74,9 @@ cubind_status directions_call(const cubind_config *cfg, const float *in, size_t 
     float *out, size_t out_count, int *io, size_t io_count, float *device_only) {
   void *cubind_args[4] = {&in, &out, &io, &device_only};
   cubind_host_arg cubind_host_args[3] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, in_count, sizeof(float)},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, out_count, sizeof(float)},
-      {2, CUBIND_DIRECTION_INOUT, (void *)io, io_count, sizeof(int)}};
+      {0, CUBIND_DIRECTION_IN, (void *)in, in_count, sizeof(float), NULL},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, out_count, sizeof(float), NULL},
+      {2, CUBIND_DIRECTION_INOUT, (void *)io, io_count, sizeof(int), NULL}};
   return cubind_module_call(&annotations_module, 0, cfg, cubind_args, cubind_host_args, 3);
 }
 
@@ -95,9 +98,9 @@ cubind_status counted_call(const cubind_config *cfg, const float *in, float *out
     unsigned int rows) {
   void *cubind_args[5] = {&in, &out, &io, &n, &rows};
   cubind_host_arg cubind_host_args[3] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(float)},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)(n * 2), sizeof(float)},
-      {2, CUBIND_DIRECTION_INOUT, (void *)io, (size_t)(sizeof(float) * (rows + 1) / 4), sizeof(char)}};
+      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(float), "n"},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)(n * 2), sizeof(float), "n * 2"},
+      {2, CUBIND_DIRECTION_INOUT, (void *)io, (size_t)(sizeof(float) * (rows + 1) / 4), sizeof(char), "sizeof(float) * (rows + 1) / 4"}};
   return cubind_module_call(&annotations_module, 1, cfg, cubind_args, cubind_host_args, 3);
 }
 
@@ -119,8 +122,8 @@ cubind_status mixed_call(const cubind_config *cfg, float *device, const double *
     double *sized_out, size_t sized_out_count, size_t count, float scale) {
   void *cubind_args[5] = {&device, &counted_in, &sized_out, &count, &scale};
   cubind_host_arg cubind_host_args[2] = {
-      {1, CUBIND_DIRECTION_IN, (void *)counted_in, (size_t)(count), sizeof(double)},
-      {2, CUBIND_DIRECTION_OUT, (void *)sized_out, sized_out_count, sizeof(double)}};
+      {1, CUBIND_DIRECTION_IN, (void *)counted_in, (size_t)(count), sizeof(double), "count"},
+      {2, CUBIND_DIRECTION_OUT, (void *)sized_out, sized_out_count, sizeof(double), NULL}};
   return cubind_module_call(&annotations_module, 2, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -159,8 +162,8 @@ cubind_status after_type_call(const cubind_config *cfg, const float *in, float *
     size_t out_count, int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(float)},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, out_count, sizeof(float)}};
+      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(float), "n"},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, out_count, sizeof(float), NULL}};
   return cubind_module_call(&annotations_module, 4, cfg, cubind_args, cubind_host_args, 2);
 }
 

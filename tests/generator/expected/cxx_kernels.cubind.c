@@ -2,8 +2,8 @@
 #include "cxx_kernels.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 2
-#error "cxx_kernels.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 3
+#error "cxx_kernels.cubind.c was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into cxx_kernels.fatbin.c. */
@@ -40,9 +40,12 @@ static const cubind_kernel_info cxx_kernels_kernels[] = {
     {"cxx_pairs", "_Z9cxx_pairsPK4PairPii", cxx_pairs_params, 3},
 };
 
-static cubind_module cxx_kernels_module = {
-    2, "cxx_kernels", cubind_fatbin_cxx_kernels, &cubind_fatbin_cxx_kernels_size,
-    cxx_kernels_kernels, 7, NULL, NULL, NULL, 0};
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state cxx_kernels_state;
+static const cubind_module cxx_kernels_module = {
+    3, "cxx_kernels", cubind_fatbin_cxx_kernels, &cubind_fatbin_cxx_kernels_size,
+    cxx_kernels_kernels, 7, &cxx_kernels_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -163,8 +166,8 @@ cubind_status cxx_pairs_launch(const cubind_config *cfg, const void *pairs, int 
 cubind_status cxx_pairs_call(const cubind_config *cfg, const void *pairs, int *sums, int n) {
   void *cubind_args[3] = {&pairs, &sums, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)pairs, (size_t)(n), 8},
-      {1, CUBIND_DIRECTION_OUT, (void *)sums, (size_t)(n), sizeof(int)}};
+      {0, CUBIND_DIRECTION_IN, (void *)pairs, (size_t)(n), 8, "n"},
+      {1, CUBIND_DIRECTION_OUT, (void *)sums, (size_t)(n), sizeof(int), "n"}};
   return cubind_module_call(&cxx_kernels_module, 6, cfg, cubind_args, cubind_host_args, 2);
 }
 

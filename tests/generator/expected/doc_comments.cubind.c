@@ -2,8 +2,8 @@
 #include "doc_comments.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 2
-#error "doc_comments.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 3
+#error "doc_comments.cubind.c was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into doc_comments.fatbin.c. */
@@ -35,9 +35,12 @@ static const cubind_kernel_info doc_comments_kernels[] = {
     {"no_comment", "_Z10no_commentPi", no_comment_params, 1},
 };
 
-static cubind_module doc_comments_module = {
-    2, "doc_comments", cubind_fatbin_doc_comments, &cubind_fatbin_doc_comments_size,
-    doc_comments_kernels, 6, NULL, NULL, NULL, 0};
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state doc_comments_state;
+static const cubind_module doc_comments_module = {
+    3, "doc_comments", cubind_fatbin_doc_comments, &cubind_fatbin_doc_comments_size,
+    doc_comments_kernels, 6, &doc_comments_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

@@ -2,8 +2,8 @@
 #include "doublify.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 2
-#error "doublify.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 3
+#error "doublify.cubind.c was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into doublify.fatbin.c. */
@@ -25,9 +25,12 @@ static const cubind_kernel_info doublify_kernels[] = {
     {"doublify", "doublify", doublify_params, 2},
 };
 
-static cubind_module doublify_module = {
-    2, "doublify", cubind_fatbin_doublify, &cubind_fatbin_doublify_size,
-    doublify_kernels, 1, NULL, NULL, NULL, 0};
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state doublify_state;
+static const cubind_module doublify_module = {
+    3, "doublify", cubind_fatbin_doublify, &cubind_fatbin_doublify_size,
+    doublify_kernels, 1, &doublify_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -44,7 +47,7 @@ cubind_status doublify_launch(const cubind_config *cfg, float *a, int n) {
 cubind_status doublify_call(const cubind_config *cfg, float *a, int n) {
   void *cubind_args[2] = {&a, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)a, (size_t)(n), sizeof(float)}};
+      {0, CUBIND_DIRECTION_INOUT, (void *)a, (size_t)(n), sizeof(float), "n"}};
   return cubind_module_call(&doublify_module, 0, cfg, cubind_args, cubind_host_args, 1);
 }
 

@@ -2,8 +2,8 @@
 #include "empty.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 2
-#error "empty.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 3
+#error "empty.cubind.c was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into empty.fatbin.c. */
@@ -21,9 +21,12 @@ extern const size_t cubind_fatbin_empty_size;
 
 /* {C name, cubin symbol, parameters, number of parameters} */
 
-static cubind_module empty_module = {
-    2, "empty", cubind_fatbin_empty, &cubind_fatbin_empty_size,
-    NULL, 0, NULL, NULL, NULL, 0};
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state empty_state;
+static const cubind_module empty_module = {
+    3, "empty", cubind_fatbin_empty, &cubind_fatbin_empty_size,
+    NULL, 0, &empty_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

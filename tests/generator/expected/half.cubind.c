@@ -2,8 +2,8 @@
 #include "half.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 2
-#error "half.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 3
+#error "half.cubind.c was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into half.fatbin.c. */
@@ -34,9 +34,12 @@ static const cubind_kernel_info half_kernels[] = {
     {"half_pointers", "_Z13half_pointersPK6__halfP13__nv_bfloat16", half_pointers_params, 2},
 };
 
-static cubind_module half_module = {
-    2, "half", cubind_fatbin_half, &cubind_fatbin_half_size,
-    half_kernels, 3, NULL, NULL, NULL, 0};
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state half_state;
+static const cubind_module half_module = {
+    3, "half", cubind_fatbin_half, &cubind_fatbin_half_size,
+    half_kernels, 3, &half_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -53,7 +56,7 @@ cubind_status half_scale_launch(const cubind_config *cfg, cubind_half *x, cubind
 cubind_status half_scale_call(const cubind_config *cfg, cubind_half *x, cubind_half s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(cubind_half)}};
+      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(cubind_half), "n"}};
   return cubind_module_call(&half_module, 0, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -95,7 +98,7 @@ cubind_status half_pointers_call(const cubind_config *cfg, const cubind_half *in
     cubind_bfloat16 *out, size_t out_count) {
   void *cubind_args[2] = {&in, &out};
   cubind_host_arg cubind_host_args[1] = {
-      {1, CUBIND_DIRECTION_OUT, (void *)out, out_count, sizeof(cubind_bfloat16)}};
+      {1, CUBIND_DIRECTION_OUT, (void *)out, out_count, sizeof(cubind_bfloat16), NULL}};
   return cubind_module_call(&half_module, 2, cfg, cubind_args, cubind_host_args, 1);
 }
 

@@ -2,8 +2,8 @@
 #include "linkage.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 2
-#error "linkage.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 3
+#error "linkage.cubind.c was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into linkage.fatbin.c. */
@@ -29,9 +29,12 @@ static const cubind_kernel_info linkage_kernels[] = {
     {"c_static", "_Z8c_staticPi", c_static_params, 1},
 };
 
-static cubind_module linkage_module = {
-    2, "linkage", cubind_fatbin_linkage, &cubind_fatbin_linkage_size,
-    linkage_kernels, 3, NULL, NULL, NULL, 0};
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state linkage_state;
+static const cubind_module linkage_module = {
+    3, "linkage", cubind_fatbin_linkage, &cubind_fatbin_linkage_size,
+    linkage_kernels, 3, &linkage_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -48,7 +51,7 @@ cubind_status top_static_launch(const cubind_config *cfg, int *p, int n) {
 cubind_status top_static_call(const cubind_config *cfg, int *p, int n) {
   void *cubind_args[2] = {&p, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)p, (size_t)(n), sizeof(int)}};
+      {0, CUBIND_DIRECTION_INOUT, (void *)p, (size_t)(n), sizeof(int), "n"}};
   return cubind_module_call(&linkage_module, 0, cfg, cubind_args, cubind_host_args, 1);
 }
 

@@ -2,8 +2,8 @@
 #include "namespaces.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 2
-#error "namespaces.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 3
+#error "namespaces.cubind.c was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into namespaces.fatbin.c. */
@@ -33,9 +33,12 @@ static const cubind_kernel_info namespaces_kernels[] = {
     {"c_in_alpha", "c_in_alpha", c_in_alpha_params, 1},
 };
 
-static cubind_module namespaces_module = {
-    2, "namespaces", cubind_fatbin_namespaces, &cubind_fatbin_namespaces_size,
-    namespaces_kernels, 5, NULL, NULL, NULL, 0};
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state namespaces_state;
+static const cubind_module namespaces_module = {
+    3, "namespaces", cubind_fatbin_namespaces, &cubind_fatbin_namespaces_size,
+    namespaces_kernels, 5, &namespaces_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

@@ -2,8 +2,8 @@
 #include "pointers.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 2
-#error "pointers.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 3
+#error "pointers.cubind.c was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into pointers.fatbin.c. */
@@ -41,9 +41,12 @@ static const cubind_kernel_info pointers_kernels[] = {
     {"annotated_void", "_Z14annotated_voidPKvPjm", annotated_void_params, 3},
 };
 
-static cubind_module pointers_module = {
-    2, "pointers", cubind_fatbin_pointers, &cubind_fatbin_pointers_size,
-    pointers_kernels, 5, NULL, NULL, NULL, 0};
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state pointers_state;
+static const cubind_module pointers_module = {
+    3, "pointers", cubind_fatbin_pointers, &cubind_fatbin_pointers_size,
+    pointers_kernels, 5, &pointers_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -140,8 +143,8 @@ cubind_status annotated_void_call(const cubind_config *cfg, const void *data, un
     size_t sum_count, size_t bytes) {
   void *cubind_args[3] = {&data, &sum, &bytes};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)data, (size_t)(bytes), 1},
-      {1, CUBIND_DIRECTION_OUT, (void *)sum, sum_count, sizeof(unsigned int)}};
+      {0, CUBIND_DIRECTION_IN, (void *)data, (size_t)(bytes), 1, "bytes"},
+      {1, CUBIND_DIRECTION_OUT, (void *)sum, sum_count, sizeof(unsigned int), NULL}};
   return cubind_module_call(&pointers_module, 4, cfg, cubind_args, cubind_host_args, 2);
 }
 

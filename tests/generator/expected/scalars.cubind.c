@@ -2,8 +2,8 @@
 #include "scalars.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 2
-#error "scalars.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 3
+#error "scalars.cubind.c was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into scalars.fatbin.c. */
@@ -70,9 +70,12 @@ static const cubind_kernel_info scalars_kernels[] = {
     {"floats_and_bools", "_Z16floats_and_boolsbfdi4Mode5ColorPd", floats_and_bools_params, 7},
 };
 
-static cubind_module scalars_module = {
-    2, "scalars", cubind_fatbin_scalars, &cubind_fatbin_scalars_size,
-    scalars_kernels, 4, NULL, NULL, NULL, 0};
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state scalars_state;
+static const cubind_module scalars_module = {
+    3, "scalars", cubind_fatbin_scalars, &cubind_fatbin_scalars_size,
+    scalars_kernels, 4, &scalars_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

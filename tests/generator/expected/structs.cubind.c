@@ -2,8 +2,8 @@
 #include "structs.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 2
-#error "structs.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 3
+#error "structs.cubind.c was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into structs.fatbin.c. */
@@ -67,9 +67,12 @@ static const cubind_kernel_info structs_kernels[] = {
     {"with_inner", "with_inner", with_inner_params, 4},
 };
 
-static cubind_module structs_module = {
-    2, "structs", cubind_fatbin_structs, &cubind_fatbin_structs_size,
-    structs_kernels, 2, NULL, NULL, NULL, 0};
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state structs_state;
+static const cubind_module structs_module = {
+    3, "structs", cubind_fatbin_structs, &cubind_fatbin_structs_size,
+    structs_kernels, 2, &structs_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -86,7 +89,7 @@ cubind_status with_params_launch(const cubind_config *cfg, params p, float *out,
 cubind_status with_params_call(const cubind_config *cfg, params p, float *out, int n) {
   void *cubind_args[3] = {&p, &out, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)(n), sizeof(float)}};
+      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)(n), sizeof(float), "n"}};
   return cubind_module_call(&structs_module, 0, cfg, cubind_args, cubind_host_args, 1);
 }
 

@@ -2,8 +2,8 @@
 #include "structs_header.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 2
-#error "structs_header.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 3
+#error "structs_header.cubind.c was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into structs_header.fatbin.c. */
@@ -52,9 +52,12 @@ static const cubind_kernel_info structs_header_kernels[] = {
     {"apply", "apply", apply_params, 4},
 };
 
-static cubind_module structs_header_module = {
-    2, "structs_header", cubind_fatbin_structs_header, &cubind_fatbin_structs_header_size,
-    structs_header_kernels, 1, NULL, NULL, NULL, 0};
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state structs_header_state;
+static const cubind_module structs_header_module = {
+    3, "structs_header", cubind_fatbin_structs_header, &cubind_fatbin_structs_header_size,
+    structs_header_kernels, 1, &structs_header_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -72,7 +75,7 @@ cubind_status apply_launch(const cubind_config *cfg, transform t, struct vec3 ex
 cubind_status apply_call(const cubind_config *cfg, transform t, struct vec3 extra, float *x, int n) {
   void *cubind_args[4] = {&t, &extra, &x, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {2, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(float)}};
+      {2, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(float), "n"}};
   return cubind_module_call(&structs_header_module, 0, cfg, cubind_args, cubind_host_args, 1);
 }
 

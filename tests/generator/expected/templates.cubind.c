@@ -2,8 +2,8 @@
 #include "templates.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 2
-#error "templates.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 3
+#error "templates.cubind.c was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into templates.fatbin.c. */
@@ -39,9 +39,12 @@ static const cubind_kernel_info templates_kernels[] = {
     {"shift_geo_Point", "_ZN3geo5shiftINS_5PointEEEvPT_i", shift_geo_Point_params, 2},
 };
 
-static cubind_module templates_module = {
-    2, "templates", cubind_fatbin_templates, &cubind_fatbin_templates_size,
-    templates_kernels, 8, NULL, NULL, NULL, 0};
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state templates_state;
+static const cubind_module templates_module = {
+    3, "templates", cubind_fatbin_templates, &cubind_fatbin_templates_size,
+    templates_kernels, 8, &templates_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -76,7 +79,7 @@ cubind_status scale_float_launch(const cubind_config *cfg, float *x, float s, in
 cubind_status scale_float_call(const cubind_config *cfg, float *x, float s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(float)}};
+      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(float), "n"}};
   return cubind_module_call(&templates_module, 1, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -96,7 +99,7 @@ cubind_status scale_double_launch(const cubind_config *cfg, double *x, double s,
 cubind_status scale_double_call(const cubind_config *cfg, double *x, double s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(double)}};
+      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(double), "n"}};
   return cubind_module_call(&templates_module, 2, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -116,7 +119,7 @@ cubind_status scale_int_launch(const cubind_config *cfg, int *x, int s, int n) {
 cubind_status scale_int_call(const cubind_config *cfg, int *x, int s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(int)}};
+      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(int), "n"}};
   return cubind_module_call(&templates_module, 3, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -136,7 +139,7 @@ cubind_status scale_half_launch(const cubind_config *cfg, cubind_half *x, cubind
 cubind_status scale_half_call(const cubind_config *cfg, cubind_half *x, cubind_half s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(cubind_half)}};
+      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(cubind_half), "n"}};
   return cubind_module_call(&templates_module, 4, cfg, cubind_args, cubind_host_args, 1);
 }
 

@@ -2,8 +2,8 @@
 #include "toolkit_headers.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 2
-#error "toolkit_headers.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 3
+#error "toolkit_headers.cubind.c was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into toolkit_headers.fatbin.c. */
@@ -27,9 +27,12 @@ static const cubind_kernel_info toolkit_headers_kernels[] = {
     {"tiled", "_Z5tiledPf", tiled_params, 1},
 };
 
-static cubind_module toolkit_headers_module = {
-    2, "toolkit_headers", cubind_fatbin_toolkit_headers, &cubind_fatbin_toolkit_headers_size,
-    toolkit_headers_kernels, 2, NULL, NULL, NULL, 0};
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state toolkit_headers_state;
+static const cubind_module toolkit_headers_module = {
+    3, "toolkit_headers", cubind_fatbin_toolkit_headers, &cubind_fatbin_toolkit_headers_size,
+    toolkit_headers_kernels, 2, &toolkit_headers_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -46,8 +49,8 @@ cubind_status block_sums_launch(const cubind_config *cfg, const int *values, int
 cubind_status block_sums_call(const cubind_config *cfg, const int *values, int *sums, int n) {
   void *cubind_args[3] = {&values, &sums, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)values, (size_t)(n), sizeof(int)},
-      {1, CUBIND_DIRECTION_OUT, (void *)sums, (size_t)((n + 255) / 256), sizeof(int)}};
+      {0, CUBIND_DIRECTION_IN, (void *)values, (size_t)(n), sizeof(int), "n"},
+      {1, CUBIND_DIRECTION_OUT, (void *)sums, (size_t)((n + 255) / 256), sizeof(int), "(n + 255) / 256"}};
   return cubind_module_call(&toolkit_headers_module, 0, cfg, cubind_args, cubind_host_args, 2);
 }
 

@@ -2,8 +2,8 @@
 #include "variables.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 2
-#error "variables.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 3
+#error "variables.cubind.c was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into variables.fatbin.c. */
@@ -49,9 +49,12 @@ static const cubind_global_info variables_globals[] = {
     {"scale", "_ZN2ns5scaleE"},
 };
 
-static cubind_module variables_module = {
-    2, "variables", cubind_fatbin_variables, &cubind_fatbin_variables_size,
-    variables_kernels, 1, NULL, NULL, variables_globals, 6};
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state variables_state;
+static const cubind_module variables_module = {
+    3, "variables", cubind_fatbin_variables, &cubind_fatbin_variables_size,
+    variables_kernels, 1, &variables_state, variables_globals, 6};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */

@@ -2,8 +2,8 @@
 #include "vectors.cubind.h"
 #include <cubind/generated.h>
 
-#if CUBIND_ABI_VERSION != 2
-#error "vectors.cubind.c was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
+#if CUBIND_ABI_VERSION != 3
+#error "vectors.cubind.c was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
 #endif
 
 /* The fatbin, embedded by `cubind-gen --embed-fatbin` into vectors.fatbin.c. */
@@ -48,9 +48,12 @@ static const cubind_kernel_info vectors_kernels[] = {
     {"alignment", "_Z9alignmenti6float4c7double2", alignment_params, 4},
 };
 
-static cubind_module vectors_module = {
-    2, "vectors", cubind_fatbin_vectors, &cubind_fatbin_vectors_size,
-    vectors_kernels, 3, NULL, NULL, NULL, 0};
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state vectors_state;
+static const cubind_module vectors_module = {
+    3, "vectors", cubind_fatbin_vectors, &cubind_fatbin_vectors_size,
+    vectors_kernels, 3, &vectors_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -89,8 +92,8 @@ cubind_status by_pointer_call(const cubind_config *cfg, float4 *points, const in
     uint3 *ids, size_t ids_count, int n) {
   void *cubind_args[4] = {&points, &offsets, &ids, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)points, (size_t)(n), sizeof(float4)},
-      {2, CUBIND_DIRECTION_OUT, (void *)ids, ids_count, sizeof(uint3)}};
+      {0, CUBIND_DIRECTION_INOUT, (void *)points, (size_t)(n), sizeof(float4), "n"},
+      {2, CUBIND_DIRECTION_OUT, (void *)ids, ids_count, sizeof(uint3), NULL}};
   return cubind_module_call(&vectors_module, 1, cfg, cubind_args, cubind_host_args, 2);
 }
 

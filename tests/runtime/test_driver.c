@@ -1,17 +1,15 @@
 /*
- * test_init.c: driver loading and initialisation, which happen once per process: each case runs
- * in a forked child (the parent never initialises cubind) and reports through its exit status.
- * Covers: no driver library, a library without cuGetProcAddress, a driver lacking an entry
- * point, cuInit and cuDeviceGetCount failures, the CUBIND_DRIVER_LIBRARY override, and the
- * pre-12.0 module path (cuModuleLoadData) of an old driver.
+ * test_driver.c (runtime/src/driver.c): driver loading and initialisation, which happen once
+ * per process: each case runs in a forked child (the parent never initialises cubind) and
+ * reports through its exit status. Covers: no driver library, a library that is no CUDA driver
+ * (libm), the toolkit's stub libcuda.so (the fake playing it, and the toolkit's own when it is
+ * installed), a driver older than CUDA 11.3 (no cuGetProcAddress), a driver lacking an entry
+ * point, cuInit and cuDeviceGetCount failures (an unnamed cuInit result by number), the
+ * CUBIND_DRIVER_LIBRARY override, and the pre-12.0 module path (cuModuleLoadData) of an old
+ * driver.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <sys/wait.h>
 #include <unistd.h>
-/* cmocka.h needs the headers above */
-#include <cmocka.h>
 
 #include "test_support.h"
 
@@ -78,10 +76,51 @@ static void body_env_override(void) {
   CHECK(count == 3);
 }
 
-static void body_no_get_proc_address(void) {
+/* A library that is no CUDA driver at all: said so, not "older than CUDA 11.3". */
+static void body_not_a_driver(void) {
   CHECK(cubind_set_driver_library("libm.so.6") == CUBIND_SUCCESS);
+  CHECK(cubind_init() == CUBIND_ERROR_NO_DRIVER);
+  CHECK_CONTAINS("'libm.so.6' is not a CUDA driver library: it has neither cuGetProcAddress nor "
+                 "cuInit");
+  CHECK_CONTAINS("the path came from cubind_set_driver_library");
+}
+
+/* A driver older than 11.3: cuInit and cuDriverGetVersion but no cuGetProcAddress. */
+static void body_driver_before_11_3(void) {
+  CHECK(cubind_set_driver_library(FAKE_OLD_CUDA_PATH) == CUBIND_SUCCESS);
   CHECK(cubind_init() == CUBIND_ERROR_DRIVER_TOO_OLD);
-  CHECK_CONTAINS("has no cuGetProcAddress");
+  CHECK_CONTAINS("is version 11.2, older than CUDA 11.3, the first with cuGetProcAddress");
+}
+
+/* The toolkit's stub libcuda.so (the fake playing it): not "too old", but what it is. */
+static void body_stub_library(void) {
+  setenv("FAKE_CUDA_STUB", "1", 1);
+  setenv("CUBIND_DRIVER_LIBRARY", FAKE_CUDA_PATH, 1);
+  CHECK(cubind_init() == CUBIND_ERROR_NO_DRIVER);
+  CHECK_CONTAINS("is the CUDA toolkit's stub libcuda.so, not the driver (cuGetProcAddress "
+                 "returned CUDA_ERROR_STUB_LIBRARY)");
+  CHECK_CONTAINS("lib64/stubs");
+  CHECK_CONTAINS("the path came from CUBIND_DRIVER_LIBRARY");
+  CHECK(cubind_synchronize() == CUBIND_ERROR_NO_DRIVER); /* remembered */
+  CHECK_CONTAINS("cubind_synchronize: '");
+}
+
+/* A stub whose entry points resolve but whose cuInit says CUDA_ERROR_STUB_LIBRARY. */
+static void body_stub_cuinit(void) {
+  setenv("FAKE_CUDA_STUB", "init", 1);
+  CHECK(cubind_set_driver_library(FAKE_CUDA_PATH) == CUBIND_SUCCESS);
+  CHECK(cubind_init() == CUBIND_ERROR_NO_DRIVER);
+  CHECK_CONTAINS("stub libcuda.so, not the driver (cuInit returned CUDA_ERROR_STUB_LIBRARY)");
+}
+
+/* The toolkit's own stub, when this machine has one (skipped otherwise). */
+static void body_toolkit_stub(void) {
+#ifdef CUDA_STUB_LIBRARY
+  if (access(CUDA_STUB_LIBRARY, R_OK) != 0) return;
+  CHECK(cubind_set_driver_library(CUDA_STUB_LIBRARY) == CUBIND_SUCCESS);
+  CHECK(cubind_init() == CUBIND_ERROR_NO_DRIVER);
+  CHECK_CONTAINS("is the CUDA toolkit's stub libcuda.so, not the driver");
+#endif
 }
 
 static void body_missing_entry_point(void) {
@@ -109,6 +148,15 @@ static void body_cuinit_other_failure(void) {
   CHECK_CONTAINS("CUDA_ERROR_UNKNOWN (unknown error)");
 }
 
+/* A cuInit result the driver has no name for: reported by number. */
+static void body_cuinit_unnamed_failure(void) {
+  CHECK(cubind_set_driver_library(FAKE_CUDA_PATH) == CUBIND_SUCCESS);
+  fake_cuda_fail("cuInit", 1, (CUresult)4242, 0);
+  CHECK(cubind_init() == CUBIND_ERROR_NO_DRIVER);
+  CHECK_CONTAINS("cuInit failed");
+  CHECK_CONTAINS("CUDA error 4242");
+}
+
 static void body_device_count_failure(void) {
   CHECK(cubind_set_driver_library(FAKE_CUDA_PATH) == CUBIND_SUCCESS);
   fake_cuda_fail("cuDeviceGetCount", 1, CUDA_ERROR_UNKNOWN, 0);
@@ -120,23 +168,8 @@ static void body_device_count_failure(void) {
 static void body_old_driver_module_path(void) {
   static const cubind_param_info params[] = {{"a", 0, 8}, {"n", 8, 4}};
   static const cubind_kernel_info kernels[] = {{"mismatch", "mismatch", params, 2}};
-  static cubind_module mismatch = {CUBIND_ABI_VERSION,
-                                   "old",
-                                   cubind_fatbin_vec,
-                                   &cubind_fatbin_vec_size,
-                                   kernels,
-                                   1,
-                                   NULL,
-                                   NULL, NULL, 0};
   static const cubind_kernel_info missing[] = {{"gone", "gone", params, 2}};
-  static cubind_module gone = {CUBIND_ABI_VERSION,
-                               "gone",
-                               cubind_fatbin_vec,
-                               &cubind_fatbin_vec_size,
-                               missing,
-                               1,
-                               NULL,
-                               NULL, NULL, 0};
+  cubind_module *mismatch, *gone;
   float a[100];
   float *dev = NULL;
   int i, n = 0;
@@ -144,6 +177,10 @@ static void body_old_driver_module_path(void) {
   cubind_config cfg = cubind_config_1d(100, 64);
   setenv("FAKE_CUDA_VERSION", "11080", 1);
   use_fake_driver();
+  mismatch = fresh_module(kernels, 1);
+  mismatch->name = "old";
+  gone = fresh_module(missing, 1);
+  gone->name = "gone";
   for (i = 0; i < 100; i++)
     a[i] = (float)i;
   CHECK(doublify_call(&cfg, a, 100) == CUBIND_SUCCESS);
@@ -151,14 +188,14 @@ static void body_old_driver_module_path(void) {
   CHECK(fake_cuda_calls("cuModuleLoadData") == 1);
   CHECK(fake_cuda_calls("cuLibraryLoadData") == 0);
   CHECK(fake_cuda_calls("cuFuncGetParamInfo") == 0);
-  CHECK(cubind_module_launch(&mismatch, 0, &cfg, args) == CUBIND_SUCCESS);
+  CHECK(cubind_module_launch(mismatch, 0, &cfg, args) == CUBIND_SUCCESS);
   /* A missing kernel unloads the module again. */
-  CHECK(cubind_module_launch(&gone, 0, &cfg, args) == CUBIND_ERROR_KERNEL_NOT_FOUND);
+  CHECK(cubind_module_launch(gone, 0, &cfg, args) == CUBIND_ERROR_KERNEL_NOT_FOUND);
   CHECK_CONTAINS("cuModuleGetFunction failed for kernel 'gone'");
   CHECK(fake_cuda_calls("cuModuleUnload") == 1);
-  CHECK(fake_cuda_live_images() == 2);
+  CHECK(fake_cuda_live_images() == 2); /* vec's image and mismatch's */
   fake_cuda_fail("cuModuleLoadData", 1, CUDA_ERROR_INVALID_IMAGE, 0);
-  CHECK(cubind_module_launch(&gone, 0, &cfg, args) == CUBIND_ERROR_MODULE_LOAD);
+  CHECK(cubind_module_launch(gone, 0, &cfg, args) == CUBIND_ERROR_MODULE_LOAD);
   CHECK_CONTAINS("cuModuleLoadData failed loading module gone on device 0");
   CHECK_CONTAINS("CUDA_ERROR_INVALID_IMAGE");
   CHECK(cubind_release_scratch() == CUBIND_SUCCESS);
@@ -176,9 +213,25 @@ static void env_override(void **state) {
   (void)state;
   run_in_child(body_env_override);
 }
-static void no_get_proc_address(void **state) {
+static void not_a_driver(void **state) {
   (void)state;
-  run_in_child(body_no_get_proc_address);
+  run_in_child(body_not_a_driver);
+}
+static void driver_before_11_3(void **state) {
+  (void)state;
+  run_in_child(body_driver_before_11_3);
+}
+static void stub_library(void **state) {
+  (void)state;
+  run_in_child(body_stub_library);
+}
+static void stub_cuinit(void **state) {
+  (void)state;
+  run_in_child(body_stub_cuinit);
+}
+static void toolkit_stub(void **state) {
+  (void)state;
+  run_in_child(body_toolkit_stub);
 }
 static void missing_entry_point(void **state) {
   (void)state;
@@ -191,6 +244,10 @@ static void cuinit_no_device(void **state) {
 static void cuinit_other_failure(void **state) {
   (void)state;
   run_in_child(body_cuinit_other_failure);
+}
+static void cuinit_unnamed_failure(void **state) {
+  (void)state;
+  run_in_child(body_cuinit_unnamed_failure);
 }
 static void device_count_failure(void **state) {
   (void)state;
@@ -206,10 +263,15 @@ int main(void) {
       cmocka_unit_test(no_driver),
       cmocka_unit_test(env_no_driver),
       cmocka_unit_test(env_override),
-      cmocka_unit_test(no_get_proc_address),
+      cmocka_unit_test(not_a_driver),
+      cmocka_unit_test(driver_before_11_3),
+      cmocka_unit_test(stub_library),
+      cmocka_unit_test(stub_cuinit),
+      cmocka_unit_test(toolkit_stub),
       cmocka_unit_test(missing_entry_point),
       cmocka_unit_test(cuinit_no_device),
       cmocka_unit_test(cuinit_other_failure),
+      cmocka_unit_test(cuinit_unnamed_failure),
       cmocka_unit_test(device_count_failure),
       cmocka_unit_test(old_driver_module_path),
   };

@@ -1,0 +1,177 @@
+/*
+ * call.c: cubind_module_call, behind `<kernel>_call` (PyCUDA's In/Out/InOut): every host
+ * buffer checked before anything runs, device scratch sized for all of them, large pageable
+ * buffers page-locked for the call (staging.h), copies in, the launch (launch.h), copies out,
+ * one synchronisation, registrations undone on every path.
+ */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "driver.h"
+#include "error.h"
+#include "launch.h"
+#include "result.h"
+#include "scratch.h"
+#include "staging.h"
+
+#define MAX_REGISTERED 64 /* host arguments of one call that can be registered (a bit mask) */
+
+/* A host buffer's bytes, rounded up to the scratch alignment. */
+#define ALIGN_UP(bytes)                                                                            \
+  (((bytes) + CUBIND_SCRATCH_ALIGNMENT - 1) & ~(size_t)(CUBIND_SCRATCH_ALIGNMENT - 1))
+
+/* Names a host argument's parameter: "parameter 0 'a'". */
+static const char *param_name(const cubind_module *module, unsigned kernel_index, unsigned i) {
+  const cubind_kernel_info *kernel = &module->kernels[kernel_index];
+  return i < kernel->num_params && kernel->params ? kernel->params[i].name : "?";
+}
+
+/*
+ * Checks one host argument before anything runs: its parameter, its count (CUBIND_COUNT_INVALID:
+ * the generated code found the count expression negative or overflowing), count * elem_size,
+ * a NULL buffer with elements. *bytes: its size.
+ */
+static cubind_status check_host_arg(const char *what, const cubind_module *module,
+                                    unsigned kernel_index, unsigned i, const cubind_host_arg *h,
+                                    size_t *bytes) {
+  unsigned p = h->param_index;
+  if (p >= module->kernels[kernel_index].num_params)
+    return cubind__fail(CUBIND_ERROR_INVALID_VALUE,
+                        "%s: host argument %u names parameter %u; the kernel has %u", what, i, p,
+                        module->kernels[kernel_index].num_params);
+  if (h->count == CUBIND_COUNT_INVALID) {
+    if (h->count_text)
+      return cubind__fail(CUBIND_ERROR_SIZE_OVERFLOW,
+                          "%s: parameter %u '%s': its element count '%s' is negative or does "
+                          "not fit in size_t (nothing was copied or launched)",
+                          what, p, param_name(module, kernel_index, p), h->count_text);
+    return cubind__fail(CUBIND_ERROR_SIZE_OVERFLOW,
+                        "%s: parameter %u '%s': its element count is CUBIND_COUNT_INVALID "
+                        "((size_t)-1: a negative count converted to size_t?) (nothing was copied "
+                        "or launched)",
+                        what, p, param_name(module, kernel_index, p));
+  }
+  if (h->count != 0 && h->elem_size > SIZE_MAX / h->count)
+    return cubind__fail(CUBIND_ERROR_SIZE_OVERFLOW,
+                        "%s: parameter %u '%s': %zu elements%s%s%s of %zu bytes overflow size_t",
+                        what, p, param_name(module, kernel_index, p), h->count,
+                        h->count_text ? " ('" : "", h->count_text ? h->count_text : "",
+                        h->count_text ? "')" : "", h->elem_size);
+  *bytes = h->count * h->elem_size;
+  if (*bytes != 0 && !h->host)
+    return cubind__fail(CUBIND_ERROR_INVALID_VALUE,
+                        "%s: parameter %u '%s': the host buffer is NULL but holds %zu elements",
+                        what, p, param_name(module, kernel_index, p), h->count);
+  return CUBIND_SUCCESS;
+}
+
+cubind_status cubind_module_call(const cubind_module *module, unsigned kernel_index,
+                                 const cubind_config *cfg, void **args,
+                                 const cubind_host_arg *host_args, unsigned num_host_args) {
+  const cubind__kernel_slot *k = NULL;
+  unsigned long long registered = 0; /* bit i: host argument i is registered for this call */
+  CUdeviceptr base = 0;
+  size_t total = 0, offset;
+  unsigned i;
+  int device = 0;
+  CUresult r;
+  char what[512];
+  cubind_status status = cubind__check_launch("call", module, kernel_index, cfg, args);
+  if (status != CUBIND_SUCCESS) return status;
+  if (!host_args && num_host_args > 0)
+    return cubind__fail(CUBIND_ERROR_INVALID_VALUE, "cubind_module_call: host_args is NULL");
+  cubind__describe_launch(what, sizeof what, "call", module, kernel_index, cfg);
+
+  /* Validate every host argument and size the arena before anything runs. */
+  for (i = 0; i < num_host_args; i++) {
+    size_t bytes = 0;
+    status = check_host_arg(what, module, kernel_index, i, &host_args[i], &bytes);
+    if (status != CUBIND_SUCCESS) return status;
+    if (bytes > SIZE_MAX - total - (CUBIND_SCRATCH_ALIGNMENT - 1))
+      return cubind__fail(CUBIND_ERROR_SIZE_OVERFLOW, "%s: the host buffers together exceed size_t",
+                          what);
+    total += ALIGN_UP(bytes);
+  }
+  if (num_host_args > 0) {
+    status = cubind__staging_check(what);
+    if (status != CUBIND_SUCCESS) return status;
+  }
+
+  status = cubind__launch_prepare("call", module, kernel_index, cfg, &k, &device);
+  if (status == CUBIND_SUCCESS && total > 0)
+    status = cubind__scratch(what, device, k->context, total, &base);
+  if (status != CUBIND_SUCCESS) return status;
+
+  /* Page-lock large pageable buffers in place for the call. */
+  for (i = 0; i < num_host_args && i < MAX_REGISTERED; i++) {
+    const cubind_host_arg *h = &host_args[i];
+    size_t bytes = h->count * h->elem_size;
+    if (bytes && (h->direction & CUBIND_DIRECTION_INOUT) &&
+        cubind__staging_register(h->host, bytes))
+      registered |= 1ull << i; /* else: copied plainly */
+  }
+
+  /* Copy in, and point each annotated parameter at its part of the arena. */
+  offset = 0;
+  for (i = 0; i < num_host_args; i++) {
+    const cubind_host_arg *h = &host_args[i];
+    size_t bytes = h->count * h->elem_size;
+    CUdeviceptr dev = bytes ? base + offset : 0;
+    if (bytes && (h->direction & CUBIND_DIRECTION_IN)) {
+      r = cubind__drv.cuMemcpyHtoDAsync(dev, h->host, bytes, cfg->stream);
+      if (r != CUDA_SUCCESS) {
+        (void)cubind__drv.cuStreamSynchronize(cfg->stream); /* let earlier copies finish */
+        status = cubind__fail_cuda(r, CUBIND_ERROR_MEMCPY,
+                                   "%s: copying parameter %u '%s' (%zu bytes) to the device: "
+                                   "cuMemcpyHtoDAsync failed",
+                                   what, h->param_index,
+                                   param_name(module, kernel_index, h->param_index), bytes);
+        goto finish;
+      }
+    }
+    *(void **)args[h->param_index] = (void *)(uintptr_t)dev;
+    offset += ALIGN_UP(bytes);
+  }
+
+  status = cubind__launch_resolved("call", module, kernel_index, cfg, args, k, device);
+  if (status != CUBIND_SUCCESS) {
+    (void)cubind__drv.cuStreamSynchronize(cfg->stream); /* the copies in must not outlive us */
+    goto finish;
+  }
+
+  offset = 0;
+  for (i = 0; i < num_host_args; i++) {
+    const cubind_host_arg *h = &host_args[i];
+    size_t bytes = h->count * h->elem_size;
+    if (bytes && (h->direction & CUBIND_DIRECTION_OUT)) {
+      r = cubind__drv.cuMemcpyDtoHAsync(h->host, base + offset, bytes, cfg->stream);
+      if (r != CUDA_SUCCESS) {
+        (void)cubind__drv.cuStreamSynchronize(cfg->stream);
+        status = cubind__fail_cuda(r, CUBIND_ERROR_MEMCPY,
+                                   "%s: copying parameter %u '%s' (%zu bytes) back to the host: "
+                                   "cuMemcpyDtoHAsync failed",
+                                   what, h->param_index,
+                                   param_name(module, kernel_index, h->param_index), bytes);
+        goto finish;
+      }
+    }
+    offset += ALIGN_UP(bytes);
+  }
+  r = cubind__drv.cuStreamSynchronize(cfg->stream);
+  if (r != CUDA_SUCCESS)
+    status = cubind__fail_cuda(r, CUBIND_ERROR_STREAM, "%s: cuStreamSynchronize failed", what);
+
+finish:
+  /* Every path here has synchronised the stream: no copy uses a registered buffer any more. */
+  for (i = 0; registered && i < num_host_args && i < MAX_REGISTERED; i++)
+    if (registered >> i & 1) {
+      const cubind_host_arg *h = &host_args[i];
+      r = cubind__staging_unregister(h->host);
+      if (r != CUDA_SUCCESS && status == CUBIND_SUCCESS)
+        status = cubind__fail_cuda(r, CUBIND_ERROR_CUDA,
+                                   "%s: cuMemHostUnregister of parameter %u '%s' failed", what,
+                                   h->param_index,
+                                   param_name(module, kernel_index, h->param_index));
+    }
+  return status;
+}

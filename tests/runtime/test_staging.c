@@ -1,0 +1,270 @@
+/*
+ * test_staging.c (runtime/src/staging.c): large pageable host buffers of `<kernel>_call`
+ * registered for the call (and unregistered on every path), small and page-locked ones copied
+ * plainly; a failure at every step of a registered call; the policy's environment variables
+ * (CUBIND_PAGEABLE_STAGING, CUBIND_STAGING_MIN: read as sizes with units, or rejected).
+ */
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test_support.h"
+
+/* Defined in the runtime (hidden in the shared library; these tests link the static one). */
+void cubind__set_staging(int on, size_t min_bytes); /* pageable registration; smallest buffer */
+
+#define STAGING_MIN 8192 /* the smallest registered buffer in these tests: 2048 floats */
+
+typedef struct staged_job {
+  size_t n;           /* floats */
+  int pinned;         /* cubind_malloc_host instead of malloc */
+  unsigned direction; /* CUBIND_DIRECTION_* */
+} staged_job;
+
+/* One _call of doublify over n floats (i % 1000) with the given memory and direction; checked. */
+static cubind_status staged_scenario(void *arg) {
+  const staged_job *job = arg;
+  float *a = NULL, *dev = NULL;
+  int n = (int)job->n;
+  void *args[2] = {&dev, &n};
+  cubind_host_arg host[1];
+  cubind_config cfg = cubind_config_1d(job->n ? job->n : 1, 256);
+  cubind_status status;
+  size_t i;
+  if (job->pinned) {
+    if (cubind_malloc_host((void **)&a, job->n * sizeof(float) + 4) != CUBIND_SUCCESS)
+      return CUBIND_ERROR_CUDA;
+  } else if (!(a = malloc(job->n * sizeof(float) + 4))) {
+    return CUBIND_ERROR_OUT_OF_MEMORY;
+  }
+  for (i = 0; i < job->n; i++)
+    a[i] = (float)(i % 1000);
+  host[0].param_index = 0;
+  host[0].direction = job->direction;
+  host[0].host = a;
+  host[0].count = job->n;
+  host[0].elem_size = sizeof(float);
+  host[0].count_text = "n";
+  status = cubind_module_call(&vec_module, 0, &cfg, args, host, 1);
+  for (i = 0; status == CUBIND_SUCCESS && i < job->n; i++) {
+    float want = (float)(i % 1000) * (job->direction & CUBIND_DIRECTION_OUT ? 2.0f : 1.0f);
+    if (a[i] != want) {
+      fprintf(stderr, "element %zu of %zu: %g, expected %g\n", i, job->n, (double)a[i],
+              (double)want);
+      status = CUBIND_ERROR_CUDA;
+    }
+  }
+  if (job->pinned)
+    (void)cubind_free_host(a);
+  else
+    free(a);
+  return status;
+}
+
+/*
+ * Pageable buffers from the threshold up are registered for the call (cuMemHostRegister), copied
+ * directly, one copy each way, and unregistered before _call returns; the fake defers every async
+ * copy until a sync says it is done (as a GPU would), so a result read too early shows as wrong
+ * data. Smaller buffers, page-locked ones and count 0 take the plain path, as does everything
+ * with staging off (CUBIND_PAGEABLE_STAGING=0).
+ */
+static void staging_round_trips(void **state) {
+  static const size_t sizes[] = {0, 1, 1023, 2047, 2048, 2049, 10 * 1024 + 3};
+  static const unsigned directions[] = {CUBIND_DIRECTION_INOUT, CUBIND_DIRECTION_IN};
+  size_t i, d;
+  (void)state;
+  cubind__set_staging(1, STAGING_MIN);
+  fake_cuda_defer_async_copies(1);
+  for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    for (d = 0; d < sizeof directions / sizeof directions[0]; d++) {
+      size_t bytes = sizes[i] * sizeof(float);
+      unsigned direction = directions[d];
+      staged_job job = {sizes[i], 0, direction};
+      outcome o;
+      long registrations = fake_cuda_live_registrations(), host = fake_cuda_live_host_allocations();
+      fake_cuda_reset();
+      o = in_new_thread(staged_scenario, &job);
+      if (o.status != CUBIND_SUCCESS) fail_msg("%zu floats: %s", sizes[i], o.message);
+      assert_int_equal(fake_cuda_calls("cuMemHostRegister"), bytes >= STAGING_MIN ? 1 : 0);
+      assert_int_equal(fake_cuda_calls("cuMemHostUnregister"), bytes >= STAGING_MIN ? 1 : 0);
+      assert_int_equal(fake_cuda_calls("cuMemcpyHtoDAsync"),
+                       bytes && (direction & CUBIND_DIRECTION_IN) ? 1 : 0);
+      assert_int_equal(fake_cuda_calls("cuMemcpyDtoHAsync"),
+                       bytes && (direction & CUBIND_DIRECTION_OUT) ? 1 : 0);
+      assert_int_equal(fake_cuda_calls("cuMemAllocHost"), 0); /* nothing page-locked of its own */
+      assert_int_equal(fake_cuda_live_registrations(), registrations);
+      assert_int_equal(fake_cuda_live_host_allocations(), host);
+    }
+  /* Page-locked: seen as such and not registered, one plain copy each way, whatever the size. */
+  {
+    staged_job job = {10 * 1024, 1, CUBIND_DIRECTION_INOUT};
+    outcome o;
+    fake_cuda_reset();
+    o = in_new_thread(staged_scenario, &job);
+    if (o.status != CUBIND_SUCCESS) fail_msg("pinned: %s", o.message);
+    assert_int_equal(fake_cuda_calls("cuPointerGetAttributes"), 1);
+    assert_int_equal(fake_cuda_calls("cuMemHostRegister"), 0);
+    assert_int_equal(fake_cuda_calls("cuMemcpyHtoDAsync"), 1);
+    assert_int_equal(fake_cuda_calls("cuMemcpyDtoHAsync"), 1);
+    assert_int_equal(fake_cuda_calls("cuMemAllocHost"), 1); /* the test's own buffer */
+  }
+  /* Off (CUBIND_PAGEABLE_STAGING=0): the plain path, the pointer not even looked at. */
+  {
+    staged_job job = {10 * 1024, 0, CUBIND_DIRECTION_INOUT};
+    outcome o;
+    cubind__set_staging(0, STAGING_MIN);
+    fake_cuda_reset();
+    o = in_new_thread(staged_scenario, &job);
+    if (o.status != CUBIND_SUCCESS) fail_msg("off: %s", o.message);
+    assert_int_equal(fake_cuda_calls("cuPointerGetAttributes"), 0);
+    assert_int_equal(fake_cuda_calls("cuMemHostRegister"), 0);
+    assert_int_equal(fake_cuda_calls("cuMemcpyHtoDAsync"), 1);
+    assert_int_equal(fake_cuda_calls("cuMemcpyDtoHAsync"), 1);
+  }
+  fake_cuda_defer_async_copies(0);
+  cubind__set_staging(1, (size_t)8 << 20);
+}
+
+/*
+ * A failure at every step of a registered call: the status and message of the failing call, the
+ * registration undone after the synchronisation on every path, nothing leaked. A buffer that
+ * cannot be registered, or whose memory type cannot be read, is copied plainly.
+ */
+static void staging_failures(void **state) {
+  static const struct {
+    const char *function;
+    CUresult result;
+    cubind_status expected;
+    const char *expect;
+  } cases[] = {
+      {"cuPointerGetAttributes", CUDA_ERROR_INVALID_VALUE, CUBIND_SUCCESS, NULL}, /* plain */
+      {"cuMemHostRegister", CUDA_ERROR_OUT_OF_MEMORY, CUBIND_SUCCESS, NULL},      /* plain */
+      {"cuMemcpyHtoDAsync", CUDA_ERROR_INVALID_VALUE, CUBIND_ERROR_MEMCPY,
+       "copying parameter 0 'a' (40972 bytes) to the device: cuMemcpyHtoDAsync failed"},
+      {"cuLaunchKernel", CUDA_ERROR_INVALID_VALUE, CUBIND_ERROR_LAUNCH, "cuLaunchKernel failed"},
+      {"cuMemcpyDtoHAsync", CUDA_ERROR_INVALID_VALUE, CUBIND_ERROR_MEMCPY,
+       "copying parameter 0 'a' (40972 bytes) back to the host: cuMemcpyDtoHAsync failed"},
+      {"cuStreamSynchronize", CUDA_ERROR_ILLEGAL_ADDRESS, CUBIND_ERROR_KERNEL_FAULT,
+       "cuStreamSynchronize failed"},
+      {"cuMemHostUnregister", CUDA_ERROR_UNKNOWN, CUBIND_ERROR_CUDA,
+       "cuMemHostUnregister of parameter 0 'a' failed: CUDA_ERROR_UNKNOWN"},
+  };
+  staged_job job = {10 * 1024 + 3, 0, CUBIND_DIRECTION_INOUT};
+  size_t i;
+  (void)state;
+  cubind__set_staging(1, STAGING_MIN);
+  fake_cuda_defer_async_copies(1);
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    long registrations = fake_cuda_live_registrations(), host = fake_cuda_live_host_allocations();
+    long device = fake_cuda_live_device_allocations();
+    int plain = cases[i].expected == CUBIND_SUCCESS;
+    outcome o;
+    fake_cuda_reset();
+    fake_cuda_fail(cases[i].function, 1, cases[i].result, 0);
+    o = in_new_thread(staged_scenario, &job);
+    print_message("[ staging  ] %s -> %s: %s\n", cases[i].function, cubind_status_name(o.status),
+                  o.message);
+    assert_int_equal(o.status, cases[i].expected);
+    if (cases[i].expect) {
+      assert_contains(o.message, "doublify_call");
+      assert_contains(o.message, "kernel 'doublify' (module vec)");
+      assert_contains(o.message, cases[i].expect);
+    }
+    assert_int_equal(fake_cuda_calls("cuMemHostUnregister"), plain ? 0 : 1);
+    assert_int_equal(fake_cuda_calls("cuMemcpyHtoDAsync"), 1); /* directly, whole */
+    assert_true(fake_cuda_calls("cuStreamSynchronize") >= 1);
+    assert_int_equal(fake_cuda_calls("cuMemAllocHost"), 0);
+    assert_int_equal(fake_cuda_live_registrations(), registrations);
+    assert_int_equal(fake_cuda_live_host_allocations(), host);
+    assert_int_equal(fake_cuda_live_device_allocations(), device);
+  }
+  fake_cuda_defer_async_copies(0);
+  cubind__set_staging(1, (size_t)8 << 20);
+}
+
+/* ---- the policy from the environment (read once per process: a forked child per case) ---- */
+
+/* In the child: print what went wrong and exit 1. */
+#define CHECK(cond)                                                                                \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "%s:%d: check failed: %s (last error: %s)\n", __FILE__, __LINE__, #cond,     \
+              cubind_last_error());                                                                \
+      fflush(stderr);                                                                              \
+      _exit(1);                                                                                    \
+    }                                                                                              \
+  } while (0)
+
+/* One _call of 10 KiB + 12 bytes of pageable floats in the child; its status. */
+static cubind_status child_call(void) {
+  staged_job job = {10 * 1024 + 3, 0, CUBIND_DIRECTION_INOUT};
+  return staged_scenario(&job);
+}
+
+/*
+ * Runs a _call in a child with CUBIND_PAGEABLE_STAGING=on and CUBIND_STAGING_MIN=min (NULL:
+ * unset) and checks its status, whether the buffer was registered, and the message's text.
+ */
+static void policy_case(const char *on, const char *min, cubind_status expected, int registered,
+                        const char *expect) {
+  int status = 0;
+  pid_t pid;
+  fflush(NULL);
+  pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    cubind_status s;
+    if (on) setenv("CUBIND_PAGEABLE_STAGING", on, 1);
+    if (min) setenv("CUBIND_STAGING_MIN", min, 1);
+    use_fake_driver();
+    s = child_call();
+    CHECK(s == expected);
+    CHECK(fake_cuda_calls("cuMemHostRegister") == (unsigned long)registered);
+    CHECK(!expect || strstr(cubind_last_error(), expect));
+    if (expected != CUBIND_SUCCESS) { /* refused every time, not only once */
+      CHECK(child_call() == expected);
+      CHECK(fake_cuda_calls("cuLaunchKernel") == 0);
+    }
+    CHECK(cubind_release_scratch() == CUBIND_SUCCESS);
+    fflush(NULL);
+    _exit(0);
+  }
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status));
+  if (WEXITSTATUS(status) != 0)
+    fail_msg("CUBIND_PAGEABLE_STAGING=%s CUBIND_STAGING_MIN=%s", on ? on : "(unset)",
+             min ? min : "(unset)");
+}
+
+static void policy_from_environment(void **state) {
+  (void)state;
+  policy_case(NULL, NULL, CUBIND_SUCCESS, 0, NULL);  /* 40 KiB < the default 8 MiB */
+  policy_case(NULL, "4K", CUBIND_SUCCESS, 1, NULL);  /* 40 KiB >= 4 KiB: registered */
+  policy_case(NULL, "4096", CUBIND_SUCCESS, 1, NULL);
+  policy_case(NULL, "41KiB", CUBIND_SUCCESS, 0, NULL); /* 40 KiB + 12 bytes < 41 KiB */
+  policy_case(NULL, "1G", CUBIND_SUCCESS, 0, NULL);  /* 1 GiB, never 1 byte */
+  policy_case(NULL, "", CUBIND_SUCCESS, 0, NULL);    /* empty: the default */
+  policy_case("off", "4K", CUBIND_SUCCESS, 0, NULL);
+  policy_case("0", "4K", CUBIND_SUCCESS, 0, NULL);
+  policy_case("1", "4K", CUBIND_SUCCESS, 1, NULL);
+  policy_case(NULL, "-5", CUBIND_ERROR_INVALID_VALUE, 0,
+              "doublify_call: kernel 'doublify' (module vec) grid=(41,1,1) block=(256,1,1) "
+              "shared=0: CUBIND_STAGING_MIN='-5' is not a size (a negative size)");
+  policy_case(NULL, "1Q", CUBIND_ERROR_INVALID_VALUE, 0,
+              "CUBIND_STAGING_MIN='1Q' is not a size (an unknown unit): write a number of bytes");
+  policy_case("maybe", NULL, CUBIND_ERROR_INVALID_VALUE, 0,
+              "CUBIND_PAGEABLE_STAGING='maybe' is neither on nor off");
+  policy_case("maybe", "2X", CUBIND_ERROR_INVALID_VALUE, 0,
+              "is neither on nor off: write 1 or 0 (on/off, yes/no, true/false); "
+              "CUBIND_STAGING_MIN='2X'");
+}
+
+int main(void) {
+  /* First, while this process has not initialised cubind (the children inherit nothing). */
+  const struct CMUnitTest environment[] = {cmocka_unit_test(policy_from_environment)};
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup(staging_round_trips, test_setup),
+      cmocka_unit_test_setup(staging_failures, test_setup),
+  };
+  int failed = cmocka_run_group_tests(environment, NULL, NULL);
+  return failed + RUN_RUNTIME_TESTS(tests, 4);
+}
