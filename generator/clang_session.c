@@ -227,7 +227,10 @@ void session_close(clang_session *session) {
 static CXTranslationUnit parse(clang_session *session, const cubind_strlist *args,
                                const char *prelude, const char *text, size_t length,
                                enum CXErrorCode *status) {
-  const unsigned flags = CXTranslationUnit_SkipFunctionBodies | CXTranslationUnit_KeepGoing;
+  /* the preprocessing record gives the blocks the preprocessor skipped (#if 0), where the
+     tokens of explicit instantiations are not code (measured: no slower on CUB-heavy files) */
+  const unsigned flags = CXTranslationUnit_SkipFunctionBodies | CXTranslationUnit_KeepGoing |
+                         CXTranslationUnit_DetailedPreprocessingRecord;
   cubind_strlist all = {0};
   struct CXUnsavedFile unsaved;
   CXTranslationUnit tu = NULL;

@@ -505,16 +505,46 @@ static int in_skipped_range(CXSourceRangeList *skipped, unsigned offset) {
   return 0;
 }
 
-/* Finds the explicit instantiations of this file's template kernels in its active tokens. */
+/*
+ * 1 when the byte at `offset` of `text` lies in a preprocessor directive (a #define's body, say):
+ * its logical line, continuation lines joined, starts with '#'.
+ */
+static int in_directive(const char *text, size_t offset) {
+  size_t start = offset;
+  for (;;) {
+    while (start > 0 && text[start - 1] != '\n')
+      start--;
+    /* a line continued from the one before (backslash-newline) belongs to it */
+    if (start >= 2 && text[start - 2] == '\\') {
+      start--;
+      continue;
+    }
+    if (start >= 3 && text[start - 2] == '\r' && text[start - 3] == '\\') {
+      start -= 2;
+      continue;
+    }
+    break;
+  }
+  while (text[start] == ' ' || text[start] == '\t')
+    start++;
+  return text[start] == '#';
+}
+
+/*
+ * Finds the explicit instantiations of this file's template kernels in its tokens that are
+ * code: not in blocks the preprocessor skipped, not in directives (a macro that instantiates
+ * is seen only through nvcc's binary).
+ */
 static size_t find_instantiations(parse_context *ctx, CXTranslationUnit tu,
                                   instantiation **out) {
   CXFile file = clang_getFile(tu, ctx->input);
   size_t size = 0, found = 0, capacity = 0;
   CXToken *tokens = NULL;
   CXSourceRangeList *skipped;
+  const char *text;
   unsigned count = 0, i;
   *out = NULL;
-  if (!file || !ctx->model->num_templates || !clang_getFileContents(tu, file, &size))
+  if (!file || !ctx->model->num_templates || !(text = clang_getFileContents(tu, file, &size)))
     return 0;
   clang_tokenize(tu,
                  clang_getRange(clang_getLocationForOffset(tu, file, 0),
@@ -530,7 +560,7 @@ static size_t find_instantiations(parse_context *ctx, CXTranslationUnit tu,
       continue;
     clang_getSpellingLocation(clang_getTokenLocation(tu, tokens[i]), &where, &line, &column,
                               &offset);
-    if (in_skipped_range(skipped, offset))
+    if (in_skipped_range(skipped, offset) || (offset < size && in_directive(text, offset)))
       continue;
     memset(&next, 0, sizeof next);
     if (!read_instantiation(ctx, tu, tokens, count, i + 1, &next))

@@ -5,9 +5,11 @@
 # must be listed as unbound in the header (the reasons are printed), every cubin symbol the
 # stubs name must exist in `nvcc -cubin -arch=sm_90` output (tests/generator/symbols.cmake), and
 # stderr must be exactly EXPECT_STDERR (a regex; empty: nothing).
+# With EARLIER=y.cu, y.cu is built first and its fatbin passed as --earlier-binary (two .cu files
+# of one library that include one header: each header kernel bound once).
 #   cmake -DGEN=cubind-gen -DSOURCE=x.cu -DOUT_DIR=dir -DINCLUDE_DIR=runtime/include
 #         -DCUDA_INCLUDE=... -DCC=cc -DNVCC=nvcc -DREADELF=readelf -DEXPECT_KERNELS=n
-#         [-DEXPECT_UNBOUND=n] [-DEXPECT_STDERR=regex] -P corpus.cmake
+#         [-DEXPECT_UNBOUND=n] [-DEXPECT_STDERR=regex] [-DEARLIER=y.cu] -P corpus.cmake
 cmake_minimum_required(VERSION 3.20)
 get_filename_component(stem "${SOURCE}" NAME_WE)
 file(REMOVE_RECURSE "${OUT_DIR}")
@@ -20,8 +22,20 @@ execute_process(COMMAND "${NVCC}" -fatbin -gencode arch=compute_80,code=sm_80
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "nvcc failed on ${SOURCE}:\n${err}")
 endif()
-execute_process(COMMAND "${GEN}" -I "${INCLUDE_DIR}" --kernels-from "${fatbin}" -o "${OUT_DIR}"
-                        "${SOURCE}"
+set(earlier "")
+if(EARLIER)
+  set(earlier_fatbin "${OUT_DIR}/earlier.fatbin")
+  execute_process(COMMAND "${NVCC}" -fatbin -gencode arch=compute_80,code=sm_80
+                          -gencode arch=compute_90,code=sm_90 -I "${INCLUDE_DIR}"
+                          -o "${earlier_fatbin}" "${EARLIER}"
+                  RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "nvcc failed on ${EARLIER}:\n${err}")
+  endif()
+  set(earlier --earlier-binary "${earlier_fatbin}")
+endif()
+execute_process(COMMAND "${GEN}" -I "${INCLUDE_DIR}" --kernels-from "${fatbin}" ${earlier}
+                        -o "${OUT_DIR}" "${SOURCE}"
                 RESULT_VARIABLE rc ERROR_VARIABLE stderr)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "cubind-gen failed (${rc}) on ${SOURCE}:\n${stderr}")
