@@ -18,6 +18,7 @@
 
 #include <cubind/annotations.h>
 
+#include "count_expr.h"
 #include "fs.h"
 #include "util.h"
 
@@ -67,132 +68,22 @@ static const annotation_kind *find_annotation(const char *text) {
   return NULL;
 }
 
-static const cubind_param *find_param(const cubind_kernel *kernel, const char *name,
-                                      size_t length) {
-  size_t i;
-  for (i = 0; i < kernel->num_params; i++)
-    if (strlen(kernel->params[i].name) == length &&
-        strncmp(kernel->params[i].name, name, length) == 0)
-      return &kernel->params[i];
-  return NULL;
-}
-
-/* Words a count expression may use besides parameter names (sizeof and type names in it). */
-static int is_count_keyword(const char *word, size_t length) {
-  static const char *const words[] = {
-      "sizeof",  "char",    "short",    "int",      "long",     "unsigned", "signed",
-      "float",   "double",  "size_t",   "int8_t",   "int16_t",  "int32_t",  "int64_t",
-      "uint8_t", "uint16_t", "uint32_t", "uint64_t"};
-  size_t i;
-  for (i = 0; i < sizeof words / sizeof words[0]; i++)
-    if (strlen(words[i]) == length && strncmp(words[i], word, length) == 0)
-      return 1;
-  return 0;
-}
-
 /*
- * NULL when the operator at `at` only computes a value; else what is wrong with it. Comments
- * would swallow the rest of the generated line; assignments, ++ and -- would change the
- * stub's arguments before the launch.
+ * A count expression must be integer arithmetic over the kernel's scalar parameters that C can
+ * compute: parsed and translated here (count_expr.c), so that what is accepted compiles.
  */
-static const char *count_operator_problem(const char *at, size_t *length) {
-  static const char *const assigning[] = {"<<=", ">>=", "++", "--", "+=", "-=", "*=", "/=",
-                                          "%=",  "&=",  "|=", "^="};
-  static const char *const computing[] = {"==", "!=", "<=", ">=", "<<", ">>", "&&", "||"};
-  size_t i;
-  *length = 1;
-  if (at[0] == '/' && (at[1] == '/' || at[1] == '*'))
-    return "contains a comment";
-  if (at[0] == '?' && at[1] == '?') /* two question marks start a trigraph in C99 */
-    return "contains '?\?' (a trigraph in C)";
-  for (i = 0; i < sizeof assigning / sizeof assigning[0]; i++)
-    if (strncmp(at, assigning[i], strlen(assigning[i])) == 0)
-      return "assigns or increments";
-  for (i = 0; i < sizeof computing / sizeof computing[0]; i++)
-    if (strncmp(at, computing[i], 2) == 0) {
-      *length = 2;
-      return NULL;
-    }
-  if (at[0] == '=')
-    return "assigns ('=')";
-  return NULL;
-}
-
-/*
- * A count expression may use the kernel's scalar parameters, literals, operators, parentheses
- * and sizeof: it is pasted into the generated C as `(size_t)(expr)`.
- */
-static void check_count_expr(const cubind_kernel *kernel, const cubind_param *param,
-                             const char *expr) {
-  const char *at = expr;
-  int empty = 1, depth = 0;
-  while (*at) {
-    unsigned char c = (unsigned char)*at;
-    if (isspace(c)) {
-      at++;
-    } else if (isdigit(c) || (c == '.' && isdigit((unsigned char)at[1]))) {
-      /* a number, with its suffixes and exponent: 10u, 0x1F, 1e3 */
-      while (isalnum((unsigned char)*at) || *at == '.' || *at == '_')
-        at++;
-      empty = 0;
-    } else if (isalpha(c) || c == '_') {
-      const char *start = at;
-      const cubind_param *named;
-      while (isalnum((unsigned char)*at) || *at == '_')
-        at++;
-      empty = 0;
-      if (is_count_keyword(start, (size_t)(at - start)))
-        continue;
-      named = find_param(kernel, start, (size_t)(at - start));
-      if (!named) {
-        error_take(&param->location,
-                   cubind_xasprintf("count expression '%s' of parameter '%s' names '%.*s', "
-                                    "which is not a parameter of kernel '%s'",
-                                    expr, param->name, (int)(at - start), start,
-                                    kernel->display_name));
-        return;
-      }
-      if (!named->is_scalar) {
-        error_take(&param->location,
-                   cubind_xasprintf("count expression '%s' of parameter '%s' names '%s', which "
-                                    "is not a scalar parameter (its type is '%s')",
-                                    expr, param->name, named->name, named->type_spelling));
-        return;
-      }
-    } else if (c == '(' || c == ')') {
-      /* pasted as (size_t)(expr): an unbalanced parenthesis would change the generated code */
-      depth += c == '(' ? 1 : -1;
-      if (depth < 0)
-        break;
-      at++;
-    } else if (strchr("+-*/%<>=!&|^~?:,", c)) {
-      size_t length;
-      const char *problem = count_operator_problem(at, &length);
-      if (problem) {
-        error_take(&param->location,
-                   cubind_xasprintf("count expression '%s' of parameter '%s' %s: a count "
-                                    "expression is pasted into the generated C and must only "
-                                    "compute a value",
-                                    expr, param->name, problem));
-        return;
-      }
-      at += length;
-    } else {
+static void check_count_expr(const cubind_kernel *kernel, cubind_param *param, const char *expr) {
+  char *error = NULL;
+  param->count_code = cubind_count_translate(expr, kernel, &error);
+  if (!param->count_code) {
+    if (strcmp(error, "is empty") == 0)
       error_take(&param->location,
-                 cubind_xasprintf("count expression '%s' of parameter '%s' may only use scalar "
-                                  "parameters, literals, operators, parentheses and sizeof",
-                                  expr, param->name));
-      return;
-    }
+                 cubind_xasprintf("count expression of parameter '%s' is empty", param->name));
+    else
+      error_take(&param->location, cubind_xasprintf("count expression '%s' of parameter '%s' %s",
+                                                    expr, param->name, error));
+    free(error);
   }
-  if (depth != 0)
-    error_take(&param->location,
-               cubind_xasprintf("count expression '%s' of parameter '%s' has unbalanced "
-                                "parentheses",
-                                expr, param->name));
-  else if (empty)
-    error_take(&param->location,
-               cubind_xasprintf("count expression of parameter '%s' is empty", param->name));
 }
 
 /* Turns a parameter's annotate strings into its direction and count expression. */

@@ -703,8 +703,8 @@ static char *host_args_array(const cubind_kernel *kernel, unsigned num_host) {
       continue;
     cubind_buf_printf(&out, "      {%u, %s, (void *)%s, ", i, direction_name(param->direction),
                       param->name);
-    if (param->count_expr)
-      cubind_buf_printf(&out, "(size_t)(%s), ", param->count_expr);
+    if (param->count_code)
+      cubind_buf_printf(&out, "%s, ", param->count_code);
     else
       cubind_buf_printf(&out, "%s_count, ", param->name);
     if (param->elem_type)

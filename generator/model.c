@@ -89,6 +89,7 @@ static void free_param(cubind_param *param) {
   free(param->location.file);
   cubind_strlist_free(&param->annotations);
   free(param->count_expr);
+  free(param->count_code);
 }
 
 /* cubind_kernel_clear: see model.h. */

@@ -63,6 +63,7 @@ typedef struct cubind_param {
   /* Filled by check.c from `annotations`: */
   cubind_param_direction direction;
   char *count_expr;             /* the _N(expr) text; NULL when the caller passes a count */
+  char *count_code;             /* the C that computes it in the stub (a size_t; count_expr.h) */
 } cubind_param;
 
 /* A declaration's linkage, as far as the generated C cares. */

@@ -34,7 +34,7 @@ flags=(-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -g -O1
        -I"$root/runtime/include")
 # generator/CMakeLists.txt's CUBIND_GEN_CORE_SOURCES (no libclang) and CUBIND_GEN_PARSE_SOURCES
 core=()
-for f in check model emit template fs util; do core+=("$root/generator/$f.c"); done
+for f in check count_expr model emit template fs util; do core+=("$root/generator/$f.c"); done
 core+=("$templates")
 parse=()
 for f in parse parse_wrapper parse_decls parse_structs parse_types parse_context clang_session \

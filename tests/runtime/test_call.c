@@ -82,7 +82,9 @@ static void invalid_counts(void **state) {
   void *args[2] = {&a, &n};
   cubind_host_arg host[2] = {
       {0, CUBIND_DIRECTION_IN, a, 4, sizeof(float), NULL},
-      {0, CUBIND_DIRECTION_INOUT, a, cubind_count_from_signed(n), sizeof(float), "n - 1"}};
+      {0, CUBIND_DIRECTION_INOUT, a,
+       cubind_count_result(cubind_count_sub(cubind_count_int(n), cubind_count_int(1))),
+       sizeof(float), "n - 1"}};
   cubind_config cfg = cubind_config_1d(16, 32);
   (void)state;
   assert_int_equal(host[1].count, CUBIND_COUNT_INVALID);
@@ -106,53 +108,55 @@ static void invalid_counts(void **state) {
                    0);
 }
 
-/* generated.h's count helpers: exact in size_t, CUBIND_COUNT_INVALID for anything else. */
+/*
+ * generated.h's count helpers: exact in long long, NAN for overflow and division by zero, and a
+ * result that is CUBIND_COUNT_INVALID for NAN or a negative value.
+ */
 static void count_helpers(void **state) {
-  const size_t invalid = CUBIND_COUNT_INVALID, max = SIZE_MAX - 1;
+  const cubind_count_value nan = CUBIND_COUNT_NAN, max = CUBIND_COUNT_MAX;
   (void)state;
-  assert_int_equal(cubind_count_from_signed(0), 0);
-  assert_int_equal(cubind_count_from_signed(42), 42);
-  assert_int_equal(cubind_count_from_signed(-1), invalid);
-  assert_int_equal(cubind_count_from_signed(INTMAX_MIN), invalid);
-  assert_int_equal(cubind_count_from_unsigned(7u), 7);
-  assert_int_equal(cubind_count_from_unsigned(UINTMAX_MAX), invalid);
-  assert_int_equal(cubind_count_from_unsigned((uintmax_t)max), max);
-  assert_int_equal(cubind_count_add(2, 3), 5);
-  assert_int_equal(cubind_count_add(max, 0), max);
-  assert_int_equal(cubind_count_add(max, 1), invalid); /* would be the sentinel itself */
-  assert_int_equal(cubind_count_add(max, 2), invalid);
-  assert_int_equal(cubind_count_add(invalid, 0), invalid);
-  assert_int_equal(cubind_count_sub(5, 3), 2);
-  assert_int_equal(cubind_count_sub(3, 5), invalid); /* negative */
-  assert_int_equal(cubind_count_sub(invalid, 1), invalid);
-  assert_int_equal(cubind_count_mul(1000, 1000), 1000000);
-  assert_int_equal(cubind_count_mul(0, invalid), invalid);
-  assert_int_equal(cubind_count_mul((size_t)1 << 32, (size_t)1 << 32), invalid);
-  assert_int_equal(cubind_count_mul(max, 1), max);
-  assert_int_equal(cubind_count_div(10, 3), 3);
-  assert_int_equal(cubind_count_div(10, 0), invalid);
-  assert_int_equal(cubind_count_mod(10, 3), 1);
-  assert_int_equal(cubind_count_mod(10, 0), invalid);
-  assert_int_equal(cubind_count_shl(1, 10), 1024);
-  assert_int_equal(cubind_count_shl(0, 100), 0);
-  assert_int_equal(cubind_count_shl(1, 64), invalid);
-  assert_int_equal(cubind_count_shl(3, 63), invalid); /* bits lost */
-  assert_int_equal(cubind_count_shl((size_t)1 << 62, 1), (size_t)1 << 63);
-  assert_int_equal(cubind_count_shr(1024, 3), 128);
-  assert_int_equal(cubind_count_shr(1024, 64), 0);
-  assert_int_equal(cubind_count_shr(invalid, 1), invalid);
+  assert_true(cubind_count_int(0) == 0 && cubind_count_int(-42) == -42);
+  assert_true(cubind_count_int(INTMAX_MIN) == nan);
+  assert_true(cubind_count_uint(7u) == 7 && cubind_count_uint(UINTMAX_MAX) == nan);
+  assert_true(cubind_count_uint((uintmax_t)max) == max);
+  assert_true(cubind_count_add(2, 3) == 5 && cubind_count_add(max, 0) == max);
+  assert_true(cubind_count_add(max, 1) == nan && cubind_count_add(-max, -1) == nan);
+  assert_true(cubind_count_add(nan, 0) == nan && cubind_count_add(5, -7) == -2);
+  assert_true(cubind_count_sub(5, 3) == 2 && cubind_count_sub(3, 5) == -2);
+  assert_true(cubind_count_sub(-max, 1) == nan && cubind_count_neg(-max) == max);
+  assert_true(cubind_count_mul(1000, 1000) == 1000000 && cubind_count_mul(-3, 4) == -12);
+  assert_true(cubind_count_mul(0, nan) == nan && cubind_count_mul(-3, -4) == 12);
+  assert_true(cubind_count_mul((cubind_count_value)1 << 32, (cubind_count_value)1 << 31) == nan);
+  assert_true(cubind_count_mul(max, 1) == max && cubind_count_mul(max, -1) == -max);
+  assert_true(cubind_count_div(10, 3) == 3 && cubind_count_div(-7, 2) == -3);
+  assert_true(cubind_count_div(10, 0) == nan && cubind_count_mod(10, 0) == nan);
+  assert_true(cubind_count_mod(10, 3) == 1 && cubind_count_mod(-7, 2) == -1);
+  assert_true(cubind_count_shl(1, 10) == 1024 && cubind_count_shl(0, 100) == 0);
+  assert_true(cubind_count_shl(1, 63) == nan && cubind_count_shl(3, 62) == nan);
+  assert_true(cubind_count_shl(1, 62) == (cubind_count_value)1 << 62);
+  assert_true(cubind_count_shl(-1, 2) == nan && cubind_count_shl(1, -1) == nan);
+  assert_true(cubind_count_shr(1024, 3) == 128 && cubind_count_shr(1024, 64) == 0);
+  assert_true(cubind_count_shr(nan, 1) == nan && cubind_count_shr(-8, 1) == nan);
+  assert_true(cubind_count_lt(1, 2) == 1 && cubind_count_ge(1, 2) == 0);
+  assert_true(cubind_count_eq(nan, 2) == nan && cubind_count_bitand(12, 10) == 8);
+  assert_true(cubind_count_and(0, nan) == 0 && cubind_count_and(1, nan) == nan);
+  assert_true(cubind_count_or(3, nan) == 1 && cubind_count_or(0, 5) == 1);
+  assert_true(cubind_count_not(0) == 1 && cubind_count_not(nan) == nan);
+  assert_true(cubind_count_select(1, 7, nan) == 7 && cubind_count_select(0, nan, 9) == 9);
+  assert_true(cubind_count_select(nan, 1, 2) == nan);
+  assert_int_equal(cubind_count_result(42), 42);
+  assert_int_equal(cubind_count_result(-1), CUBIND_COUNT_INVALID);
+  assert_int_equal(cubind_count_result(nan), CUBIND_COUNT_INVALID);
   /* rows * cols - 1 over ints, as the generated code writes it */
   {
     int rows = 70000, cols = 70000;
-    size_t count = cubind_count_sub(cubind_count_mul(cubind_count_from_signed(rows),
-                                                     cubind_count_from_signed(cols)),
-                                    cubind_count_from_signed(1));
+    size_t count = cubind_count_result(cubind_count_sub(
+        cubind_count_mul(cubind_count_int(rows), cubind_count_int(cols)), cubind_count_int(1)));
     assert_int_equal(count, (size_t)70000 * 70000 - 1); /* no int overflow */
     rows = -2;
-    count = cubind_count_sub(cubind_count_mul(cubind_count_from_signed(rows),
-                                              cubind_count_from_signed(cols)),
-                             cubind_count_from_signed(1));
-    assert_int_equal(count, invalid);
+    count = cubind_count_result(cubind_count_sub(
+        cubind_count_mul(cubind_count_int(rows), cubind_count_int(cols)), cubind_count_int(1)));
+    assert_int_equal(count, CUBIND_COUNT_INVALID);
   }
 }
 

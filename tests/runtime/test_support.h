@@ -81,7 +81,8 @@ static TEST_UNUSED cubind_status doublify_launch(const cubind_config *cfg, float
 static TEST_UNUSED cubind_status doublify_call(const cubind_config *cfg, float *a, int n) {
   void *args[2] = {&a, &n};
   cubind_host_arg host[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)a, cubind_count_from_signed(n), sizeof(float), "n"}};
+      {0, CUBIND_DIRECTION_INOUT, (void *)a, cubind_count_result(cubind_count_int(n)), sizeof(float),
+       "n"}};
   return cubind_module_call(&vec_module, 0, cfg, args, host, 1);
 }
 

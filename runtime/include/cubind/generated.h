@@ -107,105 +107,124 @@ typedef struct cubind_module {
 
 /*
  * Counts. The element count of a host buffer of `<kernel>_call`: the value of its
- * CUBIND_IN_N(expr) expression, computed by the generated code in size_t with the helpers
- * below, or the `size_t <param>_count` argument the caller passed.
+ * CUBIND_IN_N(expr) expression, computed by the generated code with the helpers below, or the
+ * `size_t <param>_count` argument the caller passed.
  *
  * CUBIND_COUNT_INVALID ((size_t)-1) stands for "no valid count": the expression was negative,
- * overflowed size_t, or divided by zero. The helpers return it for such results and pass it on
- * (any operand CUBIND_COUNT_INVALID gives CUBIND_COUNT_INVALID), so the generated code computes
- * the whole expression and stores the result; cubind_module_call then fails with
- * CUBIND_ERROR_SIZE_OVERFLOW before anything runs, naming the kernel, the parameter and the
- * expression (cubind_host_arg.count_text). A caller-passed count equal to CUBIND_COUNT_INVALID
- * (e.g. a negative int converted to size_t) fails the same way. No valid count can equal it:
- * (size_t)-1 elements of at least one byte exceed every address space.
+ * overflowed, or divided by zero. cubind_module_call then fails with CUBIND_ERROR_SIZE_OVERFLOW
+ * before anything runs, naming the kernel, the parameter and the expression
+ * (cubind_host_arg.count_text). A caller-passed count equal to CUBIND_COUNT_INVALID (e.g. a
+ * negative int converted to size_t) fails the same way. No valid count can equal it: (size_t)-1
+ * elements of at least one byte exceed every address space.
  *
- * All helpers are static inline, C99 and C++, with no compiler builtins required (GCC and Clang
- * builtins are used where available):
+ * The generated code evaluates a count expression exactly, in cubind_count_value (long long)
+ * with every operation checked, whatever the types of the kernel's parameters (no int
+ * overflow, no undefined behaviour): CUBIND_COUNT_NAN marks a value that overflowed or divided
+ * by zero and passes through every later operation. Intermediate values may be negative
+ * (n + (-2)); only the result must lie in [0, LLONG_MAX]. E.g. CUBIND_IN_N(rows * cols - 1)
+ * with int rows and cols becomes
+ *   cubind_count_result(cubind_count_sub(cubind_count_mul(cubind_count_int(rows),
+ *                                                         cubind_count_int(cols)),
+ *                                        cubind_count_int(1)))
+ * All helpers are static inline, C99 and C++, with no compiler builtins required:
  *
- *   size_t cubind_count_from_signed(intmax_t v)     v, or INVALID if v < 0 (or too large)
- *   size_t cubind_count_from_unsigned(uintmax_t v)  v, or INVALID if it does not fit
- *   size_t cubind_count_add(size_t a, size_t b)              a + b
- *   size_t cubind_count_sub(size_t a, size_t b)              a - b; INVALID if b > a (negative)
- *   size_t cubind_count_mul(size_t a, size_t b)              a * b
- *   size_t cubind_count_div(size_t a, size_t b)              a / b (C's truncation); INVALID
- *                                                            if b == 0
- *   size_t cubind_count_mod(size_t a, size_t b)              a % b; INVALID if b == 0
- *   size_t cubind_count_shl(size_t a, size_t b)              a << b; INVALID if bits are lost
- *   size_t cubind_count_shr(size_t a, size_t b)              a >> b (0 once b >= the width)
- *
- * Each result that is not representable, or that would equal CUBIND_COUNT_INVALID itself, is
- * CUBIND_COUNT_INVALID. Integer operands of any type convert through from_signed (signed types)
- * or from_unsigned (unsigned types) first; e.g. CUBIND_IN_N(rows * cols - 1) with int rows and
- * cols becomes
- *   cubind_count_sub(cubind_count_mul(cubind_count_from_signed(rows),
- *                                     cubind_count_from_signed(cols)),
- *                    cubind_count_from_signed(1))
- * which is exact for every value of rows and cols (no int overflow, no undefined behaviour).
+ *   cubind_count_int(intmax_t v), cubind_count_uint(uintmax_t v)   a parameter or literal
+ *   add, sub, mul, div, mod (C's truncation), shl, shr (negative operands: NAN), neg
+ *   lt, le, gt, ge, eq, ne, and, or, not (0 or 1), bitand, bitor, bitxor
+ *   select(c, a, b)         c ? a : b (both computed; the one not taken may be NAN)
+ *   size_t cubind_count_result(cubind_count_value v)   v, or CUBIND_COUNT_INVALID for NAN or
+ *                                                      a negative value
  */
 #define CUBIND_COUNT_INVALID ((size_t)-1)
 
-#if defined(__has_builtin)
-#if __has_builtin(__builtin_add_overflow) && __has_builtin(__builtin_mul_overflow)
-#define CUBIND_COUNT_BUILTINS_ 1
-#endif
-#elif defined(__GNUC__) && __GNUC__ >= 5
-#define CUBIND_COUNT_BUILTINS_ 1
-#endif
+typedef long long cubind_count_value;
+#define CUBIND_COUNT_NAN (-0x7fffffffffffffffLL - 1) /* LLONG_MIN */
+#define CUBIND_COUNT_MAX 0x7fffffffffffffffLL        /* LLONG_MAX */
 
-static inline size_t cubind_count_from_signed(intmax_t v) {
-  if (v < 0 || (uintmax_t)v >= (uintmax_t)CUBIND_COUNT_INVALID) return CUBIND_COUNT_INVALID;
-  return (size_t)v;
+static inline cubind_count_value cubind_count_int(intmax_t v) {
+  return v < -CUBIND_COUNT_MAX || v > CUBIND_COUNT_MAX ? CUBIND_COUNT_NAN : (cubind_count_value)v;
 }
-static inline size_t cubind_count_from_unsigned(uintmax_t v) {
-  return v >= (uintmax_t)CUBIND_COUNT_INVALID ? CUBIND_COUNT_INVALID : (size_t)v;
+static inline cubind_count_value cubind_count_uint(uintmax_t v) {
+  return v > (uintmax_t)CUBIND_COUNT_MAX ? CUBIND_COUNT_NAN : (cubind_count_value)v;
 }
-static inline size_t cubind_count_add(size_t a, size_t b) {
-  size_t r;
-  if (a == CUBIND_COUNT_INVALID || b == CUBIND_COUNT_INVALID) return CUBIND_COUNT_INVALID;
-#ifdef CUBIND_COUNT_BUILTINS_
-  if (__builtin_add_overflow(a, b, &r)) return CUBIND_COUNT_INVALID;
-#else
-  if (b > CUBIND_COUNT_INVALID - a) return CUBIND_COUNT_INVALID;
-  r = a + b;
-#endif
-  return r; /* (a result equal to CUBIND_COUNT_INVALID is invalid anyway) */
+/* 1 when either operand is NAN (every binary helper starts with it). */
+static inline int cubind_count_nan2_(cubind_count_value a, cubind_count_value b) {
+  return a == CUBIND_COUNT_NAN || b == CUBIND_COUNT_NAN;
 }
-static inline size_t cubind_count_sub(size_t a, size_t b) {
-  if (a == CUBIND_COUNT_INVALID || b == CUBIND_COUNT_INVALID || b > a) return CUBIND_COUNT_INVALID;
-  return a - b;
+static inline cubind_count_value cubind_count_add(cubind_count_value a, cubind_count_value b) {
+  if (cubind_count_nan2_(a, b) || (b > 0 && a > CUBIND_COUNT_MAX - b) ||
+      (b < 0 && a < -CUBIND_COUNT_MAX - b))
+    return CUBIND_COUNT_NAN;
+  return a + b;
 }
-static inline size_t cubind_count_mul(size_t a, size_t b) {
-  size_t r;
-  if (a == CUBIND_COUNT_INVALID || b == CUBIND_COUNT_INVALID) return CUBIND_COUNT_INVALID;
-#ifdef CUBIND_COUNT_BUILTINS_
-  if (__builtin_mul_overflow(a, b, &r)) return CUBIND_COUNT_INVALID;
-#else
-  if (a != 0 && b > CUBIND_COUNT_INVALID / a) return CUBIND_COUNT_INVALID;
-  r = a * b;
-#endif
-  return r;
+static inline cubind_count_value cubind_count_neg(cubind_count_value a) {
+  return a == CUBIND_COUNT_NAN ? CUBIND_COUNT_NAN : -a; /* -LLONG_MAX is representable */
 }
-static inline size_t cubind_count_div(size_t a, size_t b) {
-  if (a == CUBIND_COUNT_INVALID || b == CUBIND_COUNT_INVALID || b == 0)
-    return CUBIND_COUNT_INVALID;
-  return a / b;
+static inline cubind_count_value cubind_count_sub(cubind_count_value a, cubind_count_value b) {
+  return cubind_count_add(a, cubind_count_neg(b));
 }
-static inline size_t cubind_count_mod(size_t a, size_t b) {
-  if (a == CUBIND_COUNT_INVALID || b == CUBIND_COUNT_INVALID || b == 0)
-    return CUBIND_COUNT_INVALID;
-  return a % b;
+static inline cubind_count_value cubind_count_mul(cubind_count_value a, cubind_count_value b) {
+  unsigned long long ua, ub, r;
+  if (cubind_count_nan2_(a, b)) return CUBIND_COUNT_NAN;
+  if (a == 0 || b == 0) return 0;
+  ua = a < 0 ? (unsigned long long)-a : (unsigned long long)a; /* a, b > LLONG_MIN: no NAN */
+  ub = b < 0 ? (unsigned long long)-b : (unsigned long long)b;
+  if (ua > (unsigned long long)CUBIND_COUNT_MAX / ub) return CUBIND_COUNT_NAN;
+  r = ua * ub;
+  return (a < 0) != (b < 0) ? -(cubind_count_value)r : (cubind_count_value)r;
 }
-static inline size_t cubind_count_shl(size_t a, size_t b) {
-  size_t r;
-  if (a == CUBIND_COUNT_INVALID || b == CUBIND_COUNT_INVALID) return CUBIND_COUNT_INVALID;
+static inline cubind_count_value cubind_count_div(cubind_count_value a, cubind_count_value b) {
+  return cubind_count_nan2_(a, b) || b == 0 ? CUBIND_COUNT_NAN : a / b;
+}
+static inline cubind_count_value cubind_count_mod(cubind_count_value a, cubind_count_value b) {
+  return cubind_count_nan2_(a, b) || b == 0 ? CUBIND_COUNT_NAN : a % b;
+}
+static inline cubind_count_value cubind_count_shl(cubind_count_value a, cubind_count_value b) {
+  if (cubind_count_nan2_(a, b) || a < 0 || b < 0) return CUBIND_COUNT_NAN;
   if (a == 0) return 0;
-  if (b >= sizeof(size_t) * 8) return CUBIND_COUNT_INVALID;
-  r = a << b;
-  return (r >> b) != a ? CUBIND_COUNT_INVALID : r;
+  return b >= 63 || a > (CUBIND_COUNT_MAX >> b) ? CUBIND_COUNT_NAN : a << b;
 }
-static inline size_t cubind_count_shr(size_t a, size_t b) {
-  if (a == CUBIND_COUNT_INVALID || b == CUBIND_COUNT_INVALID) return CUBIND_COUNT_INVALID;
-  return b >= sizeof(size_t) * 8 ? 0 : a >> b;
+static inline cubind_count_value cubind_count_shr(cubind_count_value a, cubind_count_value b) {
+  if (cubind_count_nan2_(a, b) || a < 0 || b < 0) return CUBIND_COUNT_NAN;
+  return b >= 63 ? 0 : a >> b;
+}
+#define CUBIND_COUNT_COMPARE_(name, op)                                                        \
+  static inline cubind_count_value cubind_count_##name(cubind_count_value a,                   \
+                                                       cubind_count_value b) {                 \
+    return cubind_count_nan2_(a, b) ? CUBIND_COUNT_NAN : (cubind_count_value)(a op b);         \
+  }
+CUBIND_COUNT_COMPARE_(lt, <)
+CUBIND_COUNT_COMPARE_(le, <=)
+CUBIND_COUNT_COMPARE_(gt, >)
+CUBIND_COUNT_COMPARE_(ge, >=)
+CUBIND_COUNT_COMPARE_(eq, ==)
+CUBIND_COUNT_COMPARE_(ne, !=)
+CUBIND_COUNT_COMPARE_(bitand, &)
+CUBIND_COUNT_COMPARE_(bitor, |)
+CUBIND_COUNT_COMPARE_(bitxor, ^)
+#undef CUBIND_COUNT_COMPARE_
+/* C's && and || look at the right operand only when they need it: so do these. */
+static inline cubind_count_value cubind_count_and(cubind_count_value a, cubind_count_value b) {
+  if (a == CUBIND_COUNT_NAN) return CUBIND_COUNT_NAN;
+  if (a == 0) return 0;
+  return b == CUBIND_COUNT_NAN ? CUBIND_COUNT_NAN : b != 0;
+}
+static inline cubind_count_value cubind_count_or(cubind_count_value a, cubind_count_value b) {
+  if (a == CUBIND_COUNT_NAN) return CUBIND_COUNT_NAN;
+  if (a != 0) return 1;
+  return b == CUBIND_COUNT_NAN ? CUBIND_COUNT_NAN : b != 0;
+}
+static inline cubind_count_value cubind_count_not(cubind_count_value a) {
+  return a == CUBIND_COUNT_NAN ? CUBIND_COUNT_NAN : a == 0;
+}
+static inline cubind_count_value cubind_count_select(cubind_count_value c, cubind_count_value a,
+                                                     cubind_count_value b) {
+  return c == CUBIND_COUNT_NAN ? CUBIND_COUNT_NAN : c ? a : b;
+}
+static inline size_t cubind_count_result(cubind_count_value v) {
+  return v < 0 || (unsigned long long)v >= (unsigned long long)CUBIND_COUNT_INVALID
+             ? CUBIND_COUNT_INVALID
+             : (size_t)v;
 }
 
 /* One host buffer handled by `<kernel>_call`. */

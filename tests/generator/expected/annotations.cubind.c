@@ -98,9 +98,9 @@ cubind_status counted_call(const cubind_config *cfg, const float *in, float *out
     unsigned int rows) {
   void *cubind_args[5] = {&in, &out, &io, &n, &rows};
   cubind_host_arg cubind_host_args[3] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(float), "n"},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)(n * 2), sizeof(float), "n * 2"},
-      {2, CUBIND_DIRECTION_INOUT, (void *)io, (size_t)(sizeof(float) * (rows + 1) / 4), sizeof(char), "sizeof(float) * (rows + 1) / 4"}};
+      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), sizeof(float), "n"},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_mul(cubind_count_int(n), cubind_count_int(2LL))), sizeof(float), "n * 2"},
+      {2, CUBIND_DIRECTION_INOUT, (void *)io, cubind_count_result(cubind_count_div(cubind_count_mul(cubind_count_int(4LL), cubind_count_add(cubind_count_uint(rows), cubind_count_int(1LL))), cubind_count_int(4LL))), sizeof(char), "sizeof(float) * (rows + 1) / 4"}};
   return cubind_module_call(&annotations_module, 1, cfg, cubind_args, cubind_host_args, 3);
 }
 
@@ -122,7 +122,7 @@ cubind_status mixed_call(const cubind_config *cfg, float *device, const double *
     double *sized_out, size_t sized_out_count, size_t count, float scale) {
   void *cubind_args[5] = {&device, &counted_in, &sized_out, &count, &scale};
   cubind_host_arg cubind_host_args[2] = {
-      {1, CUBIND_DIRECTION_IN, (void *)counted_in, (size_t)(count), sizeof(double), "count"},
+      {1, CUBIND_DIRECTION_IN, (void *)counted_in, cubind_count_result(cubind_count_uint(count)), sizeof(double), "count"},
       {2, CUBIND_DIRECTION_OUT, (void *)sized_out, sized_out_count, sizeof(double), NULL}};
   return cubind_module_call(&annotations_module, 2, cfg, cubind_args, cubind_host_args, 2);
 }
@@ -162,7 +162,7 @@ cubind_status after_type_call(const cubind_config *cfg, const float *in, float *
     size_t out_count, int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(float), "n"},
+      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), sizeof(float), "n"},
       {1, CUBIND_DIRECTION_OUT, (void *)out, out_count, sizeof(float), NULL}};
   return cubind_module_call(&annotations_module, 4, cfg, cubind_args, cubind_host_args, 2);
 }

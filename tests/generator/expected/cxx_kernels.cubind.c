@@ -166,8 +166,8 @@ cubind_status cxx_pairs_launch(const cubind_config *cfg, const void *pairs, int 
 cubind_status cxx_pairs_call(const cubind_config *cfg, const void *pairs, int *sums, int n) {
   void *cubind_args[3] = {&pairs, &sums, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)pairs, (size_t)(n), 8, "n"},
-      {1, CUBIND_DIRECTION_OUT, (void *)sums, (size_t)(n), sizeof(int), "n"}};
+      {0, CUBIND_DIRECTION_IN, (void *)pairs, cubind_count_result(cubind_count_int(n)), 8, "n"},
+      {1, CUBIND_DIRECTION_OUT, (void *)sums, cubind_count_result(cubind_count_int(n)), sizeof(int), "n"}};
   return cubind_module_call(&cxx_kernels_module, 6, cfg, cubind_args, cubind_host_args, 2);
 }
 

@@ -47,7 +47,7 @@ cubind_status doublify_launch(const cubind_config *cfg, float *a, int n) {
 cubind_status doublify_call(const cubind_config *cfg, float *a, int n) {
   void *cubind_args[2] = {&a, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)a, (size_t)(n), sizeof(float), "n"}};
+      {0, CUBIND_DIRECTION_INOUT, (void *)a, cubind_count_result(cubind_count_int(n)), sizeof(float), "n"}};
   return cubind_module_call(&doublify_module, 0, cfg, cubind_args, cubind_host_args, 1);
 }
 

@@ -56,7 +56,7 @@ cubind_status half_scale_launch(const cubind_config *cfg, cubind_half *x, cubind
 cubind_status half_scale_call(const cubind_config *cfg, cubind_half *x, cubind_half s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(cubind_half), "n"}};
+      {0, CUBIND_DIRECTION_INOUT, (void *)x, cubind_count_result(cubind_count_int(n)), sizeof(cubind_half), "n"}};
   return cubind_module_call(&half_module, 0, cfg, cubind_args, cubind_host_args, 1);
 }
 

@@ -93,7 +93,7 @@ cubind_status increment_launch(const cubind_config *cfg, float *x, int n) {
 cubind_status increment_call(const cubind_config *cfg, float *x, int n) {
   void *cubind_args[2] = {&x, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(float), "n"}};
+      {0, CUBIND_DIRECTION_INOUT, (void *)x, cubind_count_result(cubind_count_int(n)), sizeof(float), "n"}};
   return cubind_module_call(&implicit_module, 0, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -113,7 +113,7 @@ cubind_status arch_probe_sm90_launch(const cubind_config *cfg, int *arch) {
 cubind_status arch_probe_sm90_call(const cubind_config *cfg, int *arch) {
   void *cubind_args[1] = {&arch};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_OUT, (void *)arch, (size_t)(1), sizeof(int), "1"}};
+      {0, CUBIND_DIRECTION_OUT, (void *)arch, cubind_count_result(cubind_count_int(1LL)), sizeof(int), "1"}};
   return cubind_module_call(&implicit_module, 1, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -135,8 +135,8 @@ cubind_status block_sum_double_128_call(const cubind_config *cfg, const double *
     int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(double), "n"},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)((n + 128 - 1) / 128), sizeof(double), "(n + 128 - 1) / 128"}};
+      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), sizeof(double), "n"},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(128LL)), cubind_count_int(1LL)), cubind_count_int(128LL))), sizeof(double), "(n + 128 - 1) / 128"}};
   return cubind_module_call(&implicit_module, 2, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -158,8 +158,8 @@ cubind_status block_sum_double_256_call(const cubind_config *cfg, const double *
     int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(double), "n"},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)((n + 256 - 1) / 256), sizeof(double), "(n + 256 - 1) / 256"}};
+      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), sizeof(double), "n"},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(256LL)), cubind_count_int(1LL)), cubind_count_int(256LL))), sizeof(double), "(n + 256 - 1) / 256"}};
   return cubind_module_call(&implicit_module, 3, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -181,8 +181,8 @@ cubind_status block_sum_double_64_call(const cubind_config *cfg, const double *i
     int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(double), "n"},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)((n + 64 - 1) / 64), sizeof(double), "(n + 64 - 1) / 64"}};
+      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), sizeof(double), "n"},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(64LL)), cubind_count_int(1LL)), cubind_count_int(64LL))), sizeof(double), "(n + 64 - 1) / 64"}};
   return cubind_module_call(&implicit_module, 4, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -203,8 +203,8 @@ cubind_status block_sum_float_128_launch(const cubind_config *cfg, const float *
 cubind_status block_sum_float_128_call(const cubind_config *cfg, const float *in, float *out, int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(float), "n"},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)((n + 128 - 1) / 128), sizeof(float), "(n + 128 - 1) / 128"}};
+      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), sizeof(float), "n"},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(128LL)), cubind_count_int(1LL)), cubind_count_int(128LL))), sizeof(float), "(n + 128 - 1) / 128"}};
   return cubind_module_call(&implicit_module, 5, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -225,8 +225,8 @@ cubind_status block_sum_float_256_launch(const cubind_config *cfg, const float *
 cubind_status block_sum_float_256_call(const cubind_config *cfg, const float *in, float *out, int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(float), "n"},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)((n + 256 - 1) / 256), sizeof(float), "(n + 256 - 1) / 256"}};
+      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), sizeof(float), "n"},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(256LL)), cubind_count_int(1LL)), cubind_count_int(256LL))), sizeof(float), "(n + 256 - 1) / 256"}};
   return cubind_module_call(&implicit_module, 6, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -247,8 +247,8 @@ cubind_status block_sum_float_64_launch(const cubind_config *cfg, const float *i
 cubind_status block_sum_float_64_call(const cubind_config *cfg, const float *in, float *out, int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(float), "n"},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)((n + 64 - 1) / 64), sizeof(float), "(n + 64 - 1) / 64"}};
+      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), sizeof(float), "n"},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(64LL)), cubind_count_int(1LL)), cubind_count_int(64LL))), sizeof(float), "(n + 64 - 1) / 64"}};
   return cubind_module_call(&implicit_module, 7, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -268,8 +268,8 @@ cubind_status block_sum_int_128_launch(const cubind_config *cfg, const int *in, 
 cubind_status block_sum_int_128_call(const cubind_config *cfg, const int *in, int *out, int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(int), "n"},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)((n + 128 - 1) / 128), sizeof(int), "(n + 128 - 1) / 128"}};
+      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), sizeof(int), "n"},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(128LL)), cubind_count_int(1LL)), cubind_count_int(128LL))), sizeof(int), "(n + 128 - 1) / 128"}};
   return cubind_module_call(&implicit_module, 8, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -289,8 +289,8 @@ cubind_status block_sum_int_256_launch(const cubind_config *cfg, const int *in, 
 cubind_status block_sum_int_256_call(const cubind_config *cfg, const int *in, int *out, int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(int), "n"},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)((n + 256 - 1) / 256), sizeof(int), "(n + 256 - 1) / 256"}};
+      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), sizeof(int), "n"},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(256LL)), cubind_count_int(1LL)), cubind_count_int(256LL))), sizeof(int), "(n + 256 - 1) / 256"}};
   return cubind_module_call(&implicit_module, 9, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -310,8 +310,8 @@ cubind_status block_sum_int_64_launch(const cubind_config *cfg, const int *in, i
 cubind_status block_sum_int_64_call(const cubind_config *cfg, const int *in, int *out, int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, (size_t)(n), sizeof(int), "n"},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)((n + 64 - 1) / 64), sizeof(int), "(n + 64 - 1) / 64"}};
+      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), sizeof(int), "n"},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(64LL)), cubind_count_int(1LL)), cubind_count_int(64LL))), sizeof(int), "(n + 64 - 1) / 64"}};
   return cubind_module_call(&implicit_module, 10, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -331,8 +331,8 @@ cubind_status combine_Add_float_launch(const cubind_config *cfg, float *a, const
 cubind_status combine_Add_float_call(const cubind_config *cfg, float *a, const float *b, int n) {
   void *cubind_args[3] = {&a, &b, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)a, (size_t)(n), sizeof(float), "n"},
-      {1, CUBIND_DIRECTION_IN, (void *)b, (size_t)(n), sizeof(float), "n"}};
+      {0, CUBIND_DIRECTION_INOUT, (void *)a, cubind_count_result(cubind_count_int(n)), sizeof(float), "n"},
+      {1, CUBIND_DIRECTION_IN, (void *)b, cubind_count_result(cubind_count_int(n)), sizeof(float), "n"}};
   return cubind_module_call(&implicit_module, 11, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -352,8 +352,8 @@ cubind_status combine_Mul_double_launch(const cubind_config *cfg, double *a, con
 cubind_status combine_Mul_double_call(const cubind_config *cfg, double *a, const double *b, int n) {
   void *cubind_args[3] = {&a, &b, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)a, (size_t)(n), sizeof(double), "n"},
-      {1, CUBIND_DIRECTION_IN, (void *)b, (size_t)(n), sizeof(double), "n"}};
+      {0, CUBIND_DIRECTION_INOUT, (void *)a, cubind_count_result(cubind_count_int(n)), sizeof(double), "n"},
+      {1, CUBIND_DIRECTION_IN, (void *)b, cubind_count_result(cubind_count_int(n)), sizeof(double), "n"}};
   return cubind_module_call(&implicit_module, 12, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -373,7 +373,7 @@ cubind_status arch_probe_pre_sm90_launch(const cubind_config *cfg, int *arch) {
 cubind_status arch_probe_pre_sm90_call(const cubind_config *cfg, int *arch) {
   void *cubind_args[1] = {&arch};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_OUT, (void *)arch, (size_t)(1), sizeof(int), "1"}};
+      {0, CUBIND_DIRECTION_OUT, (void *)arch, cubind_count_result(cubind_count_int(1LL)), sizeof(int), "1"}};
   return cubind_module_call(&implicit_module, 13, cfg, cubind_args, cubind_host_args, 1);
 }
 

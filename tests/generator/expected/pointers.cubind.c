@@ -143,7 +143,7 @@ cubind_status annotated_void_call(const cubind_config *cfg, const void *data, un
     size_t sum_count, size_t bytes) {
   void *cubind_args[3] = {&data, &sum, &bytes};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)data, (size_t)(bytes), 1, "bytes"},
+      {0, CUBIND_DIRECTION_IN, (void *)data, cubind_count_result(cubind_count_uint(bytes)), 1, "bytes"},
       {1, CUBIND_DIRECTION_OUT, (void *)sum, sum_count, sizeof(unsigned int), NULL}};
   return cubind_module_call(&pointers_module, 4, cfg, cubind_args, cubind_host_args, 2);
 }

@@ -89,7 +89,7 @@ cubind_status with_params_launch(const cubind_config *cfg, params p, float *out,
 cubind_status with_params_call(const cubind_config *cfg, params p, float *out, int n) {
   void *cubind_args[3] = {&p, &out, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {1, CUBIND_DIRECTION_OUT, (void *)out, (size_t)(n), sizeof(float), "n"}};
+      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_int(n)), sizeof(float), "n"}};
   return cubind_module_call(&structs_module, 0, cfg, cubind_args, cubind_host_args, 1);
 }
 

@@ -75,7 +75,7 @@ cubind_status apply_launch(const cubind_config *cfg, transform t, struct vec3 ex
 cubind_status apply_call(const cubind_config *cfg, transform t, struct vec3 extra, float *x, int n) {
   void *cubind_args[4] = {&t, &extra, &x, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {2, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(float), "n"}};
+      {2, CUBIND_DIRECTION_INOUT, (void *)x, cubind_count_result(cubind_count_int(n)), sizeof(float), "n"}};
   return cubind_module_call(&structs_header_module, 0, cfg, cubind_args, cubind_host_args, 1);
 }
 

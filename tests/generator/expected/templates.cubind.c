@@ -79,7 +79,7 @@ cubind_status scale_float_launch(const cubind_config *cfg, float *x, float s, in
 cubind_status scale_float_call(const cubind_config *cfg, float *x, float s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(float), "n"}};
+      {0, CUBIND_DIRECTION_INOUT, (void *)x, cubind_count_result(cubind_count_int(n)), sizeof(float), "n"}};
   return cubind_module_call(&templates_module, 1, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -99,7 +99,7 @@ cubind_status scale_double_launch(const cubind_config *cfg, double *x, double s,
 cubind_status scale_double_call(const cubind_config *cfg, double *x, double s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(double), "n"}};
+      {0, CUBIND_DIRECTION_INOUT, (void *)x, cubind_count_result(cubind_count_int(n)), sizeof(double), "n"}};
   return cubind_module_call(&templates_module, 2, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -119,7 +119,7 @@ cubind_status scale_int_launch(const cubind_config *cfg, int *x, int s, int n) {
 cubind_status scale_int_call(const cubind_config *cfg, int *x, int s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(int), "n"}};
+      {0, CUBIND_DIRECTION_INOUT, (void *)x, cubind_count_result(cubind_count_int(n)), sizeof(int), "n"}};
   return cubind_module_call(&templates_module, 3, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -139,7 +139,7 @@ cubind_status scale_half_launch(const cubind_config *cfg, cubind_half *x, cubind
 cubind_status scale_half_call(const cubind_config *cfg, cubind_half *x, cubind_half s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)x, (size_t)(n), sizeof(cubind_half), "n"}};
+      {0, CUBIND_DIRECTION_INOUT, (void *)x, cubind_count_result(cubind_count_int(n)), sizeof(cubind_half), "n"}};
   return cubind_module_call(&templates_module, 4, cfg, cubind_args, cubind_host_args, 1);
 }
 

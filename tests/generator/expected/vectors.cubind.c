@@ -92,7 +92,7 @@ cubind_status by_pointer_call(const cubind_config *cfg, float4 *points, const in
     uint3 *ids, size_t ids_count, int n) {
   void *cubind_args[4] = {&points, &offsets, &ids, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)points, (size_t)(n), sizeof(float4), "n"},
+      {0, CUBIND_DIRECTION_INOUT, (void *)points, cubind_count_result(cubind_count_int(n)), sizeof(float4), "n"},
       {2, CUBIND_DIRECTION_OUT, (void *)ids, ids_count, sizeof(uint3), NULL}};
   return cubind_module_call(&vectors_module, 1, cfg, cubind_args, cubind_host_args, 2);
 }
