@@ -122,6 +122,16 @@ static void resolve_annotations(const cubind_kernel *kernel, cubind_param *param
                                   kind->macro, param->name));
       continue;
     }
+    if ((kind->direction & CUBIND_PARAM_OUT) && param->pointee_const) {
+      error_take(&param->location,
+                 cubind_xasprintf("%s on parameter '%s' of kernel '%s', a pointer to const (its "
+                                  "type is '%s'): %s_call would copy results back into a buffer "
+                                  "the kernel promises not to change; use CUBIND_IN, or drop the "
+                                  "const",
+                                  kind->macro, param->name, kernel->display_name,
+                                  param->type_spelling, kernel->c_name));
+      continue;
+    }
     param->direction = kind->direction;
     if (kind->has_count) {
       const char *expr = text + strlen(kind->text);
@@ -180,7 +190,19 @@ static void check_param_names(const cubind_kernel *kernel) {
   }
 }
 
-/* ---- The file ---------------------------------------------------------------------------- */
+/* ---- The file and the module -------------------------------------------------------------- */
+
+/* cubind_check_module_name: see check.h. */
+int cubind_check_module_name(const char *name) {
+  if (strncmp(name, "cubind", 6) != 0)
+    return 0;
+  cubind_diag(NULL, 0, 0, "error",
+              "module name '%s' is reserved: names beginning with 'cubind' are cubind's own "
+              "(its types and functions are cubind_module...); rename the file or pass "
+              "--module-name",
+              name);
+  return 1;
+}
 
 /*
  * The generated .c spells #include "<stem>.cubind.h" and the header #line "<name>": a quote or
@@ -486,6 +508,7 @@ int cubind_check(cubind_model *model) {
   unsigned before = cubind_error_count();
   char *bound = cubind_xcalloc(model->num_kernels + 1, 1);
   check_file_name(model);
+  cubind_check_module_name(model->module_name);
   check_findings(model);
   decide_kernels(model, bound);
   check_templates(model);

@@ -268,13 +268,53 @@ static int each_struct(tpl_writer *writer, const char *block, const void *data) 
   return 0;
 }
 
+/*
+ * A doc comment as the generated header can hold it, line for line (so that #line stays true):
+ * a `//` comment with a line that ends in a backslash, which would splice the next line (the
+ * prototype) into it, becomes a block comment; in a block comment, a "/" "*" inside the text
+ * (data/ *.bin, say) is broken up, since compilers warn about it (-Wcomment).
+ */
+static void append_doc_text(cubind_buf *out, const char *doc) {
+  int line_comment = doc[0] == '/' && doc[1] == '/', spliced = 0;
+  const char *at;
+  for (at = doc; line_comment && *at; at++)
+    if (at[0] == '\\' && (at[1] == '\n' || at[1] == '\0'))
+      spliced = 1;
+  if (line_comment && !spliced) {
+    append_comment_text(out, doc, 0);
+    return;
+  }
+  if (line_comment)
+    cubind_buf_puts(out, "/*");
+  for (at = doc; *at; at++) {
+    if (line_comment && at[0] == '/' && at[1] == '/' && (at == doc || at[-1] == '\n')) {
+      /* "/// text" -> " * text" (the first line keeps its place after the opening) */
+      while (at[1] == '/' || at[1] == '!')
+        at++;
+      if (at - doc > 2)
+        cubind_buf_puts(out, at == doc + 2 ? "" : " *");
+      continue;
+    }
+    if (at[0] == '/' && at[1] == '*' && at != doc)
+      cubind_buf_puts(out, "/ ");
+    else if (line_comment && at[0] == '*' && at[1] == '/')
+      cubind_buf_puts(out, "* ");
+    else
+      cubind_buf_append(out, at, 1);
+  }
+  if (line_comment)
+    cubind_buf_puts(out, " */");
+}
+
 /* A kernel's doc comment, framed by #line to where it is in the .cu. */
 static void write_doc(tpl_writer *writer, const void *data) {
   const cubind_kernel *kernel = data;
-  cubind_buf text = {0};
+  cubind_buf doc = {0}, text = {0};
   if (!kernel->doc)
     return;
-  append_comment_text(&text, kernel->doc, 0);
+  append_doc_text(&doc, kernel->doc);
+  append_comment_text(&text, doc.data, 0);
+  cubind_buf_free(&doc);
   cubind_buf_puts(&text, "\n");
   tpl_line_to(writer, kernel->doc_location.line, kernel->doc_location.file);
   tpl_puts(writer, text.data);
@@ -441,7 +481,8 @@ static void write_unbound(tpl_writer *writer, const void *data) {
 int cubind_emit_header(const cubind_model *model, cubind_buf *out) {
   char *output_name = cubind_xasprintf("%s.cubind.h", model->file_stem);
   char *stem_id = cubind_sanitize_identifier(model->file_stem);
-  char *guard = cubind_xasprintf("%s_CUBIND_H", stem_id);
+  /* in cubind's own namespace: a stem like "cubind" cannot make a runtime header's guard */
+  char *guard = cubind_xasprintf("CUBIND_GENERATED_%s_H", stem_id);
   tpl_writer writer;
   tpl_marker markers[9];
   size_t k;

@@ -241,7 +241,7 @@ static int embed_fatbin(const cubind_cli *cli) {
   cubind_buf content = {0};
   const char *paths[1];
   int status = CUBIND_EXIT_ERROR;
-  if (cubind_read_file(cli->input, &data, &size) != 0)
+  if (cubind_check_module_name(cli->module_name) || cubind_read_file(cli->input, &data, &size) != 0)
     return CUBIND_EXIT_ERROR;
   name = cubind_xasprintf("%s.fatbin.c", cli->module_name);
   path = join_path(cli->output_dir, name);

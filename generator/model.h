@@ -50,7 +50,9 @@ typedef struct cubind_param {
   unsigned long long size;      /* bytes in the kernel's parameter buffer */
   unsigned long long align;     /* alignment in the parameter buffer */
   unsigned long long offset;    /* offset in the parameter buffer (aligned to `align`) */
-  int is_pointer;               /* a pointer (device pointer or annotated host buffer) */
+  int is_pointer;               /* a pointer (device pointer or annotated host buffer); also an
+                                   array parameter, which C and C++ adjust to a pointer */
+  int pointee_const;            /* a pointer to const: the kernel promises not to write it */
   int is_scalar;                /* integer, bool, enum or floating value: usable in counts */
   char *elem_type;              /* pointers: pointee C type for sizeof(); NULL if it has none */
   unsigned long long elem_size; /* pointers: bytes per element (1 for void) */

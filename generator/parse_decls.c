@@ -14,8 +14,9 @@
 /* Maps a parameter's or variable's type to C; by-value records are registered. */
 static void map_type(parse_context *ctx, CXType type, c_type *mapped, char **elem_type,
                      unsigned long long *elem_size, long *record, int *is_pointer) {
+  enum CXTypeKind kind = cx_strip_sugar(type).kind;
   *record = -1;
-  if (cx_strip_sugar(type).kind == CXType_Pointer) {
+  if (kind == CXType_Pointer) {
     *is_pointer = 1;
     map_pointer_type(type, mapped, elem_type, elem_size, 1);
     return;
@@ -39,6 +40,13 @@ static enum CXChildVisitResult collect_annotations(CXCursor cursor, CXCursor par
   return CXChildVisit_Continue;
 }
 
+/* 1 for an array type (a parameter declared so is a pointer to its element). */
+static int is_array(CXType type) {
+  enum CXTypeKind kind = cx_strip_sugar(type).kind;
+  return kind == CXType_ConstantArray || kind == CXType_IncompleteArray ||
+         kind == CXType_VariableArray || kind == CXType_DependentSizedArray;
+}
+
 /* Fills one parameter from its ParmDecl. */
 static void parse_param(parse_context *ctx, CXCursor cursor, cubind_param *param) {
   CXType type = clang_getCursorType(cursor);
@@ -48,8 +56,20 @@ static void parse_param(parse_context *ctx, CXCursor cursor, cubind_param *param
   param->type_spelling = cx_type_spelling(type);
   parse_location(ctx, cursor, &param->location);
   clang_visitChildren(cursor, collect_annotations, &param->annotations);
-  map_type(ctx, type, &mapped, &param->elem_type, &param->elem_size, &param->record,
-           &param->is_pointer);
+  if (is_array(type)) { /* `float a[16]` is a `float *` parameter: 8 bytes in the buffer */
+    param->is_pointer = 1;
+    param->record = -1;
+    map_array_param(type, &mapped, &param->elem_type, &param->elem_size);
+    param->pointee_const =
+        clang_isConstQualifiedType(clang_getCanonicalType(clang_getArrayElementType(cx_strip_sugar(type))));
+    size = align = (long long)sizeof(void *);
+  } else {
+    map_type(ctx, type, &mapped, &param->elem_type, &param->elem_size, &param->record,
+             &param->is_pointer);
+    if (param->is_pointer)
+      param->pointee_const = clang_isConstQualifiedType(
+          clang_getCanonicalType(clang_getPointeeType(cx_strip_sugar(type))));
+  }
   param->c_type = mapped.spelling;
   param->unsupported = mapped.unsupported;
   param->is_empty = mapped.is_empty;

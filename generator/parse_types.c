@@ -369,6 +369,32 @@ static void map_pointer_at(CXType pointer, c_type *out, char **elem_type,
   out->spelling = buf.data;
 }
 
+/* map_array_param: see parse_types.h. */
+void map_array_param(CXType array, c_type *out, char **elem_type, unsigned long long *elem_size) {
+  CXType element = clang_getArrayElementType(cx_strip_sugar(array));
+  c_type value = {0};
+  cubind_buf buf = {0};
+  long long size = clang_Type_getSizeOf(element);
+  *elem_type = NULL;
+  *elem_size = size > 0 ? (unsigned long long)size : 0;
+  map_value_type(element, &value);
+  append_qualifiers(&buf, element);
+  if (value.spelling) {
+    cubind_buf_puts(&buf, value.spelling);
+    *elem_type = value.spelling; /* unqualified, as for pointers */
+    out->needs |= value.needs;
+  } else if (value.is_record || value.is_empty) {
+    cubind_buf_puts(&buf, "void"); /* an opaque buffer of elem_size-byte elements */
+  } else {
+    out->unsupported = value.unsupported;
+    cubind_buf_free(&buf);
+    return;
+  }
+  free(value.unsupported);
+  cubind_buf_puts(&buf, " *");
+  out->spelling = buf.data;
+}
+
 /* map_pointer_type: see parse_types.h. */
 void map_pointer_type(CXType pointer, c_type *out, char **elem_type,
                       unsigned long long *elem_size, int top_level) {

@@ -39,6 +39,12 @@ void map_value_type(CXType type, c_type *out);
 void map_pointer_type(CXType pointer, c_type *out, char **elem_type,
                       unsigned long long *elem_size, int top_level);
 
+/*
+ * map_array_param: maps a parameter declared as an array (`float a[16]`, `int b[]`), which C and
+ * C++ adjust to a pointer to its element: like map_pointer_type on that pointer.
+ */
+void map_array_param(CXType array, c_type *out, char **elem_type, unsigned long long *elem_size);
+
 /* c_type_free: frees the strings of a mapping. */
 void c_type_free(c_type *mapped);
 

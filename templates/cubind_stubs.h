@@ -7,7 +7,7 @@
  *   OUTPUT_NAME     this file's name, e.g. vec.cubind.h
  *   SOURCE_NAME     the .cu file's name (basename only, so the output does not depend on paths)
  *   VERSION         cubind-gen's version
- *   GUARD           the include guard, e.g. VEC_CUBIND_H
+ *   GUARD           the include guard, e.g. CUBIND_GENERATED_VEC_H
  *   EXTRA_INCLUDES  headers for the C types the prototypes use (stdint.h, stdbool.h,
  *                   vector_types.h), only those needed, and the user headers that declare
  *                   structs the kernels take by value (relative to the .cu or an -I directory)

@@ -26,6 +26,7 @@ list(LENGTH cu_lines cu_count)
 # Reads a file into a list of lines, empty lines kept (file(STRINGS) drops them).
 function(read_lines path out)
   file(READ "${path}" text)
+  string(REPLACE "\\" "|" text "${text}") # a backslash before a newline would escape the ';'
   string(REPLACE ";" "\\;" text "${text}")
   string(REPLACE "\n" ";" text "${text}")
   set(${out} "${text}" PARENT_SCOPE)
@@ -69,7 +70,11 @@ foreach(suffix cubind.h cubind.c)
       # the same text (a doc comment line), or a member declaration naming a member declared on
       # that line of the .cu (the C copy spells its type for C)
       set(true_line 0)
-      if(generated STREQUAL source)
+      # a doc comment's line: the same text once comment markers, which the header may respell
+      # (/// as a block comment, a "/" "*" broken up), and spaces are left out
+      string(REGEX REPLACE "[/* \t]" "" generated_text "${generated}")
+      string(REGEX REPLACE "[/* \t]" "" source_text "${source}")
+      if(generated_text STREQUAL source_text)
         set(true_line 1)
       elseif(generated MATCHES "^[A-Za-z_].*[ *]([A-Za-z_][A-Za-z0-9_]*)(\\[[0-9]+\\])*;$")
         set(member "${CMAKE_MATCH_1}")

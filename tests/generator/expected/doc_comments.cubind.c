@@ -24,6 +24,8 @@ static const cubind_param_info triple_slash_params[] = {{"p", 0, 8}};
 static const cubind_param_info indented_doc_params[] = {{"p", 0, 8}};
 static const cubind_param_info plain_comment_params[] = {{"p", 0, 8}};
 static const cubind_param_info no_comment_params[] = {{"p", 0, 8}};
+static const cubind_param_info backslash_end_params[] = {{"p", 0, 8}};
+static const cubind_param_info comment_opener_params[] = {{"p", 0, 8}};
 
 /* {C name, cubin symbol, parameters, number of parameters} */
 static const cubind_kernel_info doc_comments_kernels[] = {
@@ -33,6 +35,8 @@ static const cubind_kernel_info doc_comments_kernels[] = {
     {"indented_doc", "_ZN8indented12indented_docEPi", indented_doc_params, 1},
     {"plain_comment", "_Z13plain_commentPi", plain_comment_params, 1},
     {"no_comment", "_Z10no_commentPi", no_comment_params, 1},
+    {"backslash_end", "_Z13backslash_endPi", backslash_end_params, 1},
+    {"comment_opener", "_Z14comment_openerPi", comment_opener_params, 1},
 };
 
 /* The module: its descriptor (read-only) and the runtime's state for it (written only by
@@ -40,7 +44,7 @@ static const cubind_kernel_info doc_comments_kernels[] = {
 static cubind_module_state doc_comments_state;
 static const cubind_module doc_comments_module = {
     3, "doc_comments", cubind_fatbin_doc_comments, &cubind_fatbin_doc_comments_size,
-    doc_comments_kernels, 6, &doc_comments_state, NULL, 0};
+    doc_comments_kernels, 8, &doc_comments_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -155,4 +159,40 @@ cubind_status no_comment_attributes(cubind_kernel_attributes *out) {
 
 cubind_status no_comment_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&doc_comments_module, 5, n, shared_bytes, out);
+}
+
+cubind_status backslash_end_launch(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_launch(&doc_comments_module, 6, cfg, cubind_args);
+}
+
+cubind_status backslash_end_call(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_call(&doc_comments_module, 6, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status backslash_end_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&doc_comments_module, 6, out);
+}
+
+cubind_status backslash_end_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&doc_comments_module, 6, n, shared_bytes, out);
+}
+
+cubind_status comment_opener_launch(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_launch(&doc_comments_module, 7, cfg, cubind_args);
+}
+
+cubind_status comment_opener_call(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_call(&doc_comments_module, 7, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status comment_opener_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&doc_comments_module, 7, out);
+}
+
+cubind_status comment_opener_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&doc_comments_module, 7, n, shared_bytes, out);
 }

@@ -31,6 +31,7 @@ static const cubind_param_info annotated_void_params[] = {
     {"sum", 8, 8},
     {"bytes", 16, 8},
 };
+static const cubind_param_info array_params_params[] = {{"a", 0, 8}, {"b", 8, 8}, {"n", 16, 4}};
 
 /* {C name, cubin symbol, parameters, number of parameters} */
 static const cubind_kernel_info pointers_kernels[] = {
@@ -39,6 +40,7 @@ static const cubind_kernel_info pointers_kernels[] = {
     {"nested_ptrs", "_Z11nested_ptrsPPfPKPKfPrS_", nested_ptrs_params, 3},
     {"typedef_ptrs", "_Z12typedef_ptrsPfPKfS_", typedef_ptrs_params, 3},
     {"annotated_void", "_Z14annotated_voidPKvPjm", annotated_void_params, 3},
+    {"array_params", "_Z12array_paramsPKfPii", array_params_params, 3},
 };
 
 /* The module: its descriptor (read-only) and the runtime's state for it (written only by
@@ -46,7 +48,7 @@ static const cubind_kernel_info pointers_kernels[] = {
 static cubind_module_state pointers_state;
 static const cubind_module pointers_module = {
     3, "pointers", cubind_fatbin_pointers, &cubind_fatbin_pointers_size,
-    pointers_kernels, 5, &pointers_state, NULL, 0};
+    pointers_kernels, 6, &pointers_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -154,4 +156,25 @@ cubind_status annotated_void_attributes(cubind_kernel_attributes *out) {
 
 cubind_status annotated_void_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&pointers_module, 4, n, shared_bytes, out);
+}
+
+cubind_status array_params_launch(const cubind_config *cfg, const float *a, int *b, int n) {
+  void *cubind_args[3] = {&a, &b, &n};
+  return cubind_module_launch(&pointers_module, 5, cfg, cubind_args);
+}
+
+cubind_status array_params_call(const cubind_config *cfg, const float *a, int *b, int n) {
+  void *cubind_args[3] = {&a, &b, &n};
+  cubind_host_arg cubind_host_args[2] = {
+      {0, CUBIND_DIRECTION_IN, (void *)a, cubind_count_result(cubind_count_int(16LL)), sizeof(float), "16"},
+      {1, CUBIND_DIRECTION_OUT, (void *)b, cubind_count_result(cubind_count_int(n)), sizeof(int), "n"}};
+  return cubind_module_call(&pointers_module, 5, cfg, cubind_args, cubind_host_args, 2);
+}
+
+cubind_status array_params_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&pointers_module, 5, out);
+}
+
+cubind_status array_params_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&pointers_module, 5, n, shared_bytes, out);
 }
