@@ -613,7 +613,9 @@ int cubind_emit_source(const cubind_model *model, cubind_buf *out) {
     cubind_buf_puts(&global_table, "};\n");
   }
   {
-    marker markers[14];
+    marker markers[15];
+    markers[14].name = "FATBIN",
+    markers[14].value = model->fatbin_name ? model->fatbin_name : model->module_name;
     markers[10].name = "LAYOUT_CHECKS", markers[10].value = checks.data;
     markers[11].name = "GLOBAL_TABLE", markers[11].value = global_table.data;
     markers[12].name = "GLOBALS", markers[12].value = globals_ref;
@@ -628,7 +630,7 @@ int cubind_emit_source(const cubind_model *model, cubind_buf *out) {
     markers[7].name = "KERNELS", markers[7].value = kernels_ref;
     markers[8].name = "NUM_KERNELS", markers[8].value = num_kernels;
     markers[9].name = "STUBS", markers[9].value = stubs.data;
-    status = fill_template("cubind_stubs.c", cubind_template_stubs_c, markers, 14, out);
+    status = fill_template("cubind_stubs.c", cubind_template_stubs_c, markers, 15, out);
   }
   if (status == 0)
     restore_line_directives(out, output_name);
@@ -683,7 +685,7 @@ int cubind_emit_fatbin(const char *module, const char *source_name, const unsign
     markers[0].name = "OUTPUT_NAME", markers[0].value = output_name;
     markers[1].name = "SOURCE_NAME", markers[1].value = source_name;
     markers[2].name = "VERSION", markers[2].value = generator_version();
-    markers[3].name = "MODULE", markers[3].value = module;
+    markers[3].name = "FATBIN", markers[3].value = module;
     markers[4].name = "BYTES", markers[4].value = bytes.data;
     markers[5].name = "SIZE", markers[5].value = size_text;
     status = fill_template("cubind_fatbin.c", cubind_template_fatbin_c, markers, 6, out);

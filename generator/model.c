@@ -114,6 +114,8 @@ void cubind_model_free(cubind_model *model) {
   free(model->variables);
   cubind_strlist_free(&model->includes);
   free(model->module_name);
+  free(model->fatbin_name);
+  free(model->prefix);
   free(model->source_name);
   free(model->file_stem);
   memset(model, 0, sizeof *model);

@@ -10,6 +10,8 @@
  *   SOURCE_NAME   the .cu file's name (basename only)
  *   VERSION       cubind-gen's version
  *   MODULE        the module name, a C identifier (the .cu file's stem unless --module-name)
+ *   FATBIN        the embedded fatbin the module loads: cubind_fatbin_<FATBIN> (the module name
+ *                 unless --fatbin-name; the modules of a SEPARABLE target share one)
  *   LAYOUT_CHECKS for each struct or union a kernel takes by value: compile-time checks that
  *                 the host's size, alignment and field offsets equal the device's
  *   PARAM_TABLES  for each kernel with parameters: static const cubind_param_info <kernel>_params[]
@@ -33,12 +35,12 @@
 #error "@@OUTPUT_NAME@@ was generated for cubind ABI 2: regenerate it with this cubind's cubind-gen"
 #endif
 
-/* The fatbin, embedded by `cubind-gen --embed-fatbin` into @@MODULE@@.fatbin.c. */
+/* The fatbin, embedded by `cubind-gen --embed-fatbin` into @@FATBIN@@.fatbin.c. */
 #ifdef __cplusplus
 extern "C" {
 #endif
-extern const unsigned char cubind_fatbin_@@MODULE@@[];
-extern const size_t cubind_fatbin_@@MODULE@@_size;
+extern const unsigned char cubind_fatbin_@@FATBIN@@[];
+extern const size_t cubind_fatbin_@@FATBIN@@_size;
 #ifdef __cplusplus
 }
 #endif
@@ -53,7 +55,7 @@ extern const size_t cubind_fatbin_@@MODULE@@_size;
 @@GLOBAL_TABLE@@
 
 static cubind_module @@MODULE@@_module = {
-    2, "@@MODULE@@", cubind_fatbin_@@MODULE@@, &cubind_fatbin_@@MODULE@@_size,
+    2, "@@MODULE@@", cubind_fatbin_@@FATBIN@@, &cubind_fatbin_@@FATBIN@@_size,
     @@KERNELS@@, @@NUM_KERNELS@@, NULL, NULL, @@GLOBALS@@, @@NUM_GLOBALS@@};
 
 #if defined(__GNUC__)
