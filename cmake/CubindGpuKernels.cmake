@@ -358,12 +358,16 @@ function(add_gpu_kernels target)
             "[INCLUDE_DIRECTORIES <dir>...] [COMPILE_OPTIONS <option>...])")
   string(CONCAT usage ${usage})
   # A misspelt keyword after a list (SOURCES k.cu ARCH 90) lands in that list: upper-case
-  # words there are taken for keywords too (CMake's OFF is an architecture value, not one).
+  # words there are taken for keywords too; in COMPILE_OPTIONS not after an option that takes
+  # a value (-D USE_DOUBLE, --define-macro NDEBUG).
   set(unknown ${arg_UNPARSED_ARGUMENTS})
+  set(previous "")
   foreach(value IN LISTS arg_SOURCES arg_ARCHS arg_INCLUDE_DIRECTORIES arg_COMPILE_OPTIONS)
-    if(value MATCHES "^[A-Z][A-Z_]+$")
+    if(value MATCHES "^[A-Z][A-Z_]+$" AND NOT
+       (value IN_LIST arg_COMPILE_OPTIONS AND previous MATCHES "^-(-[a-z-]+|[A-Za-z]+)$"))
       list(APPEND unknown ${value})
     endif()
+    set(previous "${value}")
   endforeach()
   if(unknown)
     message(FATAL_ERROR "${caller}: unknown argument(s): ${unknown}. ${usage}")

@@ -22,6 +22,14 @@ function(cubind_require)
   endforeach()
 endfunction()
 
+# cubind_require_tool(<var> <what> <Debian package>): fails unless the tool's path was found.
+function(cubind_require_tool var what package)
+  if(NOT ${var} OR ${var} MATCHES "-NOTFOUND$")
+    message(FATAL_ERROR "this test needs ${what}, which is not installed: apt-get install "
+                        "${package} (scripts/test.sh installs it), then configure again")
+  endif()
+endfunction()
+
 # cubind_expect_no_gpu(<name> <executable>...): runs the program with a driver library that does
 # not exist (so a GPU machine behaves like one without) and checks that it exits 77 saying
 # "<name>: skipped: no GPU: ...". <executable>... may start with NAME=VALUE environment settings.
