@@ -751,6 +751,7 @@ function(_cubind_finish_build)
       endif()
     endforeach()
     set(checked "${CMAKE_BINARY_DIR}/cubind-names/${program}.checked")
+    file(MAKE_DIRECTORY "${CMAKE_BINARY_DIR}/cubind-names") # (make creates no output folders)
     list(JOIN linked ", " linked_shown)
     add_custom_command(
       OUTPUT "${checked}"
