@@ -219,7 +219,8 @@ function(_cubind_parse_archs caller meaning origin entries real_out virtual_out 
 endfunction()
 
 # The architectures of a target (see "Architectures" above): nvcc's -gencode options into
-# gencode_out, a description for messages into shown_out, and the SASS list into real_out.
+# gencode_out, a description for messages into shown_out, and the SASS list into real_out
+# ("default" for CMake's OFF: nvcc's own default, which has SASS).
 function(_cubind_target_archs target caller gencode_out shown_out real_out)
   get_target_property(archs ${target} CUBIND_ARCHS)
   get_target_property(ptx ${target} CUBIND_PTX)
@@ -275,6 +276,9 @@ function(_cubind_target_archs target caller gencode_out shown_out real_out)
   endif()
   if(NOT real AND NOT virtual AND NOT off)
     message(FATAL_ERROR "${caller}: no CUDA architecture to compile for")
+  endif()
+  if(off)
+    set(real default)
   endif()
   set(${gencode_out} "${gencode}" PARENT_SCOPE)
   set(${shown_out} "${shown}" PARENT_SCOPE)
