@@ -84,6 +84,12 @@ endif()
 # dependency files' paths are rewritten for Ninja as CMake documents it.
 cmake_policy(VERSION 3.20...3.25)
 set(_CUBIND_MODULE_DIR "${CMAKE_CURRENT_LIST_DIR}")
+# Build folders configured by cubind 0.1 cached its default list themselves (the user had not
+# set it): forget that copy, so that the documented default applies.
+get_property(_cubind_help CACHE CUBIND_DEFAULT_ARCHS PROPERTY HELPSTRING)
+if(_cubind_help STREQUAL "Architectures add_gpu_kernels() compiles for when given no ARCHS")
+  unset(CUBIND_DEFAULT_ARCHS CACHE)
+endif()
 
 # Finds nvcc once, into the cache variable CUBIND_NVCC_EXECUTABLE; a clear error when there is
 # none.
