@@ -318,6 +318,7 @@ static uint64_t bits_back_peek(const bits_back *bits, unsigned count) {
   return low < 0 ? value << -low : value;
 }
 
+/* Reads (consumes) the next `count` (<= 32) bits; see bits_back_peek. */
 static uint64_t bits_back_read(bits_back *bits, unsigned count) {
   uint64_t value = bits_back_peek(bits, count);
   bits->pos -= count;

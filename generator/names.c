@@ -33,6 +33,7 @@ static void put_field(cubind_buf *out, const char *text) {
     cubind_buf_append(out, *text == '\t' || *text == '\n' || *text == '\r' ? " " : text, 1);
 }
 
+/* Appends "file:line:col" and the record's end; fallback names the file when clang gave none. */
 static void put_location(cubind_buf *out, const cubind_location *where, const char *fallback) {
   put_field(out, where->file ? where->file : fallback);
   cubind_buf_printf(out, ":%u:%u\n", where->line, where->column);
@@ -145,6 +146,7 @@ static int read_names_file(const char *path, name_records *records) {
   return 0;
 }
 
+/* qsort order: kind, then C name (equal names meet), then location and .cu file (stable text). */
 static int compare_records(const void *a, const void *b) {
   const name_record *x = a, *y = b;
   int by_name = strcmp(x->name, y->name);
