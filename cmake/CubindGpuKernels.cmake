@@ -2,38 +2,72 @@
 #
 #   add_gpu_kernels(<target>
 #     SOURCES <file.cu>...              the kernels (relative paths: to the current source dir)
-#     [ARCHS <sm>...]                   machine code (SASS) for these, e.g. 80 90; default below
+#     [ARCHS <arch>...]                 machine code (SASS) for these, e.g. 80 90 (default below);
+#                                       also 90-real (SASS), 90-virtual (PTX), all, all-major,
+#                                       native (CMake's keywords, see "Architectures")
 #     [PTX]                             also embed PTX for the highest ARCH, so newer GPUs can JIT it
+#     [SEPARABLE]                       relocatable device code: kernels may call __device__
+#                                       functions of the target's other .cu files (nvcc -rdc=true,
+#                                       one device link); CMake's CUDA_SEPARABLE_COMPILATION
+#                                       property (and CMAKE_CUDA_SEPARABLE_COMPILATION) does the same
+#     [PREFIX <p>]                      put <p> before every generated C name: <p>doublify_launch
 #     [EXPLICIT_KERNELS_ONLY]           bind only the kernels the source names (plain kernels and
 #                                       explicit template instantiations), a fixed API; default:
 #                                       every kernel nvcc emitted, implicit instantiations too
-#     [INCLUDE_DIRECTORIES <dir>...]    -I for nvcc and cubind-gen
-#     [COMPILE_OPTIONS <option>...])    extra nvcc options; the -D... and -std=... ones also go to
-#                                       cubind-gen, so it sees the kernels nvcc compiles
+#     [INCLUDE_DIRECTORIES <dir>...]    -I for nvcc and cubind-gen (and for C callers)
+#     [COMPILE_OPTIONS <option>...])    extra nvcc options
 #
-# Example:
-#   find_package(cubind REQUIRED)                    # or add_subdirectory(cubind)
+# Example (a whole CMakeLists.txt):
+#   cmake_minimum_required(VERSION 3.20)
+#   project(app LANGUAGES C)
+#   find_package(cubind 0.2 REQUIRED)                # or add_subdirectory(cubind)
 #   add_gpu_kernels(vec_kernels SOURCES vec.cu ARCHS 80 90)
 #   add_executable(app main.c)
 #   target_link_libraries(app PRIVATE vec_kernels)   # main.c: #include "vec.cubind.h"
 #
-# For each <stem>.cu, three build steps write into ${CMAKE_CURRENT_BINARY_DIR}/<target>/:
-#   nvcc -fatbin                 <stem>.cu     -> <stem>.fatbin  (SASS for every ARCH [+ PTX])
+# What nvcc is given, it is given the same way cubind-gen's parse is (cubind-gen --nvcc-options:
+# the one place that picks the preprocessor options out of nvcc's command line), in this order:
+# CMAKE_CUDA_FLAGS (else $CUDAFLAGS), CMAKE_CUDA_FLAGS_<CONFIG>, the target's
+# INCLUDE_DIRECTORIES and COMPILE_DEFINITIONS (target_include_directories(),
+# target_compile_definitions(), with generator expressions; the usage requirements of what it
+# links too), COMPILE_OPTIONS. So `-DCMAKE_CUDA_FLAGS_DEBUG="-G -g"` gives a Debug build device
+# debug information. nvcc runs through CMAKE_CUDA_COMPILER_LAUNCHER (the target's
+# CUDA_COMPILER_LAUNCHER, e.g. ccache), and with CMAKE_EXPORT_COMPILE_COMMANDS the nvcc step of
+# every .cu is added to compile_commands.json.
+#
+# Architectures, when ARCHS is not given, follow CMake: the target's CUDA_ARCHITECTURES
+# property (initialized from CMAKE_CUDA_ARCHITECTURES), else the CUDAARCHS environment variable,
+# with CMake's meaning: 90 = SASS + PTX, 90-real = SASS, 90-virtual = PTX, all / all-major =
+# SASS for every (major) architecture nvcc knows + PTX of the newest, native = SASS for the GPUs
+# of this machine (an error where there is none), OFF = nvcc's own default. Without any of
+# these: SASS for CUBIND_DEFAULT_ARCHS. In ARCHS a plain number is SASS only (PTX on request).
+#
+# For each <stem>.cu, steps write into ${CMAKE_CURRENT_BINARY_DIR}/<target>/:
+#   nvcc -fatbin                 <stem>.cu     -> <stem>.fatbin  (SASS for every arch [+ PTX])
 #   cubind-gen --kernels-from <stem>.fatbin
 #                                <stem>.cu     -> <stem>.cubind.h + <stem>.cubind.c  (C stubs
 #                                                 for every kernel in the fatbin's cubins: the
 #                                                 ones the .cu names and the templates its host
-#                                                 code instantiates by launching them)
+#                                                 code instantiates by launching them), and
+#                                                 <stem>.cubind.names (the C names, for the check)
 #   cubind-gen --embed-fatbin    <stem>.fatbin -> <module>.fatbin.c  (the fatbin as a C array)
-# (<module> is <stem> made a C identifier.) <target> is a static library of the generated .c
-# files; whoever links it gets the generated headers' directory and cubind::runtime. nvcc and
-# cubind-gen write dependency files, so editing a .cu or a header it includes rebuilds only
-# what that .cu produces. The outputs hold no paths or timestamps: same inputs, same bytes.
+# (<module> is <PREFIX><stem> made a C identifier.) SEPARABLE instead compiles each .cu with
+# nvcc -fatbin -rdc=true, device-links them all into <target>.fatbin, embeds that once, and gives
+# each .cu the module <PREFIX><target>_<stem> loading that one fatbin.
+# <target> is a static library of the generated .c files; whoever links it gets the generated
+# headers' directory and cubind::runtime. nvcc and cubind-gen write dependency files, so editing
+# a .cu or a header it includes rebuilds only what that .cu produces. The outputs hold no paths
+# or timestamps: same inputs, same bytes.
+#
+# C names: two kernels (or variables, or modules) that would get the same C name in one program
+# are a build error naming both (cubind-gen --check-names over the .cubind.names files: of the
+# target's .cu files, and of all add_gpu_kernels() targets linked into each executable or shared
+# library of the build). PREFIX tells them apart.
 #
 # Cache variables (all optional):
-#   CUBIND_DEFAULT_ARCHS    the ARCHS used when none are given: 75 80 86 89 90 100 120 (Turing to
-#                           Blackwell, Hopper included), less those this nvcc cannot target.
-#                           nvcc 13 dropped everything older than sm_75.
+#   CUBIND_DEFAULT_ARCHS    the ARCHS used when nothing above names any: 75 80 86 87 89 90 100
+#                           110 120 (Turing to Blackwell, Jetson Orin and Thor included), less
+#                           those this nvcc cannot target (nvcc 13 dropped everything before 75).
 #   CUBIND_NVCC_EXECUTABLE  the nvcc to run. Default: CMAKE_CUDA_COMPILER, FindCUDAToolkit's
 #                           nvcc, $CUDACXX, or nvcc on PATH / in $CUDA_PATH or /usr/local/cuda.
 #   CUBIND_GEN_EXECUTABLE   the cubind-gen to run. Default: the cubind-gen target of this build,
@@ -49,6 +83,13 @@ endif()
 # Recorded by the functions below, whatever the including project asks for. CMP0116 NEW: the
 # dependency files' paths are rewritten for Ninja as CMake documents it.
 cmake_policy(VERSION 3.20...3.25)
+set(_CUBIND_MODULE_DIR "${CMAKE_CURRENT_LIST_DIR}")
+# Build folders configured by cubind 0.1 cached its default list themselves (the user had not
+# set it): forget that copy, so that the documented default applies.
+get_property(_cubind_help CACHE CUBIND_DEFAULT_ARCHS PROPERTY HELPSTRING)
+if(_cubind_help STREQUAL "Architectures add_gpu_kernels() compiles for when given no ARCHS")
+  unset(CUBIND_DEFAULT_ARCHS CACHE)
+endif()
 
 # Finds nvcc once, into the cache variable CUBIND_NVCC_EXECUTABLE; a clear error when there is
 # none.
@@ -73,39 +114,270 @@ function(_cubind_find_nvcc caller)
   endif()
 endfunction()
 
-# The default ARCHS: the list in the usage comment, less the architectures this nvcc lacks.
-function(_cubind_default_archs out)
-  if(NOT DEFINED CUBIND_DEFAULT_ARCHS)
-    execute_process(COMMAND "${CUBIND_NVCC_EXECUTABLE}" --list-gpu-arch
-                    OUTPUT_VARIABLE supported RESULT_VARIABLE rc ERROR_QUIET)
-    set(archs "")
-    foreach(arch IN ITEMS 75 80 86 89 90 100 120)
-      # An nvcc too old for --list-gpu-arch (before CUDA 11) gets the list unfiltered.
-      if(NOT rc EQUAL 0 OR supported MATCHES "compute_${arch}([^0-9]|$)")
-        list(APPEND archs ${arch})
-      endif()
-    endforeach()
-    set(CUBIND_DEFAULT_ARCHS "${archs}" CACHE STRING
-        "Architectures add_gpu_kernels() compiles for when given no ARCHS")
+# The sm_XX numbers this nvcc compiles for ("75;80;...;120"), asked once per nvcc; empty for an
+# nvcc too old for --list-gpu-code (before CUDA 11), which then gets every list unfiltered.
+function(_cubind_nvcc_codes out)
+  if(NOT "${_CUBIND_NVCC_CODES_OF}" STREQUAL "${CUBIND_NVCC_EXECUTABLE}")
+    execute_process(COMMAND "${CUBIND_NVCC_EXECUTABLE}" --list-gpu-code
+                    OUTPUT_VARIABLE listed RESULT_VARIABLE rc ERROR_QUIET)
+    set(codes "")
+    if(rc EQUAL 0)
+      string(REGEX MATCHALL "sm_[0-9]+[a-z]?" listed "${listed}")
+      foreach(code IN LISTS listed)
+        string(REPLACE "sm_" "" code "${code}")
+        list(APPEND codes ${code})
+      endforeach()
+      list(REMOVE_DUPLICATES codes)
+      list(SORT codes COMPARE NATURAL)
+    endif()
+    set(_CUBIND_NVCC_CODES "${codes}" CACHE INTERNAL "sm_XX numbers of CUBIND_NVCC_EXECUTABLE")
+    set(_CUBIND_NVCC_CODES_OF "${CUBIND_NVCC_EXECUTABLE}" CACHE INTERNAL "")
   endif()
-  set(${out} "${CUBIND_DEFAULT_ARCHS}" PARENT_SCOPE)
+  set(${out} "${_CUBIND_NVCC_CODES}" PARENT_SCOPE)
+endfunction()
+
+# The compute capabilities of this machine's GPUs ("native"): CMake's own detection when the
+# CUDA language is enabled, else nvidia-smi. A clear error without a GPU.
+function(_cubind_native_archs caller out)
+  set(found "")
+  if(CMAKE_CUDA_ARCHITECTURES_NATIVE)
+    string(REGEX REPLACE "-real|-virtual" "" found "${CMAKE_CUDA_ARCHITECTURES_NATIVE}")
+  else()
+    find_program(CUBIND_NVIDIA_SMI nvidia-smi)
+    if(CUBIND_NVIDIA_SMI)
+      execute_process(COMMAND "${CUBIND_NVIDIA_SMI}" --query-gpu=compute_cap --format=csv,noheader
+                      OUTPUT_VARIABLE listed RESULT_VARIABLE rc ERROR_QUIET)
+      if(rc EQUAL 0)
+        string(REGEX MATCHALL "[0-9]+\\.[0-9]+" listed "${listed}")
+        foreach(capability IN LISTS listed)
+          string(REPLACE "." "" capability "${capability}")
+          list(APPEND found ${capability})
+        endforeach()
+      endif()
+    endif()
+  endif()
+  list(REMOVE_DUPLICATES found)
+  if(NOT found)
+    message(FATAL_ERROR "${caller}: CUDA architecture 'native' needs a GPU when CMake configures "
+                        "the build, and this machine has none (nvidia-smi lists no GPU). Name the "
+                        "architectures instead, e.g. -DCMAKE_CUDA_ARCHITECTURES=90 or ARCHS 90.")
+  endif()
+  set(${out} "${found}" PARENT_SCOPE)
+endfunction()
+
+# Turns architecture entries into the SASS (real) and PTX (virtual) lists. meaning CMAKE: a plain
+# number is SASS + PTX (CMAKE_CUDA_ARCHITECTURES, CUDAARCHS); ARCHS: SASS only. origin names the
+# entries' source in messages. *off is set for CMake's OFF (no architecture flags at all).
+function(_cubind_parse_archs caller meaning origin entries real_out virtual_out off_out)
+  set(real "")
+  set(virtual "")
+  set(off FALSE)
+  _cubind_nvcc_codes(codes)
+  foreach(entry IN LISTS entries)
+    if(meaning STREQUAL "CMAKE" AND entry MATCHES "^(OFF|off|FALSE|NO|0)$")
+      set(off TRUE)
+    elseif(entry MATCHES "^(all|all-major|native)$")
+      if(entry STREQUAL "native")
+        _cubind_native_archs("${caller}" expanded)
+      else()
+        set(expanded "")
+        list(GET codes 0 oldest)
+        foreach(code IN LISTS codes)
+          # all-major, as nvcc -arch=all-major: each major's first (sm_X0) and the oldest
+          if(NOT code MATCHES "[a-z]$" AND (entry STREQUAL "all" OR code MATCHES "0$"
+                                            OR code STREQUAL oldest))
+            list(APPEND expanded ${code})
+          endif()
+        endforeach()
+        if(NOT expanded)
+          message(FATAL_ERROR "${caller}: '${entry}' needs nvcc --list-gpu-code (CUDA 11 or "
+                              "newer); name the architectures instead")
+        endif()
+        if(meaning STREQUAL "CMAKE")
+          list(GET expanded -1 newest)
+          list(APPEND virtual ${newest})
+        endif()
+      endif()
+      list(APPEND real ${expanded})
+    elseif(entry MATCHES "^([0-9]+[a-z]?)(-real|-virtual)?$")
+      set(number "${CMAKE_MATCH_1}")
+      if(CMAKE_MATCH_2 STREQUAL "-virtual")
+        list(APPEND virtual ${number})
+      else()
+        list(APPEND real ${number})
+        if(meaning STREQUAL "CMAKE" AND NOT CMAKE_MATCH_2)
+          list(APPEND virtual ${number})
+        endif()
+      endif()
+    else()
+      message(FATAL_ERROR "${caller}: ${origin} entry '${entry}' is not an architecture: write a "
+                          "number such as 80, 90 or 90a (not sm_80), optionally with -real (SASS) "
+                          "or -virtual (PTX), or one of all, all-major, native")
+    endif()
+  endforeach()
+  foreach(list_name IN ITEMS real virtual)
+    list(REMOVE_DUPLICATES ${list_name})
+    list(SORT ${list_name} COMPARE NATURAL)
+  endforeach()
+  set(${real_out} "${real}" PARENT_SCOPE)
+  set(${virtual_out} "${virtual}" PARENT_SCOPE)
+  set(${off_out} ${off} PARENT_SCOPE)
+endfunction()
+
+# The architectures of a target (see "Architectures" above): nvcc's -gencode options into
+# gencode_out, a description for messages into shown_out, and the SASS list into real_out
+# ("default" for CMake's OFF: nvcc's own default, which has SASS).
+function(_cubind_target_archs target caller gencode_out shown_out real_out)
+  get_target_property(archs ${target} CUBIND_ARCHS)
+  get_target_property(ptx ${target} CUBIND_PTX)
+  get_target_property(cmake_archs ${target} CUDA_ARCHITECTURES)
+  if(archs)
+    _cubind_parse_archs("${caller}" ARCHS ARCHS "${archs}" real virtual off)
+    if(ptx)
+      set(all ${real} ${virtual})
+      list(SORT all COMPARE NATURAL)
+      list(GET all -1 newest)
+      list(APPEND virtual ${newest})
+      list(REMOVE_DUPLICATES virtual)
+    endif()
+  elseif(NOT cmake_archs STREQUAL "cmake_archs-NOTFOUND" AND NOT cmake_archs STREQUAL "")
+    _cubind_parse_archs("${caller}" CMAKE CUDA_ARCHITECTURES "${cmake_archs}" real virtual off)
+  elseif(NOT "$ENV{CUDAARCHS}" STREQUAL "")
+    _cubind_parse_archs("${caller}" CMAKE "CUDAARCHS (environment)" "$ENV{CUDAARCHS}"
+                        real virtual off)
+  else()
+    if(DEFINED CUBIND_DEFAULT_ARCHS)
+      set(defaults ${CUBIND_DEFAULT_ARCHS})
+    else()
+      _cubind_nvcc_codes(codes)
+      set(defaults "")
+      foreach(arch IN ITEMS 75 80 86 87 89 90 100 110 120)
+        if(NOT codes OR arch IN_LIST codes)
+          list(APPEND defaults ${arch})
+        endif()
+      endforeach()
+    endif()
+    _cubind_parse_archs("${caller}" ARCHS CUBIND_DEFAULT_ARCHS "${defaults}" real virtual off)
+    if(ptx)
+      list(GET real -1 newest)
+      list(APPEND virtual ${newest})
+    endif()
+  endif()
+  set(gencode "")
+  foreach(arch IN LISTS real)
+    list(APPEND gencode -gencode "arch=compute_${arch},code=sm_${arch}")
+  endforeach()
+  foreach(arch IN LISTS virtual)
+    list(APPEND gencode -gencode "arch=compute_${arch},code=compute_${arch}")
+  endforeach()
+  if(off)
+    set(shown "nvcc's default architecture")
+  else()
+    list(JOIN real " " shown)
+    set(shown "sm ${shown}")
+    if(virtual)
+      list(JOIN virtual " " ptx_shown)
+      string(APPEND shown " + PTX ${ptx_shown}")
+    endif()
+  endif()
+  if(NOT real AND NOT virtual AND NOT off)
+    message(FATAL_ERROR "${caller}: no CUDA architecture to compile for")
+  endif()
+  if(off)
+    set(real default)
+  endif()
+  set(${gencode_out} "${gencode}" PARENT_SCOPE)
+  set(${shown_out} "${shown}" PARENT_SCOPE)
+  set(${real_out} "${real}" PARENT_SCOPE)
+endfunction()
+
+# A regular expression matching exactly `text`.
+function(_cubind_regex_escape text out)
+  string(REGEX REPLACE "([][+.*()^$?|\\\\{}])" "\\\\\\1" text "${text}")
+  set(${out} "${text}" PARENT_SCOPE)
+endfunction()
+
+# A path as a Makefile-style dependency file spells it (nvcc writes -MT's text as given).
+function(_cubind_depfile_escape path out)
+  string(REPLACE "\\" "\\\\" path "${path}")
+  string(REPLACE " " "\\ " path "${path}")
+  string(REPLACE "#" "\\#" path "${path}")
+  string(REPLACE "$" "$$" path "${path}")
+  set(${out} "${path}" PARENT_SCOPE)
+endfunction()
+
+# The nvcc options of a target, as one list (generator expressions included) for nvcc and for
+# cubind-gen --nvcc-options alike (see the header comment for the order).
+function(_cubind_nvcc_flags target out)
+  if(DEFINED CMAKE_CUDA_FLAGS)
+    separate_arguments(flags UNIX_COMMAND "${CMAKE_CUDA_FLAGS}")
+  else()
+    separate_arguments(flags UNIX_COMMAND "$ENV{CUDAFLAGS}")
+  endif()
+  if(CMAKE_CONFIGURATION_TYPES)
+    set(configs ${CMAKE_CONFIGURATION_TYPES})
+  else()
+    set(configs ${CMAKE_BUILD_TYPE})
+  endif()
+  foreach(config IN LISTS configs)
+    string(TOUPPER "${config}" upper)
+    if(CMAKE_CUDA_FLAGS_${upper})
+      # one list element: its ';' and '>' written as generator expressions, split when run
+      separate_arguments(config_flags UNIX_COMMAND "${CMAKE_CUDA_FLAGS_${upper}}")
+      string(REPLACE ">" "$<ANGLE-R>" config_flags "${config_flags}")
+      string(REPLACE ";" "$<SEMICOLON>" config_flags "${config_flags}")
+      list(APPEND flags "$<$<CONFIG:${config}>:${config_flags}>")
+    endif()
+  endforeach()
+  # The toolkit's and the compilers' own include directories stay system ones: as -I they
+  # would turn system headers into user headers (and break #include_next).
+  set(system_dirs ${CUDAToolkit_INCLUDE_DIRS} ${CMAKE_C_IMPLICIT_INCLUDE_DIRECTORIES}
+                  ${CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES})
+  set(exclude "")
+  foreach(dir IN LISTS system_dirs)
+    get_filename_component(real "${dir}" REALPATH)
+    foreach(spelling IN ITEMS "${dir}" "${real}")
+      _cubind_regex_escape("${spelling}" escaped)
+      list(APPEND exclude "${escaped}")
+    endforeach()
+  endforeach()
+  list(REMOVE_DUPLICATES exclude)
+  list(JOIN exclude "|" exclude)
+  string(REPLACE "," "$<COMMA>" exclude "${exclude}")
+  string(REPLACE ">" "$<ANGLE-R>" exclude "${exclude}")
+  set(dirs "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
+  if(exclude)
+    set(dirs "$<FILTER:${dirs},EXCLUDE,^(${exclude})/?$>")
+  endif()
+  set(defines "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
+  list(APPEND flags "$<$<BOOL:${dirs}>:-I$<JOIN:${dirs},$<SEMICOLON>-I>>"
+                    "$<$<BOOL:${defines}>:-D$<JOIN:${defines},$<SEMICOLON>-D>>")
+  get_target_property(options ${target} CUBIND_COMPILE_OPTIONS)
+  if(options)
+    list(APPEND flags ${options})
+  endif()
+  set(${out} "${flags}" PARENT_SCOPE)
 endfunction()
 
 function(add_gpu_kernels target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "PTX;EXPLICIT_KERNELS_ONLY" ""
+  cmake_parse_arguments(PARSE_ARGV 1 arg "PTX;EXPLICIT_KERNELS_ONLY;SEPARABLE" "PREFIX"
                         "SOURCES;ARCHS;INCLUDE_DIRECTORIES;COMPILE_OPTIONS")
   set(caller "add_gpu_kernels(${target})")
-  set(usage "Expected: add_gpu_kernels(<target> SOURCES <file.cu>... [ARCHS <sm>...] [PTX] "
-            "[EXPLICIT_KERNELS_ONLY] [INCLUDE_DIRECTORIES <dir>...] "
-            "[COMPILE_OPTIONS <option>...])")
+  set(usage "Expected: add_gpu_kernels(<target> SOURCES <file.cu>... [ARCHS <arch>...] [PTX] "
+            "[SEPARABLE] [PREFIX <prefix>] [EXPLICIT_KERNELS_ONLY] "
+            "[INCLUDE_DIRECTORIES <dir>...] [COMPILE_OPTIONS <option>...])")
   string(CONCAT usage ${usage})
   # A misspelt keyword after a list (SOURCES k.cu ARCH 90) lands in that list: upper-case
-  # words there are taken for keywords too.
+  # words there are taken for keywords too; in COMPILE_OPTIONS not after an option that takes
+  # a value (-D USE_DOUBLE, --define-macro NDEBUG).
   set(unknown ${arg_UNPARSED_ARGUMENTS})
+  set(previous "")
   foreach(value IN LISTS arg_SOURCES arg_ARCHS arg_INCLUDE_DIRECTORIES arg_COMPILE_OPTIONS)
-    if(value MATCHES "^[A-Z][A-Z_]+$")
+    if(value MATCHES "^[A-Z][A-Z_]+$" AND NOT
+       (value IN_LIST arg_COMPILE_OPTIONS AND previous MATCHES "^-(-[a-z-]+|[A-Za-z]+)$"))
       list(APPEND unknown ${value})
     endif()
+    set(previous "${value}")
   endforeach()
   if(unknown)
     message(FATAL_ERROR "${caller}: unknown argument(s): ${unknown}. ${usage}")
@@ -113,23 +385,20 @@ function(add_gpu_kernels target)
   if(NOT arg_SOURCES)
     message(FATAL_ERROR "${caller}: no SOURCES given")
   endif()
-  foreach(keyword IN ITEMS ARCHS INCLUDE_DIRECTORIES COMPILE_OPTIONS)
+  foreach(keyword IN ITEMS ARCHS INCLUDE_DIRECTORIES COMPILE_OPTIONS PREFIX)
     if(keyword IN_LIST arg_KEYWORDS_MISSING_VALUES)
       message(FATAL_ERROR "${caller}: ${keyword} is given without values")
     endif()
   endforeach()
+  if(DEFINED arg_PREFIX AND NOT arg_PREFIX MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+    message(FATAL_ERROR "${caller}: PREFIX '${arg_PREFIX}' is not the start of a C identifier "
+                        "(letters, digits and '_', no digit first)")
+  endif()
 
   _cubind_find_nvcc("${caller}")
-  if(NOT arg_ARCHS)
-    _cubind_default_archs(arg_ARCHS)
+  if(arg_ARCHS) # entries are checked now, for an early error; resolved at the end (see below)
+    _cubind_parse_archs("${caller}" ARCHS ARCHS "${arg_ARCHS}" real virtual off)
   endif()
-  foreach(arch IN LISTS arg_ARCHS)
-    if(NOT arch MATCHES "^[0-9]+[a-z]?$")
-      message(FATAL_ERROR "${caller}: ARCHS entry '${arch}' is not an architecture number "
-                          "such as 80, 90 or 90a (write 80, not sm_80)")
-    endif()
-  endforeach()
-
   # cubind-gen: a cross build's host tool, this build's target, or the installed one.
   if(CUBIND_GEN_EXECUTABLE)
     set(gen "${CUBIND_GEN_EXECUTABLE}")
@@ -146,135 +415,384 @@ function(add_gpu_kernels target)
                         "find_package(cubind) first")
   endif()
 
-  # nvcc options: one -gencode per architecture, PTX of the highest one on request.
-  list(SORT arg_ARCHS COMPARE NATURAL)
-  set(gencode "")
-  foreach(arch IN LISTS arg_ARCHS)
-    list(APPEND gencode -gencode "arch=compute_${arch},code=sm_${arch}")
-  endforeach()
-  if(arg_PTX)
-    list(GET arg_ARCHS -1 highest)
-    list(APPEND gencode -gencode "arch=compute_${highest},code=compute_${highest}")
-  endif()
-  if(CMAKE_CUDA_HOST_COMPILER)
-    list(APPEND gencode -ccbin "${CMAKE_CUDA_HOST_COMPILER}")
-  endif()
-
-  # Include directories: the user's, then cubind's own (for cubind/annotations.h), which is
-  # runtime/include in this tree and <prefix>/include once installed. Not the runtime target's
-  # transitive ones: they hold the toolkit's include directory, which as a plain -I would turn
-  # the toolkit's headers into user headers (nvcc and clang already search it as a system one).
-  get_property(header_dir GLOBAL PROPERTY CUBIND_HEADER_DIR)
-  set(includes "")
-  foreach(dir IN LISTS arg_INCLUDE_DIRECTORIES header_dir)
-    get_filename_component(dir "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
-    list(APPEND includes "-I${dir}")
-  endforeach()
-
-  # cubind-gen parses the .cu as nvcc does: same macros, same language standard.
-  set(gen_options "")
-  foreach(option IN LISTS arg_COMPILE_OPTIONS)
-    if(option MATCHES "^-D.|^-std=")
-      list(APPEND gen_options "${option}")
-    endif()
-  endforeach()
-  get_filename_component(nvcc_real "${CUBIND_NVCC_EXECUTABLE}" REALPATH)
-  get_filename_component(cuda_path "${nvcc_real}" DIRECTORY)
-  get_filename_component(cuda_path "${cuda_path}" DIRECTORY)
-
-  set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/${target}")
-  file(MAKE_DIRECTORY "${out_dir}")
-  set(generated "")
-  set(modules "")
-  set(source_dirs "")
+  # Two SOURCES of one target with one stem would write the same files.
+  set(sources "")
+  set(stems "")
   foreach(source IN LISTS arg_SOURCES)
     get_filename_component(source "${source}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
-    get_filename_component(source_dir "${source}" DIRECTORY)
-    list(APPEND source_dirs "${source_dir}")
     # NAME_WLE: only the last extension goes, as cubind-gen names its outputs (a.b.cu -> a.b).
     get_filename_component(stem "${source}" NAME_WLE)
     string(MAKE_C_IDENTIFIER "${stem}" module)
-    if(module IN_LIST modules)
+    if(module IN_LIST stems)
       message(FATAL_ERROR "${caller}: two SOURCES give the module name '${module}' "
                           "(${source}); rename one")
     endif()
-    list(APPEND modules ${module})
-    # One module name per program: every module defines cubind_fatbin_<module> and its
-    # <stem>.cubind.h; from two static libraries the linker would silently take one fatbin for
-    # both, and the other library's kernels would be looked up in it at run time.
-    get_property(owner GLOBAL PROPERTY CUBIND_MODULE_OWNER_${module})
-    if(owner AND NOT owner STREQUAL "${target}")
-      get_property(owner_source GLOBAL PROPERTY CUBIND_MODULE_SOURCE_${module})
-      message(FATAL_ERROR "${caller}: module name '${module}' (${source}) is already used by "
-                          "add_gpu_kernels(${owner}) (${owner_source}): both would define "
-                          "cubind_fatbin_${module} and ${stem}.cubind.h, and a program linking "
-                          "both would load the wrong kernels; rename one of the files")
-    endif()
-    set_property(GLOBAL PROPERTY CUBIND_MODULE_OWNER_${module} "${target}")
-    set_property(GLOBAL PROPERTY CUBIND_MODULE_SOURCE_${module} "${source}")
-    set(fatbin "${out_dir}/${stem}.fatbin")
-    set(header "${out_dir}/${stem}.cubind.h")
-    set(stubs "${out_dir}/${stem}.cubind.c")
-    set(embedded "${out_dir}/${module}.fatbin.c")
-    # cubind-gen leaves an output that would not change untouched. Ninja notices (it re-stats
-    # outputs); make would rerun the step on every build, as the output stays older than its
-    # input, so for make the step ends by touching its outputs.
-    set(touch_header "")
-    set(touch_embedded "")
-    if(NOT CMAKE_GENERATOR MATCHES "Ninja")
-      set(touch_header COMMAND "${CMAKE_COMMAND}" -E touch_nocreate "${header}" "${stubs}")
-      set(touch_embedded COMMAND "${CMAKE_COMMAND}" -E touch_nocreate "${embedded}")
-    endif()
-    file(RELATIVE_PATH shown "${CMAKE_SOURCE_DIR}" "${source}")
-
-    add_custom_command(
-      OUTPUT "${fatbin}"
-      COMMAND "${CUBIND_NVCC_EXECUTABLE}" -fatbin ${gencode} ${includes} ${arg_COMPILE_OPTIONS}
-              -MD -MF "${fatbin}.d" -MT "${fatbin}" -o "${fatbin}" "${source}"
-      MAIN_DEPENDENCY "${source}"
-      DEPFILE "${fatbin}.d"
-      COMMENT "cubind: nvcc ${shown} -> ${target}/${stem}.fatbin (sm ${arg_ARCHS})"
-      COMMAND_EXPAND_LISTS VERBATIM)
-
-    # The fatbin's kernels are the ground truth: the stubs wait for nvcc.
-    set(kernels_from --kernels-from "${fatbin}")
-    set(kernels_from_file "${fatbin}")
-    if(arg_EXPLICIT_KERNELS_ONLY)
-      set(kernels_from "")
-      set(kernels_from_file "")
-    endif()
-    add_custom_command(
-      OUTPUT "${header}" "${stubs}"
-      COMMAND "${gen}" ${includes} ${gen_options} --cuda-path "${cuda_path}"
-              --module-name "${module}" -o "${out_dir}" --depfile "${header}.d"
-              --cache-dir "${CMAKE_BINARY_DIR}/cubind-gen-cache" ${kernels_from} "${source}"
-      ${touch_header}
-      DEPENDS "${source}" "${gen}" ${kernels_from_file}
-      DEPFILE "${header}.d"
-      COMMENT "cubind: cubind-gen ${shown} -> ${target}/${stem}.cubind.h, .cubind.c"
-      COMMAND_EXPAND_LISTS VERBATIM)
-
-    add_custom_command(
-      OUTPUT "${embedded}"
-      COMMAND "${gen}" --embed-fatbin "${fatbin}" --module-name "${module}" -o "${out_dir}"
-      ${touch_embedded}
-      DEPENDS "${fatbin}" "${gen}"
-      COMMENT "cubind: embedding ${target}/${stem}.fatbin -> ${target}/${module}.fatbin.c"
-      VERBATIM)
-
-    list(APPEND generated "${header}" "${stubs}" "${embedded}")
+    list(APPEND stems ${module})
+    list(APPEND sources "${source}")
   endforeach()
 
-  add_library(${target} STATIC ${generated})
+  set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/${target}")
+  file(MAKE_DIRECTORY "${out_dir}")
+  # The library exists at once (so that it can be linked and given properties); its build
+  # steps are made at the end of this directory, when properties set after this call (such as
+  # CUDA_SEPARABLE_COMPILATION or CUDA_ARCHITECTURES) are known.
+  add_library(${target} STATIC)
+  set_target_properties(${target} PROPERTIES
+    LINKER_LANGUAGE C
+    CUBIND_SOURCES "${sources}"
+    CUBIND_ARCHS "${arg_ARCHS}"
+    CUBIND_PTX "${arg_PTX}"
+    CUBIND_PREFIX "${arg_PREFIX}"
+    CUBIND_SEPARABLE_OPTION "${arg_SEPARABLE}"
+    CUBIND_EXPLICIT_KERNELS_ONLY "${arg_EXPLICIT_KERNELS_ONLY}"
+    CUBIND_COMPILE_OPTIONS "${arg_COMPILE_OPTIONS}"
+    CUBIND_GEN "${gen}"
+    CUBIND_OUT_DIR "${out_dir}")
   target_include_directories(${target} PUBLIC "$<BUILD_INTERFACE:${out_dir}>")
   # A struct passed by value from a header: the generated header includes that header by its
   # path relative to the .cu's directory or to an INCLUDE_DIRECTORIES entry, so C callers need
-  # those directories too.
+  # those directories too (nvcc and cubind-gen get them from the same property).
+  set(source_dirs "")
+  foreach(source IN LISTS sources)
+    get_filename_component(dir "${source}" DIRECTORY)
+    list(APPEND source_dirs "${dir}")
+  endforeach()
   list(REMOVE_DUPLICATES source_dirs)
   foreach(dir IN LISTS arg_INCLUDE_DIRECTORIES source_dirs)
     get_filename_component(dir "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     target_include_directories(${target} PUBLIC "$<BUILD_INTERFACE:${dir}>")
   endforeach()
   target_link_libraries(${target} PUBLIC cubind::runtime)
-  set_target_properties(${target} PROPERTIES LINKER_LANGUAGE C)
+
+  # What the end of the top-level directory needs (it may run before this target's steps).
+  set(names_files "")
+  foreach(source IN LISTS sources)
+    get_filename_component(stem "${source}" NAME_WLE)
+    list(APPEND names_files "${out_dir}/${stem}.cubind.names")
+  endforeach()
+  set_target_properties(${target} PROPERTIES CUBIND_NAMES_FILES "${names_files}")
+  if(CMAKE_EXPORT_COMPILE_COMMANDS AND NOT CMAKE_CONFIGURATION_TYPES AND
+     CMAKE_GENERATOR MATCHES "Ninja|Makefiles")
+    set_property(GLOBAL APPEND PROPERTY _CUBIND_COMPILE_COMMAND_FRAGMENTS
+                 "${out_dir}/cubind-compile-commands.cmake")
+  endif()
+  set_property(GLOBAL APPEND PROPERTY CUBIND_KERNEL_TARGETS ${target})
+  # (a deferred call's arguments are evaluated when it runs: the name goes in as text now)
+  cmake_language(EVAL CODE "cmake_language(DEFER CALL _cubind_add_build_steps [==[${target}]==])")
+  get_property(scheduled GLOBAL PROPERTY _CUBIND_PROGRAM_CHECKS_SCHEDULED)
+  if(NOT scheduled)
+    set_property(GLOBAL PROPERTY _CUBIND_PROGRAM_CHECKS_SCHEDULED TRUE)
+    cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _cubind_finish_build)
+  endif()
+endfunction()
+
+# The build steps of one add_gpu_kernels() target (deferred to the end of its directory).
+function(_cubind_add_build_steps target)
+  set(caller "add_gpu_kernels(${target})")
+  get_target_property(sources ${target} CUBIND_SOURCES)
+  get_target_property(prefix ${target} CUBIND_PREFIX)
+  get_target_property(gen ${target} CUBIND_GEN)
+  get_target_property(out_dir ${target} CUBIND_OUT_DIR)
+  get_target_property(explicit_only ${target} CUBIND_EXPLICIT_KERNELS_ONLY)
+  get_target_property(separable ${target} CUBIND_SEPARABLE_OPTION)
+  get_target_property(cmake_separable ${target} CUDA_SEPARABLE_COMPILATION)
+  if(cmake_separable)
+    set(separable TRUE)
+  endif()
+  if(NOT prefix)
+    set(prefix "")
+  endif()
+  _cubind_target_archs(${target} "${caller}" gencode archs_shown real)
+  if(separable AND NOT real)
+    message(FATAL_ERROR "${caller}: SEPARABLE needs machine code (SASS) for at least one "
+                        "architecture: the device link drops PTX (${archs_shown})")
+  endif()
+  _cubind_nvcc_flags(${target} nvcc_flags)
+  if(CMAKE_CUDA_HOST_COMPILER)
+    list(APPEND nvcc_flags -ccbin "${CMAKE_CUDA_HOST_COMPILER}")
+  endif()
+  get_target_property(launcher ${target} CUDA_COMPILER_LAUNCHER)
+  if(NOT launcher)
+    set(launcher "")
+  endif()
+  set(nvcc ${launcher} "${CUBIND_NVCC_EXECUTABLE}")
+  get_filename_component(nvcc_real "${CUBIND_NVCC_EXECUTABLE}" REALPATH)
+  get_filename_component(cuda_path "${nvcc_real}" DIRECTORY)
+  get_filename_component(cuda_path "${cuda_path}" DIRECTORY)
+  string(MAKE_C_IDENTIFIER "${target}" image)
+  if(separable)
+    set(rdc -rdc=true)
+    # every module registers a unique name; so does the one fatbin
+    _cubind_claim_name("${caller}" "fatbin '${prefix}${image}'" "${prefix}${image}")
+  else()
+    set(rdc "")
+  endif()
+
+  # cubind-gen leaves an output that would not change untouched. Ninja notices (it re-stats
+  # outputs); make would rerun the step on every build, as the output stays older than its
+  # input, so for make the step ends by touching its outputs.
+  set(make_touch FALSE)
+  if(NOT CMAKE_GENERATOR MATCHES "Ninja")
+    set(make_touch TRUE)
+  endif()
+
+  set(generated "")
+  set(names_files "")
+  set(fatbins "")
+  set(compile_commands "")
+  foreach(source IN LISTS sources)
+    # (the .cu files are no sources of the library: nothing else would check them this early)
+    get_source_file_property(generated_source "${source}" GENERATED)
+    if(NOT EXISTS "${source}" AND NOT generated_source)
+      message(FATAL_ERROR "${caller}: SOURCES file '${source}' does not exist")
+    endif()
+    get_filename_component(stem "${source}" NAME_WLE)
+    string(MAKE_C_IDENTIFIER "${stem}" module)
+    if(separable)
+      set(module "${image}_${module}")
+      set(fatbin "${out_dir}/${stem}.rdc.fatbin")
+      set(fatbin_name --fatbin-name "${image}")
+    else()
+      set(fatbin "${out_dir}/${stem}.fatbin")
+      set(fatbin_name "")
+    endif()
+    set(header "${out_dir}/${stem}.cubind.h")
+    set(stubs "${out_dir}/${stem}.cubind.c")
+    set(names "${out_dir}/${stem}.cubind.names")
+    file(RELATIVE_PATH shown "${CMAKE_SOURCE_DIR}" "${source}")
+    _cubind_depfile_escape("${fatbin}" fatbin_target)
+
+    set(nvcc_args -fatbin ${rdc} ${gencode} ${nvcc_flags})
+    add_custom_command(
+      OUTPUT "${fatbin}"
+      COMMAND ${nvcc} ${nvcc_args} -MD -MF "${fatbin}.d" -MT "${fatbin_target}"
+              -o "${fatbin}" "${source}"
+      DEPENDS "${source}"
+      DEPFILE "${fatbin}.d"
+      COMMENT "cubind: nvcc ${shown} -> ${target}/${stem}.fatbin (${archs_shown})"
+      COMMAND_EXPAND_LISTS VERBATIM)
+    list(APPEND fatbins "${fatbin}")
+    # one line per .cu: directory, file, output, then the command; bracket arguments hold any
+    # text, and a list that a generator expression gives stays one argument (split when read)
+    set(line "cubind_compile_command([==[${CMAKE_CURRENT_BINARY_DIR}]==] [==[${source}]==] "
+             "[==[${fatbin}]==] [==[${CUBIND_NVCC_EXECUTABLE}]==]")
+    foreach(arg IN LISTS nvcc_args ITEMS -o "${fatbin}" "${source}")
+      string(APPEND line " [==[${arg}]==]")
+    endforeach()
+    string(APPEND compile_commands ${line} ")\n")
+
+    # The fatbin's kernels are the ground truth: the stubs wait for nvcc.
+    set(kernels_from --kernels-from "${fatbin}")
+    set(kernels_from_file "${fatbin}")
+    if(explicit_only)
+      set(kernels_from "")
+      set(kernels_from_file "")
+    endif()
+    set(touch "")
+    if(make_touch)
+      set(touch COMMAND "${CMAKE_COMMAND}" -E touch_nocreate "${header}" "${stubs}" "${names}")
+    endif()
+    set(prefix_option "")
+    if(prefix)
+      set(prefix_option --prefix "${prefix}")
+    endif()
+    add_custom_command(
+      OUTPUT "${header}" "${stubs}" "${names}"
+      COMMAND "${gen}" --nvcc-options ${rdc} ${nvcc_flags} -- --cuda-path "${cuda_path}"
+              --module-name "${module}" ${fatbin_name} ${prefix_option} -o "${out_dir}"
+              --depfile "${header}.d" --cache-dir "${CMAKE_BINARY_DIR}/cubind-gen-cache"
+              ${kernels_from} "${source}"
+      ${touch}
+      DEPENDS "${source}" "${gen}" ${kernels_from_file}
+      DEPFILE "${header}.d"
+      COMMENT "cubind: cubind-gen ${shown} -> ${target}/${stem}.cubind.h, .cubind.c"
+      COMMAND_EXPAND_LISTS VERBATIM)
+    list(APPEND generated "${header}" "${stubs}")
+    list(APPEND names_files "${names}")
+    if(NOT separable)
+      _cubind_embed_step(${target} "${gen}" "${fatbin}" "${prefix}" "${module}" "${make_touch}"
+                         embedded)
+      list(APPEND generated "${embedded}")
+    endif()
+  endforeach()
+
+  if(separable) # one device link of every .cu's relocatable code: one image for all modules
+    set(linked "${out_dir}/${target}.fatbin")
+    add_custom_command(
+      OUTPUT "${linked}"
+      COMMAND ${nvcc} -dlink -fatbin ${gencode} ${nvcc_flags} -o "${linked}" ${fatbins}
+      DEPENDS ${fatbins}
+      COMMENT "cubind: nvcc -dlink ${target} -> ${target}/${target}.fatbin (${archs_shown})"
+      COMMAND_EXPAND_LISTS VERBATIM)
+    _cubind_embed_step(${target} "${gen}" "${linked}" "${prefix}" "${image}" "${make_touch}"
+                       embedded)
+    list(APPEND generated "${embedded}")
+  endif()
+
+  # The target's own .cu files give no C name twice (linked programs are checked at the end).
+  list(LENGTH names_files count)
+  if(count GREATER 1)
+    set(checked "${out_dir}/cubind-names.checked")
+    add_custom_command(
+      OUTPUT "${checked}"
+      COMMAND "${gen}" --check-names ${names_files}
+      COMMAND "${CMAKE_COMMAND}" -E touch "${checked}"
+      DEPENDS ${names_files} "${gen}"
+      COMMENT "cubind: checking the C names of ${target}"
+      VERBATIM)
+    list(APPEND generated "${checked}")
+  endif()
+  target_sources(${target} PRIVATE ${generated})
+  # For compile_commands.json (single-configuration Ninja and Makefiles, as CMake's own; the
+  # path is registered by add_gpu_kernels()).
+  get_property(fragments GLOBAL PROPERTY _CUBIND_COMPILE_COMMAND_FRAGMENTS)
+  if("${out_dir}/cubind-compile-commands.cmake" IN_LIST fragments)
+    file(GENERATE OUTPUT "${out_dir}/cubind-compile-commands.cmake" CONTENT "${compile_commands}")
+  endif()
+endfunction()
+
+# The step embedding a fatbin as <prefix><name>.fatbin.c; its path into out_var.
+function(_cubind_embed_step target gen fatbin prefix name make_touch out_var)
+  get_target_property(out_dir ${target} CUBIND_OUT_DIR)
+  set(embedded "${out_dir}/${prefix}${name}.fatbin.c")
+  set(touch "")
+  if(make_touch)
+    set(touch COMMAND "${CMAKE_COMMAND}" -E touch_nocreate "${embedded}")
+  endif()
+  set(prefix_option "")
+  if(prefix)
+    set(prefix_option --prefix "${prefix}")
+  endif()
+  get_filename_component(fatbin_name "${fatbin}" NAME)
+  add_custom_command(
+    OUTPUT "${embedded}"
+    COMMAND "${gen}" --embed-fatbin "${fatbin}" --module-name "${name}" ${prefix_option}
+            -o "${out_dir}"
+    ${touch}
+    DEPENDS "${fatbin}" "${gen}"
+    COMMENT "cubind: embedding ${target}/${fatbin_name} -> ${target}/${prefix}${name}.fatbin.c"
+    VERBATIM)
+  set(${out_var} "${embedded}" PARENT_SCOPE)
+endfunction()
+
+# Registers a global C name for the whole build; a clear configure error when another target
+# of this build already took it (used for SEPARABLE fatbins, named after their target).
+function(_cubind_claim_name caller what name)
+  get_property(owner GLOBAL PROPERTY _CUBIND_NAME_OWNER_${name})
+  if(owner AND NOT owner STREQUAL "${caller}")
+    message(FATAL_ERROR "${caller}: ${what} is already defined by ${owner}: rename a target or "
+                        "give one a PREFIX")
+  endif()
+  set_property(GLOBAL PROPERTY _CUBIND_NAME_OWNER_${name} "${caller}")
+endfunction()
+
+# The add_gpu_kernels() targets that `target` links, directly or through other libraries.
+function(_cubind_linked_kernel_targets target out)
+  get_property(kernel_targets GLOBAL PROPERTY CUBIND_KERNEL_TARGETS)
+  set(queue ${target})
+  set(seen "")
+  set(found "")
+  while(queue)
+    list(POP_FRONT queue current)
+    if(current IN_LIST seen OR NOT TARGET "${current}")
+      continue()
+    endif()
+    list(APPEND seen "${current}")
+    get_target_property(aliased "${current}" ALIASED_TARGET)
+    if(aliased)
+      list(APPEND queue "${aliased}")
+      continue()
+    endif()
+    if(current IN_LIST kernel_targets)
+      list(APPEND found "${current}")
+    endif()
+    get_target_property(imported "${current}" IMPORTED)
+    get_target_property(type "${current}" TYPE)
+    set(links "")
+    if(NOT imported AND NOT type STREQUAL "INTERFACE_LIBRARY")
+      get_target_property(links "${current}" LINK_LIBRARIES)
+    endif()
+    get_target_property(interface "${current}" INTERFACE_LINK_LIBRARIES)
+    foreach(item IN LISTS links interface)
+      # $<LINK_ONLY:x> (static libraries' private links) and other simple wrappers
+      string(REGEX REPLACE "^\\$<LINK_ONLY:([^$<>]+)>$" "\\1" item "${item}")
+      if(item MATCHES "^::@" OR item MATCHES "[$<>]" OR item MATCHES "-NOTFOUND$")
+        continue()
+      endif()
+      list(APPEND queue "${item}")
+    endforeach()
+  endwhile()
+  set(${out} "${found}" PARENT_SCOPE)
+endfunction()
+
+# Every target defined in `dir` and its subdirectories.
+function(_cubind_all_targets dir out)
+  get_property(targets DIRECTORY "${dir}" PROPERTY BUILDSYSTEM_TARGETS)
+  get_property(subdirs DIRECTORY "${dir}" PROPERTY SUBDIRECTORIES)
+  foreach(subdir IN LISTS subdirs)
+    _cubind_all_targets("${subdir}" more)
+    list(APPEND targets ${more})
+  endforeach()
+  set(${out} "${targets}" PARENT_SCOPE)
+endfunction()
+
+# At the end of the top-level directory: for each executable and shared library that links
+# two or more add_gpu_kernels() targets, a step before its link checks their C names together;
+# with CMAKE_EXPORT_COMPILE_COMMANDS, the nvcc steps join compile_commands.json.
+function(_cubind_finish_build)
+  _cubind_all_targets("${CMAKE_SOURCE_DIR}" targets)
+  foreach(program IN LISTS targets)
+    get_target_property(type ${program} TYPE)
+    if(NOT type MATCHES "^(EXECUTABLE|SHARED_LIBRARY|MODULE_LIBRARY)$")
+      continue()
+    endif()
+    _cubind_linked_kernel_targets(${program} linked)
+    list(LENGTH linked count)
+    if(count LESS 2)
+      continue()
+    endif()
+    set(names_files "")
+    set(gen "")
+    foreach(kernels IN LISTS linked)
+      get_target_property(files ${kernels} CUBIND_NAMES_FILES)
+      list(APPEND names_files ${files})
+      if(NOT gen)
+        get_target_property(gen ${kernels} CUBIND_GEN)
+      endif()
+    endforeach()
+    set(checked "${CMAKE_BINARY_DIR}/cubind-names/${program}.checked")
+    file(MAKE_DIRECTORY "${CMAKE_BINARY_DIR}/cubind-names") # (make creates no output folders)
+    list(JOIN linked ", " linked_shown)
+    add_custom_command(
+      OUTPUT "${checked}"
+      COMMAND "${gen}" --check-names ${names_files}
+      COMMAND "${CMAKE_COMMAND}" -E touch "${checked}"
+      DEPENDS ${names_files} "${gen}"
+      COMMENT "cubind: checking the C names linked into ${program} (${linked_shown})"
+      VERBATIM)
+    add_custom_target(cubind_names_${program} DEPENDS "${checked}")
+    add_dependencies(cubind_names_${program} ${linked})
+    add_dependencies(${program} cubind_names_${program})
+  endforeach()
+  _cubind_compile_commands()
+endfunction()
+
+# compile_commands.json gets CMake's own entries; the nvcc steps of every .cu are added by a
+# build step (CubindCompileCommands.cmake, next to this file) from the lists that
+# _cubind_add_build_steps wrote with file(GENERATE), generator expressions evaluated.
+function(_cubind_compile_commands)
+  get_property(fragments GLOBAL PROPERTY _CUBIND_COMPILE_COMMAND_FRAGMENTS)
+  if(NOT fragments)
+    return()
+  endif()
+  set(database "${CMAKE_BINARY_DIR}/compile_commands.json")
+  set(stamp "${CMAKE_BINARY_DIR}/cubind-compile-commands.stamp")
+  add_custom_command(
+    OUTPUT "${stamp}"
+    COMMAND "${CMAKE_COMMAND}" "-DDATABASE=${database}" "-DFRAGMENTS=${fragments}"
+            "-DSTAMP=${stamp}" -P "${_CUBIND_MODULE_DIR}/CubindCompileCommands.cmake"
+    DEPENDS ${fragments} "${database}" "${_CUBIND_MODULE_DIR}/CubindCompileCommands.cmake"
+    COMMENT "cubind: adding the nvcc steps to compile_commands.json"
+    VERBATIM)
+  add_custom_target(cubind_compile_commands ALL DEPENDS "${stamp}")
 endfunction()

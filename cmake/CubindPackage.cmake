@@ -4,12 +4,16 @@
 #   <prefix>/lib/cmake/cubind/  cubindConfig.cmake (+ ConfigVersion): find_package(cubind) gives
 #                               cubind::runtime, cubind::runtime_shared, cubind::gen and
 #                               add_gpu_kernels()
-#   <prefix>/lib/pkgconfig/cubind.pc  for non-CMake builds:
+#   <prefix>/lib/pkgconfig/cubind.pc  for non-CMake builds, the static runtime (as
+#                               cubind::runtime): a program needs only the CUDA driver
 #                               cc main.c vec.cubind.c vec.fatbin.c $(pkg-config --cflags --libs cubind)
+#   <prefix>/lib/pkgconfig/cubind-shared.pc  the same with libcubind.so (cubind::runtime_shared)
+#   <prefix>/share/doc/cubind/  LICENSE, CHANGELOG.md
 #
 # Included by the top-level CMakeLists.txt. runtime/ and generator/ install their own targets
 # into the export set cubindTargets; this file installs that set, the config files, the pkg-config
-# file and cmake/CubindGpuKernels.cmake.
+# files, cmake/CubindGpuKernels.cmake and its helper scripts, and runs ldconfig when the shared
+# library went into the loader's cache (cmake/CubindLdconfig.cmake).
 
 include(CMakePackageConfigHelpers)
 
@@ -32,20 +36,36 @@ configure_package_config_file(
   "${CMAKE_CURRENT_LIST_DIR}/cubindConfig.cmake.in"
   "${PROJECT_BINARY_DIR}/cubindConfig.cmake"
   INSTALL_DESTINATION "${CUBIND_INSTALL_CMAKEDIR}"
-  PATH_VARS CMAKE_INSTALL_BINDIR CMAKE_INSTALL_INCLUDEDIR)
+  PATH_VARS CMAKE_INSTALL_BINDIR)
 # 0.x: a new minor version may change the generated-code ABI, so only the same minor matches.
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/cubindConfigVersion.cmake"
                                  COMPATIBILITY SameMinorVersion)
 install(FILES "${PROJECT_BINARY_DIR}/cubindConfig.cmake"
               "${PROJECT_BINARY_DIR}/cubindConfigVersion.cmake"
               "${CMAKE_CURRENT_LIST_DIR}/CubindGpuKernels.cmake"
+              "${CMAKE_CURRENT_LIST_DIR}/CubindCompileCommands.cmake"
         DESTINATION "${CUBIND_INSTALL_CMAKEDIR}")
+install(FILES "${PROJECT_SOURCE_DIR}/LICENSE" "${PROJECT_SOURCE_DIR}/CHANGELOG.md"
+        DESTINATION "${CMAKE_INSTALL_DOCDIR}")
 
 # pkg-config: prefix relative to the .pc file, so that the installed tree can be moved.
 set(CUBIND_PKGCONFIG_DIR "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
 file(RELATIVE_PATH CUBIND_PC_TO_PREFIX "/prefix/${CUBIND_PKGCONFIG_DIR}" "/prefix")
+# The toolkit's include directory (cuda.h) as a system one: cuda.h is not -pedantic clean.
 get_target_property(CUBIND_PC_CUDA_INCLUDES CUDA::toolkit INTERFACE_INCLUDE_DIRECTORIES)
-list(TRANSFORM CUBIND_PC_CUDA_INCLUDES PREPEND "-I")
+list(TRANSFORM CUBIND_PC_CUDA_INCLUDES PREPEND "-isystem ")
 list(JOIN CUBIND_PC_CUDA_INCLUDES " " CUBIND_PC_CUDA_CFLAGS)
-configure_file("${CMAKE_CURRENT_LIST_DIR}/cubind.pc.in" "${PROJECT_BINARY_DIR}/cubind.pc" @ONLY)
-install(FILES "${PROJECT_BINARY_DIR}/cubind.pc" DESTINATION "${CUBIND_PKGCONFIG_DIR}")
+get_target_property(CUBIND_PC_STATIC_NAME cubind_runtime OUTPUT_NAME)
+if(NOT CUBIND_PC_STATIC_NAME)
+  set(CUBIND_PC_STATIC_NAME cubind_runtime)
+endif()
+set(CUBIND_PC_STATIC_LIB "${CMAKE_STATIC_LIBRARY_PREFIX}${CUBIND_PC_STATIC_NAME}${CMAKE_STATIC_LIBRARY_SUFFIX}")
+foreach(pc IN ITEMS cubind cubind-shared)
+  configure_file("${CMAKE_CURRENT_LIST_DIR}/${pc}.pc.in" "${PROJECT_BINARY_DIR}/${pc}.pc" @ONLY)
+  install(FILES "${PROJECT_BINARY_DIR}/${pc}.pc" DESTINATION "${CUBIND_PKGCONFIG_DIR}")
+endforeach()
+
+# After the shared library: ldconfig, when the loader finds it through its cache.
+install(CODE "execute_process(COMMAND \"\${CMAKE_COMMAND}\"
+                \"-DLIBDIR=\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}\"
+                -P \"${CMAKE_CURRENT_LIST_DIR}/CubindLdconfig.cmake\")")

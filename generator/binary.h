@@ -28,10 +28,11 @@ typedef struct cubind_binary {
 
 /*
  * cubind_binary_add: reads the kernels of one fatbin or cubin held in data[0..size) (named
- * `name` in messages) into binary (zero it before the first call). PTX entries are skipped.
- * Inputs: untrusted bytes; every offset is bounds-checked.
+ * `name` in messages) into binary (zero it before the first call). PTX entries are skipped;
+ * compressed cubins (LZ4 or Zstandard, as nvcc's fatbinary writes them) are decompressed.
+ * Inputs: untrusted bytes; every offset, length and decoding table is bounds-checked.
  * Returns 0, or 1 after reporting "name: error: ..." (not a fatbin or cubin, truncated, a
- * compressed cubin, no cubin at all).
+ * cubin that does not decompress, no cubin at all).
  */
 int cubind_binary_add(cubind_binary *binary, const char *name, const unsigned char *data,
                       size_t size);

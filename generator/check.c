@@ -190,19 +190,7 @@ static void check_param_names(const cubind_kernel *kernel) {
   }
 }
 
-/* ---- The file and the module -------------------------------------------------------------- */
-
-/* cubind_check_module_name: see check.h. */
-int cubind_check_module_name(const char *name) {
-  if (strncmp(name, "cubind", 6) != 0)
-    return 0;
-  cubind_diag(NULL, 0, 0, "error",
-              "module name '%s' is reserved: names beginning with 'cubind' are cubind's own "
-              "(its types and functions are cubind_module...); rename the file or pass "
-              "--module-name",
-              name);
-  return 1;
-}
+/* ---- The file ---------------------------------------------------------------------------- */
 
 /*
  * The generated .c spells #include "<stem>.cubind.h" and the header #line "<name>": a quote or
@@ -508,7 +496,6 @@ int cubind_check(cubind_model *model) {
   unsigned before = cubind_error_count();
   char *bound = cubind_xcalloc(model->num_kernels + 1, 1);
   check_file_name(model);
-  cubind_check_module_name(model->module_name);
   check_findings(model);
   decide_kernels(model, bound);
   check_templates(model);

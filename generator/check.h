@@ -19,10 +19,4 @@
  */
 int cubind_check(cubind_model *model);
 
-/*
- * cubind_check_module_name: reports (and returns 1 for) a module name the generated code cannot
- * use: names beginning with "cubind" are cubind's own. 0 when it is fine.
- */
-int cubind_check_module_name(const char *name);
-
 #endif /* CUBIND_GEN_CHECK_H */

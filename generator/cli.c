@@ -11,21 +11,32 @@ void cubind_cli_usage(FILE *out) {
   fputs(
       "usage: cubind-gen [options] file.cu\n"
       "       cubind-gen --embed-fatbin file.fatbin --module-name NAME [-o DIR]\n"
+      "       cubind-gen --check-names file.cubind.names...\n"
       "\n"
       "Writes DIR/<stem>.cubind.h and DIR/<stem>.cubind.c: a C function <kernel>_launch and\n"
-      "<kernel>_call for every __global__ function of file.cu. With --embed-fatbin, writes\n"
-      "DIR/<NAME>.fatbin.c holding the fatbin as cubind_fatbin_<NAME>.\n"
+      "<kernel>_call for every __global__ function of file.cu, and DIR/<stem>.cubind.names (the\n"
+      "C names it generated, for --check-names). With --embed-fatbin, writes DIR/<NAME>.fatbin.c\n"
+      "holding the fatbin as cubind_fatbin_<NAME>.\n"
       "Outputs whose content would not change are left untouched; on any error none is written.\n"
       "\n"
-      "options:\n"
-      "  -I DIR              add DIR to the include path\n"
-      "  -isystem DIR        add DIR to the system include path\n"
-      "  -D NAME[=VALUE]     define a macro\n"
-      "  -U NAME             undefine a macro\n"
-      "  -std=STD            language standard (default: c++17)\n"
+      "options (nvcc's spellings of the preprocessor options are accepted too):\n"
+      "  -I DIR, --include-path DIR        add DIR to the include path\n"
+      "  -isystem DIR, --system-include DIR  add DIR to the system include path\n"
+      "  -include FILE, --pre-include FILE include FILE before the .cu\n"
+      "  -D NAME[=VALUE], --define-macro NAME[=VALUE]  define a macro\n"
+      "  -U NAME, --undefine-macro NAME    undefine a macro\n"
+      "  -std=STD, --std STD               language standard (default: c++17)\n"
+      "  --nvcc-options OPTION... --       the options given to nvcc for this .cu, up to a lone\n"
+      "                      '--': the preprocessor ones above are used (and -G, -rdc=true/-dc,\n"
+      "                      --extended-lambda, --expt-relaxed-constexpr define the macros nvcc\n"
+      "                      defines for them); all others are ignored\n"
       "  -o DIR              output directory (default: the current directory; created if\n"
       "                      missing)\n"
       "  --module-name NAME  module name, a C identifier (default: the input's stem)\n"
+      "  --fatbin-name NAME  the embedded fatbin the stubs load, cubind_fatbin_<NAME> (default:\n"
+      "                      the module name; several modules may share one fatbin)\n"
+      "  --prefix P          put P before every generated C name: P<kernel>_launch, the module\n"
+      "                      and fatbin names (with --embed-fatbin: the fatbin's symbol)\n"
       "  --cuda-path DIR     CUDA toolkit (default: $CUDA_PATH, else " CUBIND_GEN_DEFAULT_CUDA_PATH
       ")\n"
       "  --depfile FILE      write a Makefile-style depfile listing the files the parse read\n"
@@ -35,10 +46,10 @@ void cubind_cli_usage(FILE *out) {
       "  --no-cache          parse everything every time\n"
       "  --no-line-directives  no #line directives pointing the stubs at the .cu file\n"
       "  --kernels-from FILE also bind every kernel of FILE (nvcc's fatbin or cubin of this\n"
-      "                      .cu) that the source does not name: templates instantiated by\n"
-      "                      the host code that launches them, kernels behind another\n"
-      "                      architecture's #if; the header lists any it cannot bind, with the\n"
-      "                      reason (repeatable; without it: plain kernels and explicit\n"
+      "                      .cu, compressed or not) that the source does not name: templates\n"
+      "                      instantiated by the host code that launches them, kernels behind\n"
+      "                      another architecture's #if; the header lists any it cannot bind,\n"
+      "                      with the reason (repeatable; without it: plain kernels and explicit\n"
       "                      instantiations only)\n"
       "  --earlier-binary FILE\n"
       "                      the binary of an earlier .cu of the same library: the kernels of\n"
@@ -48,6 +59,9 @@ void cubind_cli_usage(FILE *out) {
       "                      (omp.h, ...) are searched after clang's (default: g++ on PATH, as\n"
       "                      nvcc; 'none': no host compiler)\n"
       "  --embed-fatbin FILE embed FILE (a fatbin) instead of generating stubs\n"
+      "  --check-names FILE... check that the .cubind.names files of the .cu files linked into\n"
+      "                      one program give no C name twice; exit status 1, naming both\n"
+      "                      places, when they do\n"
       "  --help              print this help and exit\n"
       "  --version           print the version and exit\n"
       "\n"
@@ -61,13 +75,16 @@ static int usage_error(const char *message, const char *arg) {
   return CUBIND_EXIT_USAGE;
 }
 
+/* How an option's value may be written besides "NAME VALUE". */
+enum { VALUE_ATTACHED = 1, /* "-IDIR" */ VALUE_EQUALS = 2 /* "--include-path=DIR" */ };
+
 /*
- * Options that take a value, given either as the next argument or attached: "-I DIR" or
- * "-IDIR"; "--module-name NAME" or "--module-name=NAME". Returns the value or NULL (no match);
- * *missing is set when the option matched but had no value.
+ * Options that take a value: "NAME VALUE", and per `forms` "NAMEVALUE" or "NAME=VALUE".
+ * Returns the value or NULL (no match); *missing is set when the option matched but had no
+ * value.
  */
 static const char *option_value(int argc, char **argv, int *index, const char *name,
-                                int attached, int *missing) {
+                                int forms, int *missing) {
   const char *arg = argv[*index];
   size_t length = strlen(name);
   if (strcmp(arg, name) == 0) {
@@ -78,24 +95,154 @@ static const char *option_value(int argc, char **argv, int *index, const char *n
     return argv[++*index];
   }
   if (strncmp(arg, name, length) == 0) {
-    if (attached && arg[length])
-      return arg + length;
-    if (!attached && arg[length] == '=')
+    if ((forms & VALUE_EQUALS) && arg[length] == '=')
       return arg + length + 1;
+    if ((forms & VALUE_ATTACHED) && arg[length])
+      return arg + length;
   }
   return NULL;
 }
 
+/*
+ * The preprocessor options, in cubind-gen's and nvcc's spellings: the one place that maps what
+ * nvcc's preprocessor is given onto the clang arguments of the parse (used for cubind-gen's own
+ * options and inside --nvcc-options). As for nvcc, "-I=DIR" is "-I DIR".
+ */
+#define BOTH (VALUE_EQUALS | VALUE_ATTACHED)
+typedef enum { PP_DEFINE, PP_UNDEFINE, PP_INCLUDE_DIR, PP_SYSTEM_DIR, PP_PRE_INCLUDE, PP_STD } pp_kind;
+static const struct {
+  const char *name;
+  pp_kind kind;
+  int forms;
+} preprocessor_options[] = {
+    {"-isystem", PP_SYSTEM_DIR, BOTH},        {"--system-include", PP_SYSTEM_DIR, VALUE_EQUALS},
+    {"-include", PP_PRE_INCLUDE, VALUE_EQUALS}, {"--pre-include", PP_PRE_INCLUDE, VALUE_EQUALS},
+    {"-I", PP_INCLUDE_DIR, BOTH},             {"--include-path", PP_INCLUDE_DIR, VALUE_EQUALS},
+    {"-D", PP_DEFINE, BOTH},                  {"--define-macro", PP_DEFINE, VALUE_EQUALS},
+    {"-U", PP_UNDEFINE, BOTH},                {"--undefine-macro", PP_UNDEFINE, VALUE_EQUALS},
+    {"-std", PP_STD, VALUE_EQUALS},           {"--std", PP_STD, VALUE_EQUALS},
+};
+
+/*
+ * If argv[*index] is a preprocessor option, records it in cli as clang arguments (consuming a
+ * separate value) and returns 1; returns 0 when it is none; -1 (after a usage error) when its
+ * value is missing.
+ */
+static int take_preprocessor_option(int argc, char **argv, int *index, cubind_cli *cli) {
+  size_t k;
+  for (k = 0; k < sizeof preprocessor_options / sizeof preprocessor_options[0]; k++) {
+    int missing = 0;
+    const char *value = option_value(argc, argv, index, preprocessor_options[k].name,
+                                     preprocessor_options[k].forms, &missing);
+    char *joined;
+    if (missing) {
+      usage_error("missing argument to", argv[*index]);
+      return -1;
+    }
+    if (!value)
+      continue;
+    switch (preprocessor_options[k].kind) {
+    case PP_SYSTEM_DIR: /* clang wants these two as two arguments */
+    case PP_PRE_INCLUDE:
+      cubind_strlist_add(&cli->clang_args,
+                         preprocessor_options[k].kind == PP_SYSTEM_DIR ? "-isystem" : "-include");
+      cubind_strlist_add(&cli->clang_args, value);
+      break;
+    case PP_STD:
+      joined = cubind_xasprintf("-std=%s", value);
+      cubind_strlist_add(&cli->owned, joined);
+      free(joined);
+      cli->std = cli->owned.items[cli->owned.count - 1];
+      break;
+    default:
+      joined = cubind_xasprintf("-%c%s",
+                                preprocessor_options[k].kind == PP_DEFINE     ? 'D'
+                                : preprocessor_options[k].kind == PP_UNDEFINE ? 'U'
+                                                                              : 'I',
+                                value);
+      cubind_strlist_add(&cli->clang_args, joined);
+      free(joined);
+    }
+    return 1;
+  }
+  return 0;
+}
+
+/* nvcc options that make nvcc define a macro for the device compile (nvcc -E shows them). */
+static const struct {
+  const char *option;
+  const char *macro;
+} nvcc_macros[] = {
+    {"-G", "__CUDACC_DEBUG__"},
+    {"--device-debug", "__CUDACC_DEBUG__"},
+    {"-dc", "__CUDACC_RDC__"},
+    {"--device-c", "__CUDACC_RDC__"},
+    {"-rdc=true", "__CUDACC_RDC__"},
+    {"--relocatable-device-code=true", "__CUDACC_RDC__"},
+    {"--extended-lambda", "__CUDACC_EXTENDED_LAMBDA__"},
+    {"-extended-lambda", "__CUDACC_EXTENDED_LAMBDA__"},
+    {"--expt-extended-lambda", "__CUDACC_EXTENDED_LAMBDA__"},
+    {"-expt-extended-lambda", "__CUDACC_EXTENDED_LAMBDA__"},
+    {"--expt-relaxed-constexpr", "__CUDACC_RELAXED_CONSTEXPR__"},
+    {"-expt-relaxed-constexpr", "__CUDACC_RELAXED_CONSTEXPR__"},
+};
+
+/* 1 when an nvcc option takes the next argument as its value and that value may look like an
+   option ("-Xcompiler -DHOST_ONLY", "--ptxas-options -v"): the value is no preprocessor option. */
+static int nvcc_passes_next_argument(const char *arg) {
+  size_t length = strlen(arg);
+  if (strchr(arg, '='))
+    return 0;
+  if (arg[0] == '-' && arg[1] == 'X' && arg[2])
+    return 1; /* -Xcompiler, -Xptxas, -Xlinker, -Xnvlink, -Xfatbin, -Xarchive, ... */
+  if (length > 10 && strncmp(arg, "--", 2) == 0 && strcmp(arg + length - 8, "-options") == 0)
+    return 1; /* --compiler-options, --ptxas-options, ... */
+  return strcmp(arg, "-rdc") == 0 || strcmp(arg, "--relocatable-device-code") == 0;
+}
+
+/*
+ * --nvcc-options OPTION... --: takes the preprocessor options (and nvcc's macro-defining flags)
+ * of nvcc's command line, skips the rest. *index is at --nvcc-options; on return, at the '--'.
+ * Returns 0, or CUBIND_EXIT_USAGE.
+ */
+static int take_nvcc_options(int argc, char **argv, int *index, cubind_cli *cli) {
+  int i;
+  for (i = *index + 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+    size_t k;
+    int taken = take_preprocessor_option(argc, argv, &i, cli);
+    if (taken < 0)
+      return CUBIND_EXIT_USAGE;
+    if (taken)
+      continue;
+    for (k = 0; k < sizeof nvcc_macros / sizeof nvcc_macros[0]; k++)
+      if (strcmp(argv[i], nvcc_macros[k].option) == 0)
+        break;
+    if (k < sizeof nvcc_macros / sizeof nvcc_macros[0]) {
+      char *define = cubind_xasprintf("-D%s", nvcc_macros[k].macro);
+      cubind_strlist_add(&cli->clang_args, define);
+      free(define);
+    } else if (nvcc_passes_next_argument(argv[i]) && i + 1 < argc &&
+               strcmp(argv[i + 1], "--") != 0) {
+      if ((strcmp(argv[i], "-rdc") == 0 || strcmp(argv[i], "--relocatable-device-code") == 0) &&
+          strcmp(argv[i + 1], "true") == 0)
+        cubind_strlist_add(&cli->clang_args, "-D__CUDACC_RDC__");
+      i++;
+    }
+  }
+  if (i >= argc)
+    return usage_error("--nvcc-options needs a closing '--'", NULL);
+  *index = i;
+  return 0;
+}
+
 /* cubind_cli_parse: see cli.h. */
 int cubind_cli_parse(int argc, char **argv, cubind_cli *cli) {
-  static const char *const clang_options[] = {"-isystem", "-I", "-D", "-U"};
   int i;
   cli->output_dir = ".";
   cli->std = "-std=c++17";
   for (i = 1; i < argc; i++) {
     const char *arg = argv[i], *value;
-    int missing = 0;
-    size_t k;
+    int missing = 0, taken;
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
       cli->help = 1;
       continue;
@@ -104,51 +251,51 @@ int cubind_cli_parse(int argc, char **argv, cubind_cli *cli) {
       cli->version = 1;
       continue;
     }
-    for (k = 0; k < sizeof clang_options / sizeof clang_options[0]; k++) {
-      value = option_value(argc, argv, &i, clang_options[k], 1, &missing);
-      if (value) {
-        if (k == 0) { /* clang wants "-isystem" and the directory as two arguments */
-          cubind_strlist_add(&cli->clang_args, "-isystem");
-          cubind_strlist_add(&cli->clang_args, value);
-        } else {
-          char *joined = cubind_xasprintf("%s%s", clang_options[k], value);
-          cubind_strlist_add(&cli->clang_args, joined);
-          free(joined);
-        }
-        break;
-      }
-      if (missing)
-        return usage_error("missing argument to", arg);
-    }
-    if (k < sizeof clang_options / sizeof clang_options[0])
+    taken = take_preprocessor_option(argc, argv, &i, cli);
+    if (taken < 0)
+      return CUBIND_EXIT_USAGE;
+    if (taken)
       continue;
-    if (strncmp(arg, "-std=", 5) == 0) {
-      cli->std = arg;
-    } else if ((value = option_value(argc, argv, &i, "-o", 1, &missing))) {
+    if (strcmp(arg, "--nvcc-options") == 0) {
+      if (take_nvcc_options(argc, argv, &i, cli) != 0)
+        return CUBIND_EXIT_USAGE;
+    } else if ((value = option_value(argc, argv, &i, "-o", VALUE_ATTACHED, &missing))) {
       cli->output_dir = value;
-    } else if ((value = option_value(argc, argv, &i, "--module-name", 0, &missing))) {
+    } else if ((value = option_value(argc, argv, &i, "--module-name", VALUE_EQUALS, &missing))) {
       if (!cubind_is_identifier(value))
         return usage_error("--module-name must be a C identifier", value);
       if (strcmp(value, "cubind") == 0)
         return usage_error("module name is reserved", value);
       cli->module_name = value;
-    } else if ((value = option_value(argc, argv, &i, "--cuda-path", 0, &missing))) {
+    } else if ((value = option_value(argc, argv, &i, "--fatbin-name", VALUE_EQUALS, &missing))) {
+      if (!cubind_is_identifier(value))
+        return usage_error("--fatbin-name must be a C identifier", value);
+      cli->fatbin_name = value;
+    } else if ((value = option_value(argc, argv, &i, "--prefix", VALUE_EQUALS, &missing))) {
+      if (!cubind_is_identifier(value))
+        return usage_error("--prefix must be a C identifier (letters, digits, '_'; no digit "
+                           "first)",
+                           value);
+      cli->prefix = value;
+    } else if ((value = option_value(argc, argv, &i, "--cuda-path", VALUE_EQUALS, &missing))) {
       cli->cuda_path = value;
-    } else if ((value = option_value(argc, argv, &i, "--depfile", 0, &missing))) {
+    } else if ((value = option_value(argc, argv, &i, "--depfile", VALUE_EQUALS, &missing))) {
       cli->depfile = value;
-    } else if ((value = option_value(argc, argv, &i, "--cache-dir", 0, &missing))) {
+    } else if ((value = option_value(argc, argv, &i, "--cache-dir", VALUE_EQUALS, &missing))) {
       cli->cache_dir = value;
     } else if (strcmp(arg, "--no-cache") == 0) {
       cli->no_cache = 1;
     } else if (strcmp(arg, "--no-line-directives") == 0) {
       cli->no_line_directives = 1;
-    } else if ((value = option_value(argc, argv, &i, "--kernels-from", 0, &missing))) {
+    } else if (strcmp(arg, "--check-names") == 0) {
+      cli->check_names = 1;
+    } else if ((value = option_value(argc, argv, &i, "--kernels-from", VALUE_EQUALS, &missing))) {
       cubind_strlist_add(&cli->kernels_from, value);
-    } else if ((value = option_value(argc, argv, &i, "--earlier-binary", 0, &missing))) {
+    } else if ((value = option_value(argc, argv, &i, "--earlier-binary", VALUE_EQUALS, &missing))) {
       cubind_strlist_add(&cli->earlier_binaries, value);
-    } else if ((value = option_value(argc, argv, &i, "--host-compiler", 0, &missing))) {
+    } else if ((value = option_value(argc, argv, &i, "--host-compiler", VALUE_EQUALS, &missing))) {
       cli->host_compiler = value;
-    } else if ((value = option_value(argc, argv, &i, "--embed-fatbin", 0, &missing))) {
+    } else if ((value = option_value(argc, argv, &i, "--embed-fatbin", VALUE_EQUALS, &missing))) {
       if (cli->input)
         return usage_error("more than one input file", value);
       cli->input = value;
@@ -157,6 +304,8 @@ int cubind_cli_parse(int argc, char **argv, cubind_cli *cli) {
       return usage_error("missing argument to", arg);
     } else if (arg[0] == '-' && arg[1]) {
       return usage_error("unknown option", arg);
+    } else if (cli->check_names) {
+      cubind_strlist_add(&cli->names_files, arg);
     } else if (cli->input) {
       return usage_error("more than one input file", arg);
     } else {
@@ -165,6 +314,17 @@ int cubind_cli_parse(int argc, char **argv, cubind_cli *cli) {
   }
   if (cli->help || cli->version)
     return 0;
+  if (cli->check_names) {
+    if (cli->input) { /* a file named before --check-names */
+      cubind_strlist_add(&cli->names_files, cli->input);
+      cli->input = NULL;
+    }
+    if (cli->embed_fatbin)
+      return usage_error("--check-names does not go with --embed-fatbin", NULL);
+    if (!cli->names_files.count)
+      return usage_error("--check-names needs at least one .cubind.names file", NULL);
+    return 0;
+  }
   if (!cli->input)
     return usage_error("no input file", NULL);
   if (cli->embed_fatbin && !cli->module_name)
@@ -174,9 +334,11 @@ int cubind_cli_parse(int argc, char **argv, cubind_cli *cli) {
   return 0;
 }
 
-/* cubind_cli_free: see cli.h. */
+/* cubind_cli_free: frees what cubind_cli_parse allocated. */
 void cubind_cli_free(cubind_cli *cli) {
   cubind_strlist_free(&cli->clang_args);
   cubind_strlist_free(&cli->kernels_from);
   cubind_strlist_free(&cli->earlier_binaries);
+  cubind_strlist_free(&cli->names_files);
+  cubind_strlist_free(&cli->owned);
 }

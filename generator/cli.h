@@ -10,18 +10,23 @@ typedef struct cubind_cli {
   const char *input;        /* the .cu file (or the fatbin with --embed-fatbin) */
   const char *output_dir;   /* -o; "." by default */
   const char *module_name;  /* --module-name; NULL: the input's stem */
+  const char *fatbin_name;  /* --fatbin-name; NULL: the module name */
+  const char *prefix;       /* --prefix; NULL: none */
   const char *cuda_path;    /* --cuda-path; NULL: $CUDA_PATH, else the configured toolkit */
   const char *depfile;      /* --depfile */
   const char *cache_dir;    /* --cache-dir; NULL: the default (see main.c) */
   int no_cache;             /* --no-cache */
   int no_line_directives;   /* --no-line-directives */
   int embed_fatbin;         /* --embed-fatbin FILE: input is a fatbin to embed */
-  const char *std;          /* -std=...; "-std=c++17" by default */
-  cubind_strlist clang_args; /* -I, -isystem, -D, -U, in order, as clang arguments */
+  int check_names;          /* --check-names FILE...: inputs are names files to check */
+  const char *std;          /* "-std=..." for clang; "-std=c++17" by default */
+  cubind_strlist clang_args; /* -I, -isystem, -include, -D, -U, in order, as clang arguments */
   cubind_strlist kernels_from; /* --kernels-from FILE...: nvcc's fatbins or cubins */
   cubind_strlist earlier_binaries; /* --earlier-binary FILE...: binaries of earlier sources of
                                       the same library */
   const char *host_compiler; /* --host-compiler; NULL: g++ (nvcc's default), "none": none */
+  cubind_strlist names_files;  /* with --check-names: the files to check */
+  cubind_strlist owned;        /* strings the fields above point into (-std from --std X) */
   int help, version;
 } cubind_cli;
 

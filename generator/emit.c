@@ -159,6 +159,16 @@ static char *variable_signature(const cubind_model *model, const cubind_variable
                           variable->name, variable->elem_type, star ? "" : " ");
 }
 
+/*
+ * "cubind_g_<module>": the prefix of every name a generated .c defines for itself. cubind's own
+ * namespace, where no kernel or parameter of the user's can be (check.c refuses cubind_...), so
+ * that no user name (a struct gemm_params beside a kernel gemm, a parameter named like the
+ * module) can collide with one. A new string.
+ */
+static char *internal_prefix(const cubind_model *model) {
+  return cubind_xasprintf("cubind_g_%s", model->module_name);
+}
+
 /* ---- The header ---------------------------------------------------------------------------- */
 
 /* What the header's blocks need besides an item: the model. */
@@ -428,16 +438,19 @@ static int each_variable_in(tpl_writer *writer, const char *block, const cubind_
                             const char *template_name, const char *module) {
   size_t k, i;
   for (k = 0; k < model->num_variables; k++) {
-    tpl_marker markers[11];
-    char *strings[7];
+    tpl_marker markers[12];
+    char *strings[7], *internal;
     size_t count;
     int failed;
     if (!model->variables[k].bound)
       continue;
     memset(markers, 0, sizeof markers);
     count = variable_markers(model, k, markers, strings);
+    internal = internal_prefix(model);
     markers[count].name = "MODULE", markers[count].value = module;
-    failed = tpl_fill(writer, template_name, block, 0, markers, count + 1);
+    markers[count + 1].name = "INTERNAL", markers[count + 1].value = internal;
+    failed = tpl_fill(writer, template_name, block, 0, markers, count + 2);
+    free(internal);
     for (i = 0; i < COUNT_OF(strings); i++)
       free(strings[i]);
     if (failed)
@@ -529,14 +542,29 @@ static int each_layout_checks(tpl_writer *writer, const char *block, const void 
   return 0;
 }
 
-/* CUBIND_LAYOUT_CHECK(<id>__<field>, offsetof(<type>, <field>) == <offset>); per field. */
+/*
+ * The identifier the layout checks of record k are named after, which a failed check prints:
+ * cubind_g_<module>_<k>_<C name> (the index keeps two names apart that spell alike).
+ */
+static char *layout_id(const cubind_model *model, size_t k) {
+  char *name = cubind_sanitize_identifier(model->structs[k].c_name);
+  char *id = cubind_xasprintf("cubind_g_%s_%u_%s", model->module_name, (unsigned)k, name);
+  free(name);
+  return id;
+}
+
+/*
+ * CUBIND_LAYOUT_CHECK(<id>_field_<field>, offsetof(<type>, <field>) == <offset>); per field:
+ * "_field_" keeps a field's check apart from the record's own (a field named `sizeof` cannot
+ * be; one named `size` or `align` now can).
+ */
 static void write_field_checks(tpl_writer *writer, const void *data) {
   const header_item *item = data;
   const cubind_struct *record = &item->model->structs[item->index];
-  char *id = cubind_sanitize_identifier(record->c_name);
+  char *id = layout_id(item->model, item->index);
   size_t f;
   for (f = 0; f < record->num_fields; f++)
-    tpl_printf(writer, "CUBIND_LAYOUT_CHECK(%s__%s, offsetof(%s, %s) == %llu);\n", id,
+    tpl_printf(writer, "CUBIND_LAYOUT_CHECK(%s_field_%s, offsetof(%s, %s) == %llu);\n", id,
                record->fields[f].name, record->c_name, record->fields[f].name,
                record->fields[f].offset);
   free(id);
@@ -552,7 +580,7 @@ static int each_layout(tpl_writer *writer, const char *block, const void *data) 
     int failed;
     if (!model->structs[k].used)
       continue;
-    id = cubind_sanitize_identifier(model->structs[k].c_name);
+    id = layout_id(model, k);
     memset(markers, 0, sizeof markers);
     record_markers(model, k, &values, markers);
     markers[3].name = "ID", markers[3].value = id;
@@ -592,16 +620,20 @@ static int each_param_table(tpl_writer *writer, const char *block, const void *d
   size_t k;
   for (k = 0; k < model->num_kernels; k++) {
     const cubind_kernel *kernel = &model->kernels[k];
-    char *entries;
-    tpl_marker markers[2];
+    char *entries, *internal, index[32];
+    tpl_marker markers[3];
     int failed;
     if (!kernel->num_params)
       continue;
     entries = param_entries(kernel);
+    internal = internal_prefix(model);
+    snprintf(index, sizeof index, "%u", (unsigned)k);
     memset(markers, 0, sizeof markers);
-    markers[0].name = "NAME", markers[0].value = kernel->c_name;
-    markers[1].name = "ENTRIES", markers[1].value = entries;
-    failed = tpl_fill(writer, "cubind_stubs.c", block, 0, markers, 2);
+    markers[0].name = "INTERNAL", markers[0].value = internal;
+    markers[1].name = "INDEX", markers[1].value = index;
+    markers[2].name = "ENTRIES", markers[2].value = entries;
+    failed = tpl_fill(writer, "cubind_stubs.c", block, 0, markers, 3);
+    free(internal);
     free(entries);
     if (failed)
       return 1;
@@ -614,7 +646,8 @@ static int each_kernel_entry(tpl_writer *writer, const char *block, const void *
   size_t k;
   for (k = 0; k < model->num_kernels; k++) {
     const cubind_kernel *kernel = &model->kernels[k];
-    char *params = kernel->num_params ? cubind_xasprintf("%s_params", kernel->c_name)
+    char *params = kernel->num_params ? cubind_xasprintf("cubind_g_%s_params%u", model->module_name,
+                                                         (unsigned)k)
                                       : cubind_xstrdup("NULL");
     char count[32];
     tpl_marker markers[4];
@@ -636,12 +669,17 @@ static int each_kernel_entry(tpl_writer *writer, const char *block, const void *
 static int each_kernel_table(tpl_writer *writer, const char *block, const void *data) {
   const cubind_model *model = data;
   tpl_marker markers[2];
+  char *internal;
+  int failed;
   if (!model->num_kernels)
     return 0;
+  internal = internal_prefix(model);
   memset(markers, 0, sizeof markers);
-  markers[0].name = "MODULE", markers[0].value = model->module_name;
+  markers[0].name = "INTERNAL", markers[0].value = internal;
   markers[1].name = "kernel_entry", markers[1].each = each_kernel_entry, markers[1].data = model;
-  return tpl_fill(writer, "cubind_stubs.c", block, 0, markers, 2);
+  failed = tpl_fill(writer, "cubind_stubs.c", block, 0, markers, 2);
+  free(internal);
+  return failed;
 }
 
 static int each_global_entry(tpl_writer *writer, const char *block, const void *data) {
@@ -671,12 +709,17 @@ static size_t bound_variables(const cubind_model *model) {
 static int each_global_table(tpl_writer *writer, const char *block, const void *data) {
   const cubind_model *model = data;
   tpl_marker markers[2];
+  char *internal;
+  int failed;
   if (!bound_variables(model))
     return 0;
+  internal = internal_prefix(model);
   memset(markers, 0, sizeof markers);
-  markers[0].name = "MODULE", markers[0].value = model->module_name;
+  markers[0].name = "INTERNAL", markers[0].value = internal;
   markers[1].name = "global_entry", markers[1].each = each_global_entry, markers[1].data = model;
-  return tpl_fill(writer, "cubind_stubs.c", block, 0, markers, 2);
+  failed = tpl_fill(writer, "cubind_stubs.c", block, 0, markers, 2);
+  free(internal);
+  return failed;
 }
 
 static const char *direction_name(cubind_param_direction direction) {
@@ -748,10 +791,9 @@ static char *host_args_array(const cubind_kernel *kernel, unsigned num_host) {
       cubind_buf_printf(&out, "%s, ", param->count_code);
     else
       cubind_buf_printf(&out, "%s_count, ", param->name);
-    if (param->elem_type)
-      cubind_buf_printf(&out, "sizeof(%s), ", param->elem_type);
-    else
-      cubind_buf_printf(&out, "%llu, ", param->elem_size);
+    /* the element's size as a number, the device's: a parameter may be named like a type
+       (`int size_t`), and sizeof(size_t) in this function would then be sizeof(int) */
+    cubind_buf_printf(&out, "%llu, ", param->elem_size);
     if (param->count_expr) {
       char *text = c_string_literal(param->count_expr);
       cubind_buf_printf(&out, "%s}", text);
@@ -770,8 +812,8 @@ static int each_kernel_stubs(tpl_writer *writer, const char *block, const void *
   for (k = 0; k < model->num_kernels; k++) {
     const cubind_kernel *kernel = &model->kernels[k];
     unsigned num_host = 0;
-    char *strings[7];
-    tpl_marker markers[10];
+    char *strings[8];
+    tpl_marker markers[11];
     int failed;
     for (i = 0; i < kernel->num_params; i++)
       num_host += kernel->params[i].direction != CUBIND_PARAM_DEVICE;
@@ -782,6 +824,7 @@ static int each_kernel_stubs(tpl_writer *writer, const char *block, const void *
     strings[4] = cubind_xasprintf("%u", (unsigned)k);
     strings[5] = cubind_xasprintf("%u", num_host);
     strings[6] = cubind_xstrdup(num_host ? "cubind_host_args" : "NULL");
+    strings[7] = internal_prefix(model);
     memset(markers, 0, sizeof markers);
     markers[0].name = "LAUNCH", markers[0].value = strings[0];
     markers[1].name = "CALL", markers[1].value = strings[1];
@@ -793,6 +836,7 @@ static int each_kernel_stubs(tpl_writer *writer, const char *block, const void *
     markers[7].name = "ARGS", markers[7].value = kernel->num_params ? "cubind_args" : "NULL";
     markers[8].name = "NAME", markers[8].value = kernel->c_name;
     markers[9].name = "MODULE", markers[9].value = model->module_name;
+    markers[10].name = "INTERNAL", markers[10].value = strings[7];
     failed = tpl_fill(writer, "cubind_stubs.c", block, 0, markers, COUNT_OF(markers));
     for (i = 0; i < COUNT_OF(strings); i++)
       free(strings[i]);
@@ -822,13 +866,14 @@ static int each_variable_stubs(tpl_writer *writer, const char *block, const void
 int cubind_emit_source(const cubind_model *model, cubind_buf *out) {
   char *output_name = cubind_xasprintf("%s.cubind.c", model->file_stem);
   char *header_name = cubind_xasprintf("%s.cubind.h", model->file_stem);
-  char *kernels = model->num_kernels ? cubind_xasprintf("%s_kernels", model->module_name)
+  char *internal = internal_prefix(model);
+  char *kernels = model->num_kernels ? cubind_xasprintf("%s_kernels", internal)
                                      : cubind_xstrdup("NULL");
-  char *globals = bound_variables(model) ? cubind_xasprintf("%s_globals", model->module_name)
+  char *globals = bound_variables(model) ? cubind_xasprintf("%s_globals", internal)
                                          : cubind_xstrdup("NULL");
   char num_kernels[32], num_globals[32];
   tpl_writer writer;
-  tpl_marker markers[16];
+  tpl_marker markers[18];
   size_t k;
   int status;
   snprintf(num_kernels, sizeof num_kernels, "%u", (unsigned)model->num_kernels);
@@ -856,7 +901,11 @@ int cubind_emit_source(const cubind_model *model, cubind_buf *out) {
   markers[15].name = "empty_arg", markers[15].each = each_empty_arg;
   for (k = 9; k < 16; k++)
     markers[k].data = model;
-  status = tpl_fill(&writer, "cubind_stubs.c", cubind_template_stubs_c, 1, markers, 16);
+  markers[16].name = "FATBIN";
+  markers[16].value = model->fatbin_name ? model->fatbin_name : model->module_name;
+  markers[17].name = "INTERNAL", markers[17].value = internal;
+  status = tpl_fill(&writer, "cubind_stubs.c", cubind_template_stubs_c, 1, markers, 18);
+  free(internal);
   free(output_name);
   free(header_name);
   free(kernels);
@@ -916,7 +965,7 @@ int cubind_emit_fatbin(const char *module, const char *source_name, const unsign
   markers[0].name = "OUTPUT_NAME", markers[0].value = output_name;
   markers[1].name = "SOURCE_NAME", markers[1].value = source_name;
   markers[2].name = "VERSION", markers[2].value = CUBIND_GEN_VERSION;
-  markers[3].name = "MODULE", markers[3].value = module;
+  markers[3].name = "FATBIN", markers[3].value = module;
   markers[4].name = "BYTES", markers[4].write = write_bytes, markers[4].data = &bytes;
   markers[5].name = "SIZE", markers[5].value = size_text;
   status = tpl_fill(&writer, "cubind_fatbin.c", cubind_template_fatbin_c, 1, markers, 6);

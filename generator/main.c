@@ -1,7 +1,7 @@
 /*
  * main.c: cubind-gen's driver. Reads the options, then runs the layers in order:
  *
- *   parse (parse.c) -> check (check.c) -> emit (emit.c) -> write (fs.c)
+ *   parse (parse.c) -> prefix (names.c) -> check (check.c) -> emit (emit.c) -> write (fs.c)
  *
  * Nothing is written unless every step before succeeded, so a failed run leaves existing
  * outputs exactly as they were.
@@ -18,6 +18,7 @@
 #include "emit.h"
 #include "fs.h"
 #include "model.h"
+#include "names.h"
 #include "parse.h"
 #include "util.h"
 
@@ -148,9 +149,9 @@ static int generate(const cubind_cli *cli) {
   cubind_binary binary = {0};
   cubind_earlier_binary *earlier = NULL;
   cubind_strlist deps = {0};
-  cubind_buf contents[3] = {{0}, {0}, {0}};
-  const char *paths[3];
-  char *header_path = NULL, *source_path = NULL, *name, *cache = NULL;
+  cubind_buf contents[4] = {{0}, {0}, {0}, {0}};
+  const char *paths[4];
+  char *header_path = NULL, *source_path = NULL, *names_path = NULL, *name, *cache = NULL;
   cubind_parse_options options;
   int status = CUBIND_EXIT_ERROR;
   FILE *probe = fopen(cli->input, "r");
@@ -174,6 +175,8 @@ static int generate(const cubind_cli *cli) {
   model.module_name = cli->module_name ? cubind_xstrdup(cli->module_name)
                                        : cubind_sanitize_identifier(model.file_stem);
   memset(&options, 0, sizeof options);
+  model.fatbin_name = cli->fatbin_name ? cubind_xstrdup(cli->fatbin_name) : NULL;
+  model.prefix = cli->prefix ? cubind_xstrdup(cli->prefix) : NULL;
   options.input = cli->input;
   options.cuda_path = cuda_path(cli);
   {
@@ -206,7 +209,8 @@ static int generate(const cubind_cli *cli) {
                                                                     : cli->host_compiler;
   options.cache_dir = cache = cache_dir(cli);
   if (cubind_parse(&options, &model, cli->depfile ? &deps : NULL) == 0 &&
-      cubind_check(&model) == 0 && cubind_emit_header(&model, &contents[0]) == 0 &&
+      (cubind_names_apply_prefix(&model), cubind_check(&model) == 0) &&
+      cubind_emit_header(&model, &contents[0]) == 0 &&
       cubind_emit_source(&model, &contents[1]) == 0) {
     name = cubind_xasprintf("%s.cubind.h", model.file_stem);
     header_path = join_path(cli->output_dir, name);
@@ -214,42 +218,58 @@ static int generate(const cubind_cli *cli) {
     name = cubind_xasprintf("%s.cubind.c", model.file_stem);
     source_path = join_path(cli->output_dir, name);
     free(name);
+    name = cubind_xasprintf("%s.cubind.names", model.file_stem);
+    names_path = join_path(cli->output_dir, name);
+    free(name);
     paths[0] = header_path;
     paths[1] = source_path;
+    paths[2] = names_path;
+    cubind_names_write(&model, cli->input, &contents[2]);
     if (cli->depfile) {
-      build_depfile(&contents[2], header_path, source_path, &deps);
-      paths[2] = cli->depfile;
+      build_depfile(&contents[3], header_path, source_path, &deps);
+      paths[3] = cli->depfile;
     }
-    status = write_outputs(cli->output_dir, paths, contents, cli->depfile ? 3 : 2);
+    status = write_outputs(cli->output_dir, paths, contents, cli->depfile ? 4 : 3);
   }
   free(header_path);
   free(source_path);
+  free(names_path);
   free(cache);
   cubind_buf_free(&contents[0]);
   cubind_buf_free(&contents[1]);
   cubind_buf_free(&contents[2]);
+  cubind_buf_free(&contents[3]);
   cubind_strlist_free(&deps);
   cubind_model_free(&model);
   free_binaries(cli, &binary, earlier);
   return status;
 }
 
-/* cubind-gen --embed-fatbin file --module-name NAME: writes NAME.fatbin.c. */
+/*
+ * cubind-gen --embed-fatbin file --module-name NAME [--fatbin-name F] [--prefix P]: writes
+ * <P><F or NAME>.fatbin.c defining cubind_fatbin_<P><F or NAME>.
+ */
 static int embed_fatbin(const cubind_cli *cli) {
+  cubind_model names = {0}; /* only its names: the prefix is applied in one place */
   char *data = NULL, *name, *path;
   size_t size = 0;
   cubind_buf content = {0};
   const char *paths[1];
   int status = CUBIND_EXIT_ERROR;
-  if (cubind_check_module_name(cli->module_name) || cubind_read_file(cli->input, &data, &size) != 0)
+  if (cubind_read_file(cli->input, &data, &size) != 0)
     return CUBIND_EXIT_ERROR;
-  name = cubind_xasprintf("%s.fatbin.c", cli->module_name);
+  names.module_name = cubind_xstrdup(cli->module_name);
+  names.fatbin_name = cli->fatbin_name ? cubind_xstrdup(cli->fatbin_name) : NULL;
+  names.prefix = cli->prefix ? cubind_xstrdup(cli->prefix) : NULL;
+  cubind_names_apply_prefix(&names);
+  name = cubind_xasprintf("%s.fatbin.c", names.fatbin_name);
   path = join_path(cli->output_dir, name);
   paths[0] = path;
-  if (cubind_emit_fatbin(cli->module_name, cubind_basename(cli->input),
+  if (cubind_emit_fatbin(names.fatbin_name, cubind_basename(cli->input),
                          (const unsigned char *)data, size, &content) == 0)
     status = write_outputs(cli->output_dir, paths, &content, 1);
   cubind_buf_free(&content);
+  cubind_model_free(&names);
   free(name);
   free(path);
   free(data);
@@ -273,7 +293,10 @@ int main(int argc, char **argv) {
       printf("cubind-gen %s\nlibclang: %s\n", CUBIND_GEN_VERSION, libclang);
       free(libclang);
     } else {
-      status = cli.embed_fatbin ? embed_fatbin(&cli) : generate(&cli);
+      status = cli.check_names   ? (cubind_names_check(&cli.names_files) ? CUBIND_EXIT_ERROR
+                                                                           : CUBIND_EXIT_OK)
+               : cli.embed_fatbin ? embed_fatbin(&cli)
+                                  : generate(&cli);
     }
   }
   cubind_cli_free(&cli);

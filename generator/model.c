@@ -163,6 +163,8 @@ void cubind_model_free(cubind_model *model) {
   }
   free(model->findings);
   free(model->module_name);
+  free(model->fatbin_name);
+  free(model->prefix);
   free(model->source_name);
   free(model->file_stem);
   memset(model, 0, sizeof *model);

@@ -199,7 +199,10 @@ typedef struct cubind_variable {
 
 /* One .cu file. */
 typedef struct cubind_model {
-  char *module_name;  /* C identifier: fatbin symbol and descriptor names */
+  char *module_name;  /* C identifier: descriptor names (and the fatbin's, unless fatbin_name) */
+  char *fatbin_name;  /* the embedded fatbin the module loads, cubind_fatbin_<fatbin_name>;
+                         NULL until cubind_names_apply_prefix() sets it (default: module_name) */
+  char *prefix;       /* --prefix: put before every generated C name (names.c); NULL: none */
   char *source_name;  /* basename of the .cu, for the banner comment */
   char *file_stem;    /* basename without extension: output file names */
   cubind_kernel *kernels;

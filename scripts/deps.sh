@@ -17,7 +17,8 @@ cubind_need_packages() {
     { echo "cubind: apt-get could not install: ${missing[*]}" >&2; return 1; }
 }
 
-# The toolkit: nvcc on PATH, $CUDA_PATH, or /usr/local/cuda.
+# The toolkit: nvcc on PATH, $CUDA_PATH, or /usr/local/cuda. Puts its bin/ on PATH (the
+# toolkit's installer does not) and sets CUDACXX for CMake.
 cubind_find_cuda() {
   local nvcc
   nvcc=$(command -v nvcc || true)
@@ -31,6 +32,10 @@ cubind_find_cuda() {
   export PATH="$(dirname "$nvcc"):$PATH"
 }
 
+# What building everything (examples and tests included) needs: compilers, CMake and both of
+# its usual generators (Ninja, make), libclang for cubind-gen, cmocka and valgrind for the
+# runtime tests, pkg-config and binutils (readelf) for the build-system tests.
 cubind_base_deps() {
-  cubind_need_packages cmake ninja-build gcc g++ libc6-dev libclang-19-dev libcmocka-dev
+  cubind_need_packages cmake ninja-build make pkg-config binutils gcc g++ libc6-dev \
+    libclang-19-dev libcmocka-dev valgrind
 }

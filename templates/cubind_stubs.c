@@ -10,12 +10,18 @@
  *   SOURCE_NAME  the .cu file's name (basename only)
  *   VERSION      cubind-gen's version
  *   MODULE       the module name, a C identifier (the .cu file's stem unless --module-name)
+ *   INTERNAL     cubind_g_<MODULE>: the prefix of every name this file defines for itself,
+ *                in cubind's namespace, where no name of the user's can be (the check refuses
+ *                kernels and parameters named cubind_...)
+ *   FATBIN       the embedded fatbin the module loads: cubind_fatbin_<FATBIN> (the module name
+ *                unless --fatbin-name; the modules of a SEPARABLE target share one)
  *   KERNELS / NUM_KERNELS, GLOBALS / NUM_GLOBALS: the tables below, or NULL and 0
  * Blocks:
  *   layout_checks once when kernels take structs by value, with layout: for each struct or
  *                 union, compile-time checks that the host's size, alignment and field offsets
  *                 (FIELD_CHECKS) equal the device's
- *   param_table   each kernel with parameters: {name, offset, size} of each (ENTRIES)
+ *   param_table   each kernel with parameters: {name, offset, size} of each (ENTRIES), in
+ *                 <INTERNAL>_params<INDEX>
  *   kernel_table  once when there are kernels, with kernel_entry: one line per kernel
  *   global_table  once when there are variables, with global_entry: one line per variable
  *   kernel        each kernel's functions: LAUNCH / CALL (definitions' names and parameters),
@@ -33,30 +39,23 @@
 #error "@@OUTPUT_NAME@@ was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
 #endif
 
-/* The fatbin, embedded by `cubind-gen --embed-fatbin` into @@MODULE@@.fatbin.c. */
+/* The fatbin, embedded by `cubind-gen --embed-fatbin` into @@FATBIN@@.fatbin.c. */
 #ifdef __cplusplus
 extern "C" {
 #endif
-extern const unsigned char cubind_fatbin_@@MODULE@@[];
-extern const size_t cubind_fatbin_@@MODULE@@_size;
+extern const unsigned char cubind_fatbin_@@FATBIN@@[];
+extern const size_t cubind_fatbin_@@FATBIN@@_size;
 #ifdef __cplusplus
 }
 #endif
 
 @@EACH layout_checks@@
-/* CUBIND_LAYOUT_CHECK(name, cond): a compile-time assertion (C99 has no _Static_assert). */
-#if defined(__cplusplus) && __cplusplus >= 201103L
-#define CUBIND_LAYOUT_CHECK(name, cond) static_assert(cond, "layout differs: " #name)
-#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-#define CUBIND_LAYOUT_CHECK(name, cond) _Static_assert(cond, "layout differs: " #name)
-#else
-#define CUBIND_LAYOUT_CHECK(name, cond) typedef char cubind_layout_##name[(cond) ? 1 : -1]
-#endif
-/* The host must lay out each struct the kernels take by value as the device does. */
+/* The host must lay out each struct the kernels take by value as the device does
+   (CUBIND_LAYOUT_CHECK: a compile-time assertion, from cubind/generated.h). */
 @@EACH layout@@
-struct cubind_align_@@ID@@ { char c; @@C_NAME@@ t; };
-CUBIND_LAYOUT_CHECK(@@ID@@__size, sizeof(@@C_NAME@@) == @@SIZE@@);
-CUBIND_LAYOUT_CHECK(@@ID@@__align, offsetof(struct cubind_align_@@ID@@, t) == @@ALIGN@@);
+struct @@ID@@_align { char c; @@C_NAME@@ t; };
+CUBIND_LAYOUT_CHECK(@@ID@@_sizeof, sizeof(@@C_NAME@@) == @@SIZE@@);
+CUBIND_LAYOUT_CHECK(@@ID@@_alignof, offsetof(struct @@ID@@_align, t) == @@ALIGN@@);
 @@FIELD_CHECKS@@
 @@END layout@@
 
@@ -64,12 +63,12 @@ CUBIND_LAYOUT_CHECK(@@ID@@__align, offsetof(struct cubind_align_@@ID@@, t) == @@
 /* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
    runtime checks them against the loaded kernel. */
 @@EACH param_table@@
-static const cubind_param_info @@NAME@@_params[] = {@@ENTRIES@@};
+static const cubind_param_info @@INTERNAL@@_params@@INDEX@@[] = {@@ENTRIES@@};
 @@END param_table@@
 
 /* {C name, cubin symbol, parameters, number of parameters} */
 @@EACH kernel_table@@
-static const cubind_kernel_info @@MODULE@@_kernels[] = {
+static const cubind_kernel_info @@INTERNAL@@_kernels[] = {
 @@EACH kernel_entry@@
     {"@@NAME@@", "@@SYMBOL@@", @@PARAMS@@, @@NUM_PARAMS@@},
 @@END kernel_entry@@
@@ -77,7 +76,7 @@ static const cubind_kernel_info @@MODULE@@_kernels[] = {
 @@END kernel_table@@
 @@EACH global_table@@
 /* {C name, cubin symbol} of each __constant__ / __device__ variable */
-static const cubind_global_info @@MODULE@@_globals[] = {
+static const cubind_global_info @@INTERNAL@@_globals[] = {
 @@EACH global_entry@@
     {"@@NAME@@", "@@SYMBOL@@"},
 @@END global_entry@@
@@ -86,15 +85,15 @@ static const cubind_global_info @@MODULE@@_globals[] = {
 
 /* The module: its descriptor (read-only) and the runtime's state for it (written only by
    libcubind, zero until first use). */
-static cubind_module_state @@MODULE@@_state;
-static const cubind_module @@MODULE@@_module = {
-    3, "@@MODULE@@", cubind_fatbin_@@MODULE@@, &cubind_fatbin_@@MODULE@@_size,
-    @@KERNELS@@, @@NUM_KERNELS@@, &@@MODULE@@_state, @@GLOBALS@@, @@NUM_GLOBALS@@};
+static cubind_module_state @@INTERNAL@@_state;
+static const cubind_module @@INTERNAL@@_module = {
+    3, "@@MODULE@@", cubind_fatbin_@@FATBIN@@, &cubind_fatbin_@@FATBIN@@_size,
+    @@KERNELS@@, @@NUM_KERNELS@@, &@@INTERNAL@@_state, @@GLOBALS@@, @@NUM_GLOBALS@@};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
-__attribute__((constructor)) static void @@MODULE@@_register(void) {
-  cubind_module_register(&@@MODULE@@_module);
+__attribute__((constructor)) static void @@INTERNAL@@_register(void) {
+  cubind_module_register(&@@INTERNAL@@_module);
 }
 #endif
 @@EACH empty_arg@@
@@ -106,32 +105,32 @@ static char cubind_empty_arg;
 
 cubind_status @@LAUNCH@@ {
 @@ARGS_ARRAY@@
-  return cubind_module_launch(&@@MODULE@@_module, @@INDEX@@, cfg, @@ARGS@@);
+  return cubind_module_launch(&@@INTERNAL@@_module, @@INDEX@@, cfg, @@ARGS@@);
 }
 
 cubind_status @@CALL@@ {
 @@ARGS_ARRAY@@
 @@HOST_ARGS_ARRAY@@
-  return cubind_module_call(&@@MODULE@@_module, @@INDEX@@, cfg, @@ARGS@@, @@HOST_ARGS@@, @@NUM_HOST_ARGS@@);
+  return cubind_module_call(&@@INTERNAL@@_module, @@INDEX@@, cfg, @@ARGS@@, @@HOST_ARGS@@, @@NUM_HOST_ARGS@@);
 }
 
 cubind_status @@NAME@@_attributes(cubind_kernel_attributes *out) {
-  return cubind_module_kernel_attributes(&@@MODULE@@_module, @@INDEX@@, out);
+  return cubind_module_kernel_attributes(&@@INTERNAL@@_module, @@INDEX@@, out);
 }
 
 cubind_status @@NAME@@_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
-  return cubind_module_config_occupancy(&@@MODULE@@_module, @@INDEX@@, n, shared_bytes, out);
+  return cubind_module_config_occupancy(&@@INTERNAL@@_module, @@INDEX@@, n, shared_bytes, out);
 }
 @@END kernel@@
 @@EACH variable@@
 
 cubind_status @@TO_DEVICE@@ {
-  return cubind_module_global_copy(&@@MODULE@@_module, @@INDEX@@, (void *)src, count,
+  return cubind_module_global_copy(&@@INTERNAL@@_module, @@INDEX@@, (void *)src, count,
                                    sizeof(@@ELEM_TYPE@@), CUBIND_COPY_TO_DEVICE);
 }
 
 cubind_status @@FROM_DEVICE@@ {
-  return cubind_module_global_copy(&@@MODULE@@_module, @@INDEX@@, (void *)dst, count,
+  return cubind_module_global_copy(&@@INTERNAL@@_module, @@INDEX@@, (void *)dst, count,
                                    sizeof(@@ELEM_TYPE@@), CUBIND_COPY_FROM_DEVICE);
 }
 @@END variable@@

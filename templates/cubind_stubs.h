@@ -30,17 +30,6 @@
 #include <cubind/cubind.h>
 @@EXTRA_INCLUDES@@
 
-/* `restrict` is C99; C++ compilers spell it __restrict or not at all. */
-#ifndef CUBIND_RESTRICT
-#if !defined(__cplusplus)
-#define CUBIND_RESTRICT restrict
-#elif defined(__GNUC__) || defined(_MSC_VER)
-#define CUBIND_RESTRICT __restrict
-#else
-#define CUBIND_RESTRICT
-#endif
-#endif
-
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -4,7 +4,7 @@
  * to a device array, and one block per struct doubles its array. Then only the second array is
  * doubled, by passing the address of the second struct and a grid of one block.
  */
-#include "gpu_check.h"
+#include "example_check.h"
 
 #include "double_operation.cubind.h"
 
@@ -25,55 +25,55 @@ int main(void) {
   size_t bad = 0;
   int i;
 
-  gpu_require_gpu("double_operation");
-  gpu_seed("double_operation");
+  example_require_gpu("double_operation");
+  example_seed("double_operation");
   if (sizeof(double_operation) != 16) { /* the device's layout, on a 64-bit host */
     fprintf(stderr, "double_operation: host struct is %zu bytes, the kernel's 16\n",
             sizeof(double_operation));
     return 1;
   }
-  gpu_fill_random(array1, LEN1, -10.0f, 10.0f);
-  gpu_fill_random(array2, LEN2, -10.0f, 10.0f);
+  example_fill_random(array1, LEN1, -10.0f, 10.0f);
+  example_fill_random(array2, LEN2, -10.0f, 10.0f);
 
-  GPU_CHECK(cubind_malloc(&array1_gpu, sizeof array1));
-  GPU_CHECK(cubind_malloc(&array2_gpu, sizeof array2));
-  GPU_CHECK(cubind_to_device(array1_gpu, array1, sizeof array1));
-  GPU_CHECK(cubind_to_device(array2_gpu, array2, sizeof array2));
+  EXAMPLE_CHECK(cubind_malloc(&array1_gpu, sizeof array1));
+  EXAMPLE_CHECK(cubind_malloc(&array2_gpu, sizeof array2));
+  EXAMPLE_CHECK(cubind_to_device(array1_gpu, array1, sizeof array1));
+  EXAMPLE_CHECK(cubind_to_device(array2_gpu, array2, sizeof array2));
   structs[0].datalen = LEN1;
   structs[0].padding = 0;
   structs[0].ptr = (float *)array1_gpu;
   structs[1].datalen = LEN2;
   structs[1].padding = 0;
   structs[1].ptr = (float *)array2_gpu;
-  GPU_CHECK(cubind_malloc(&structs_gpu, sizeof structs));
-  GPU_CHECK(cubind_to_device(structs_gpu, structs, sizeof structs));
+  EXAMPLE_CHECK(cubind_malloc(&structs_gpu, sizeof structs));
+  EXAMPLE_CHECK(cubind_to_device(structs_gpu, structs, sizeof structs));
 
   /* Both arrays: x2. */
-  GPU_CHECK(double_array_launch(&both, structs_gpu));
-  gpu_poison(got1, sizeof got1);
-  gpu_poison(got2, sizeof got2);
-  GPU_CHECK(cubind_from_device(got1, array1_gpu, sizeof got1));
-  GPU_CHECK(cubind_from_device(got2, array2_gpu, sizeof got2));
+  EXAMPLE_CHECK(double_array_launch(&both, structs_gpu));
+  example_poison(got1, sizeof got1);
+  example_poison(got2, sizeof got2);
+  EXAMPLE_CHECK(cubind_from_device(got1, array1_gpu, sizeof got1));
+  EXAMPLE_CHECK(cubind_from_device(got2, array2_gpu, sizeof got2));
   for (i = 0; i < LEN1; i++) want1[i] = 2 * array1[i];
   for (i = 0; i < LEN2; i++) want2[i] = 2 * array2[i];
-  bad += gpu_compare_floats("array1 after both", got1, want1, LEN1, 0);
-  bad += gpu_compare_floats("array2 after both", got2, want2, LEN2, 0);
+  bad += example_compare_floats("array1 after both", got1, want1, LEN1, 0);
+  bad += example_compare_floats("array2 after both", got2, want2, LEN2, 0);
 
   /* Only the second: array1 stays x2, array2 becomes x4. */
-  GPU_CHECK(double_array_launch(&second, (char *)structs_gpu + sizeof(double_operation)));
-  gpu_poison(got1, sizeof got1);
-  gpu_poison(got2, sizeof got2);
-  GPU_CHECK(cubind_from_device(got1, array1_gpu, sizeof got1));
-  GPU_CHECK(cubind_from_device(got2, array2_gpu, sizeof got2));
+  EXAMPLE_CHECK(double_array_launch(&second, (char *)structs_gpu + sizeof(double_operation)));
+  example_poison(got1, sizeof got1);
+  example_poison(got2, sizeof got2);
+  EXAMPLE_CHECK(cubind_from_device(got1, array1_gpu, sizeof got1));
+  EXAMPLE_CHECK(cubind_from_device(got2, array2_gpu, sizeof got2));
   for (i = 0; i < LEN2; i++) want2[i] = 4 * array2[i];
-  bad += gpu_compare_floats("array1 after second", got1, want1, LEN1, 0);
-  bad += gpu_compare_floats("array2 after second", got2, want2, LEN2, 0);
+  bad += example_compare_floats("array1 after second", got1, want1, LEN1, 0);
+  bad += example_compare_floats("array2 after second", got2, want2, LEN2, 0);
 
   for (i = 0; i < LEN1; i++) printf("array1[%d]: %g -> %g\n", i, (double)array1[i], (double)got1[i]);
   for (i = 0; i < LEN2; i++) printf("array2[%d]: %g -> %g\n", i, (double)array2[i], (double)got2[i]);
 
-  GPU_CHECK(cubind_free(structs_gpu));
-  GPU_CHECK(cubind_free(array1_gpu));
-  GPU_CHECK(cubind_free(array2_gpu));
-  return gpu_finish("double_operation", bad);
+  EXAMPLE_CHECK(cubind_free(structs_gpu));
+  EXAMPLE_CHECK(cubind_free(array1_gpu));
+  EXAMPLE_CHECK(cubind_free(array2_gpu));
+  return example_finish("double_operation", bad);
 }

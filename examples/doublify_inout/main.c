@@ -8,7 +8,7 @@
  *
  * The annotated pointers have no _N(count), so each takes its element count right after it.
  */
-#include "gpu_check.h"
+#include "example_check.h"
 
 #include "doublify_inout.cubind.h"
 
@@ -18,22 +18,22 @@ int main(void) {
   size_t bad = 0;
   int i;
 
-  gpu_require_gpu("doublify_inout");
-  gpu_seed("doublify_inout");
-  gpu_fill_random(original, 16, -10.0f, 10.0f);
+  example_require_gpu("doublify_inout");
+  example_seed("doublify_inout");
+  example_fill_random(original, 16, -10.0f, 10.0f);
   for (i = 0; i < 16; i++) want[i] = 2 * original[i];
 
   /* InOut: a is copied in, doubled in place, copied back. */
   memcpy(a, original, sizeof a);
-  GPU_CHECK(doublify_call(&cfg, a, 16));
-  bad += gpu_compare_floats("InOut a", a, want, 16, 0);
+  EXAMPLE_CHECK(doublify_call(&cfg, a, 16));
+  bad += example_compare_floats("InOut a", a, want, 16, 0);
 
   /* In + Out: a is only read; b, poisoned first, must come back fully written. */
   memcpy(a, original, sizeof a);
-  gpu_poison(b, sizeof b);
-  GPU_CHECK(doublify_into_call(&cfg, a, 16, b, 16));
-  bad += gpu_compare_floats("Out b", b, want, 16, 0);
-  bad += gpu_compare_floats("In a (unchanged)", a, original, 16, 0);
+  example_poison(b, sizeof b);
+  EXAMPLE_CHECK(doublify_into_call(&cfg, a, 16, b, 16));
+  bad += example_compare_floats("Out b", b, want, 16, 0);
+  bad += example_compare_floats("In a (unchanged)", a, original, 16, 0);
 
-  return gpu_finish("doublify_inout", bad);
+  return example_finish("doublify_inout", bad);
 }

@@ -2,7 +2,7 @@
  * Example 3: the shared-memory version of doublify, with a static __shared__ array and with
  * dynamic shared memory sized by the launch (cfg.shared_bytes, PyCUDA's shared=).
  */
-#include "gpu_check.h"
+#include "example_check.h"
 
 #include "doublify_shared.cubind.h"
 
@@ -12,20 +12,20 @@ int main(void) {
   size_t bad = 0;
   int i;
 
-  gpu_require_gpu("doublify_shared");
-  gpu_seed("doublify_shared");
-  gpu_fill_random(original, 16, -10.0f, 10.0f);
+  example_require_gpu("doublify_shared");
+  example_seed("doublify_shared");
+  example_fill_random(original, 16, -10.0f, 10.0f);
 
   memcpy(a, original, sizeof a);
   for (i = 0; i < 16; i++) want[i] = 2 * original[i];
-  GPU_CHECK(doublify_shared_call(&cfg, a, 16));
-  bad += gpu_compare_floats("static shared", a, want, 16, 0);
+  EXAMPLE_CHECK(doublify_shared_call(&cfg, a, 16));
+  bad += example_compare_floats("static shared", a, want, 16, 0);
 
   memcpy(a, original, sizeof a);
   for (i = 0; i < 16; i++) want[i] = 2 * original[(i + 1) % 16]; /* the rotated tile */
   cfg.shared_bytes = 16 * sizeof(float);
-  GPU_CHECK(doublify_dynamic_shared_call(&cfg, a, 16));
-  bad += gpu_compare_floats("dynamic shared", a, want, 16, 0);
+  EXAMPLE_CHECK(doublify_dynamic_shared_call(&cfg, a, 16));
+  bad += example_compare_floats("dynamic shared", a, want, 16, 0);
 
-  return gpu_finish("doublify_shared", bad);
+  return example_finish("doublify_shared", bad);
 }

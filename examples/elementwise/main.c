@@ -3,7 +3,7 @@
  * 2^10 ... 2^24 floats, GPU (kernel time, cubind_timer) against CPU, with the largest relative
  * difference between the two.
  */
-#include "gpu_check.h"
+#include "example_check.h"
 
 #include "elementwise.cubind.h"
 
@@ -32,18 +32,18 @@ int main(void) {
   size_t bad = 0;
   int log2n;
 
-  gpu_require_gpu("elementwise");
-  gpu_seed("elementwise");
+  example_require_gpu("elementwise");
+  example_seed("elementwise");
   if (!a || !b || !gpu_result || !cpu_result) {
     fprintf(stderr, "elementwise: out of host memory\n");
     return 1;
   }
-  gpu_fill_random(a, max_n, 0.0f, 1.0f);
-  gpu_fill_random(b, max_n, 0.0f, 1.0f);
-  GPU_CHECK(cubind_malloc(&a_gpu, max_n * sizeof *a));
-  GPU_CHECK(cubind_malloc(&b_gpu, max_n * sizeof *b));
-  GPU_CHECK(cubind_timer_create(&timer));
-  GPU_CHECK(cubind_preload()); /* load the kernel now, so that the timing leaves loading out */
+  example_fill_random(a, max_n, 0.0f, 1.0f);
+  example_fill_random(b, max_n, 0.0f, 1.0f);
+  EXAMPLE_CHECK(cubind_malloc(&a_gpu, max_n * sizeof *a));
+  EXAMPLE_CHECK(cubind_malloc(&b_gpu, max_n * sizeof *b));
+  EXAMPLE_CHECK(cubind_timer_create(&timer));
+  EXAMPLE_CHECK(cubind_preload()); /* load the kernel now, so that the timing leaves loading out */
 
   printf("%10s %12s %12s %9s %14s\n", "n", "GPU ms", "CPU ms", "speedup", "max rel diff");
   for (log2n = MIN_LOG2; log2n <= MAX_LOG2; log2n++) {
@@ -52,34 +52,34 @@ int main(void) {
     float gpu_ms;
     double cpu_ms, diff;
 
-    GPU_CHECK(cubind_to_device(a_gpu, a, n * sizeof *a));
-    GPU_CHECK(cubind_to_device(b_gpu, b, n * sizeof *b));
-    GPU_CHECK(cubind_timer_start(&timer, cfg.stream));
-    GPU_CHECK(elementwise_launch(&cfg, (float *)a_gpu, (const float *)b_gpu, (int)n));
-    GPU_CHECK(cubind_timer_stop(&timer, &gpu_ms));
-    gpu_poison(gpu_result, n * sizeof *gpu_result);
-    GPU_CHECK(cubind_from_device(gpu_result, a_gpu, n * sizeof *gpu_result));
+    EXAMPLE_CHECK(cubind_to_device(a_gpu, a, n * sizeof *a));
+    EXAMPLE_CHECK(cubind_to_device(b_gpu, b, n * sizeof *b));
+    EXAMPLE_CHECK(cubind_timer_start(&timer, cfg.stream));
+    EXAMPLE_CHECK(elementwise_launch(&cfg, (float *)a_gpu, (const float *)b_gpu, (int)n));
+    EXAMPLE_CHECK(cubind_timer_stop(&timer, &gpu_ms));
+    example_poison(gpu_result, n * sizeof *gpu_result);
+    EXAMPLE_CHECK(cubind_from_device(gpu_result, a_gpu, n * sizeof *gpu_result));
 
     memcpy(cpu_result, a, n * sizeof *a);
-    cpu_ms = gpu_now_ms();
+    cpu_ms = example_now_ms();
     cpu_elementwise(cpu_result, b, n);
-    cpu_ms = gpu_now_ms() - cpu_ms;
+    cpu_ms = example_now_ms() - cpu_ms;
 
-    diff = gpu_max_rel_diff(gpu_result, cpu_result, n);
+    diff = example_max_rel_diff(gpu_result, cpu_result, n);
     printf("%10zu %12.4f %12.4f %9.1f %14.3g\n", n, (double)gpu_ms, cpu_ms,
            cpu_ms / (double)gpu_ms, diff);
     if (!(diff <= TOLERANCE)) {
-      gpu_compare_floats("a", gpu_result, cpu_result, n, TOLERANCE);
+      example_compare_floats("a", gpu_result, cpu_result, n, TOLERANCE);
       bad++;
     }
   }
 
-  GPU_CHECK(cubind_timer_destroy(&timer));
-  GPU_CHECK(cubind_free(a_gpu));
-  GPU_CHECK(cubind_free(b_gpu));
+  EXAMPLE_CHECK(cubind_timer_destroy(&timer));
+  EXAMPLE_CHECK(cubind_free(a_gpu));
+  EXAMPLE_CHECK(cubind_free(b_gpu));
   free(a);
   free(b);
   free(gpu_result);
   free(cpu_result);
-  return gpu_finish("elementwise", bad);
+  return example_finish("elementwise", bad);
 }

@@ -4,7 +4,7 @@
  * and on a 20x10 matrix with a 2-D grid of 4x4 blocks (3 x 5 blocks: 12 x 20 threads, so the
  * last columns' threads must stay idle; the poisoned output shows any element left unwritten).
  */
-#include "gpu_check.h"
+#include "example_check.h"
 
 #include "multiply_them.cubind.h"
 
@@ -17,20 +17,20 @@ int main(void) {
   size_t bad = 0;
   int i;
 
-  gpu_require_gpu("multiply_them");
-  gpu_seed("multiply_them");
-  gpu_fill_random(a, N, -10.0f, 10.0f);
-  gpu_fill_random(b, N, -10.0f, 10.0f);
+  example_require_gpu("multiply_them");
+  example_seed("multiply_them");
+  example_fill_random(a, N, -10.0f, 10.0f);
+  example_fill_random(b, N, -10.0f, 10.0f);
   for (i = 0; i < N; i++) want[i] = a[i] * b[i]; /* one rounding on both sides: exact match */
 
-  gpu_poison(dest, sizeof dest);
-  GPU_CHECK(multiply_them_call(&cfg, dest, N, a, N, b, N));
-  bad += gpu_compare_floats("dest (400)", dest, want, N, 0);
+  example_poison(dest, sizeof dest);
+  EXAMPLE_CHECK(multiply_them_call(&cfg, dest, N, a, N, b, N));
+  bad += example_compare_floats("dest (400)", dest, want, N, 0);
 
   /* The first ROWS * COLS elements, as a matrix. */
-  gpu_poison(dest, sizeof dest);
-  GPU_CHECK(multiply_them_2d_call(&cfg_2d, dest, a, b, COLS, ROWS));
-  bad += gpu_compare_floats("dest (20x10)", dest, want, ROWS * COLS, 0);
+  example_poison(dest, sizeof dest);
+  EXAMPLE_CHECK(multiply_them_2d_call(&cfg_2d, dest, a, b, COLS, ROWS));
+  bad += example_compare_floats("dest (20x10)", dest, want, ROWS * COLS, 0);
 
-  return gpu_finish("multiply_them", bad);
+  return example_finish("multiply_them", bad);
 }

@@ -3,7 +3,7 @@
  * from shared memory, checked against a CPU sum and timed against it (cubind_timer is PyCUDA's
  * prepared_timed_call).
  */
-#include "gpu_check.h"
+#include "example_check.h"
 
 #include <float.h>
 
@@ -22,33 +22,33 @@ int main(void) {
   double cpu_sum = 0.0, cpu_ms, rel_err, tolerance;
   size_t i;
 
-  gpu_require_gpu("sum_of_squares");
-  gpu_seed("sum_of_squares");
+  example_require_gpu("sum_of_squares");
+  example_seed("sum_of_squares");
   if (!a) {
     fprintf(stderr, "sum_of_squares: out of host memory\n");
     return 1;
   }
-  gpu_fill_random(a, n, -1.0f, 1.0f);
+  example_fill_random(a, n, -1.0f, 1.0f);
 
-  GPU_CHECK(cubind_malloc(&a_gpu, n * sizeof *a));
-  GPU_CHECK(cubind_malloc(&sum_gpu, sizeof gpu_sum));
-  GPU_CHECK(cubind_to_device(a_gpu, a, n * sizeof *a));
-  GPU_CHECK(cubind_memset_d8(sum_gpu, 0, sizeof gpu_sum));
-  GPU_CHECK(cubind_preload()); /* load the kernels now, so that the timing leaves loading out */
+  EXAMPLE_CHECK(cubind_malloc(&a_gpu, n * sizeof *a));
+  EXAMPLE_CHECK(cubind_malloc(&sum_gpu, sizeof gpu_sum));
+  EXAMPLE_CHECK(cubind_to_device(a_gpu, a, n * sizeof *a));
+  EXAMPLE_CHECK(cubind_memset_d8(sum_gpu, 0, sizeof gpu_sum));
+  EXAMPLE_CHECK(cubind_preload()); /* load the kernels now, so that the timing leaves loading out */
 
-  GPU_CHECK(cubind_timer_create(&timer));
-  GPU_CHECK(cubind_timer_start(&timer, cfg.stream));
-  GPU_CHECK(sum_of_squares_launch(&cfg, (const float *)a_gpu, (int)n, (float *)sum_gpu));
-  GPU_CHECK(cubind_timer_stop(&timer, &gpu_ms));
-  GPU_CHECK(cubind_timer_destroy(&timer));
-  gpu_poison(&gpu_sum, sizeof gpu_sum);
-  GPU_CHECK(cubind_from_device(&gpu_sum, sum_gpu, sizeof gpu_sum));
-  GPU_CHECK(cubind_free(a_gpu));
-  GPU_CHECK(cubind_free(sum_gpu));
+  EXAMPLE_CHECK(cubind_timer_create(&timer));
+  EXAMPLE_CHECK(cubind_timer_start(&timer, cfg.stream));
+  EXAMPLE_CHECK(sum_of_squares_launch(&cfg, (const float *)a_gpu, (int)n, (float *)sum_gpu));
+  EXAMPLE_CHECK(cubind_timer_stop(&timer, &gpu_ms));
+  EXAMPLE_CHECK(cubind_timer_destroy(&timer));
+  example_poison(&gpu_sum, sizeof gpu_sum);
+  EXAMPLE_CHECK(cubind_from_device(&gpu_sum, sum_gpu, sizeof gpu_sum));
+  EXAMPLE_CHECK(cubind_free(a_gpu));
+  EXAMPLE_CHECK(cubind_free(sum_gpu));
 
-  cpu_ms = gpu_now_ms();
+  cpu_ms = example_now_ms();
   for (i = 0; i < n; i++) cpu_sum += (double)a[i] * a[i]; /* exact squares, double sums */
-  cpu_ms = gpu_now_ms() - cpu_ms;
+  cpu_ms = example_now_ms() - cpu_ms;
   free(a);
 
   /*
@@ -63,5 +63,5 @@ int main(void) {
   printf("sum of squares of %dx%d floats: GPU %.6f in %.3f ms, CPU %.6f in %.3f ms\n", ROWS, COLS,
          (double)gpu_sum, (double)gpu_ms, cpu_sum, cpu_ms);
   printf("relative difference %.3g (tolerance %.3g)\n", rel_err, tolerance);
-  return gpu_finish("sum_of_squares", !(rel_err <= tolerance));
+  return example_finish("sum_of_squares", !(rel_err <= tolerance));
 }

@@ -20,7 +20,8 @@ function(expect_error name call regex)
   if(rc EQUAL 0)
     message(FATAL_ERROR "${name}: configuring succeeded; expected an error matching '${regex}'")
   endif()
-  if(NOT output MATCHES "${regex}")
+  string(REGEX REPLACE "[ \n]+" " " flat "${output}") # CMake wraps its messages' lines
+  if(NOT flat MATCHES "${regex}")
     message(FATAL_ERROR "${name}: expected an error matching '${regex}', got:\n${output}")
   endif()
   message(STATUS "${name}: fails as expected")
@@ -32,7 +33,13 @@ expect_error(unknown_option "add_gpu_kernels(k FAST SOURCES k.cu ARCHS 90)"
              "add_gpu_kernels\\(k\\): unknown argument\\(s\\): FAST")
 expect_error(no_sources "add_gpu_kernels(k ARCHS 90)" "add_gpu_kernels\\(k\\): no SOURCES given")
 expect_error(sm_prefix "add_gpu_kernels(k SOURCES k.cu ARCHS sm_90)"
-             "ARCHS entry 'sm_90' is not an architecture number")
+             "ARCHS entry 'sm_90' is not an architecture: write a number such as 80, 90 or 90a")
+expect_error(bad_suffix "add_gpu_kernels(k SOURCES k.cu ARCHS 90-fast)"
+             "ARCHS entry '90-fast' is not an architecture")
+expect_error(bad_prefix "add_gpu_kernels(k SOURCES k.cu ARCHS 90 PREFIX 2d_)"
+             "PREFIX '2d_' is not the start of a C identifier")
+expect_error(empty_prefix "add_gpu_kernels(k SOURCES k.cu ARCHS 90 PREFIX)"
+             "PREFIX is given without values")
 expect_error(no_nvcc "add_gpu_kernels(k SOURCES k.cu)" "nvcc, the CUDA compiler, was not found"
              -DCUBIND_NVCC_EXECUTABLE=/nonexistent/nvcc)
 expect_error(no_generator "add_gpu_kernels(k SOURCES k.cu ARCHS 90)" "no cubind-gen")

@@ -5,10 +5,11 @@
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
 cubind_require(PREFIX WORK_DIR GENERATOR C_COMPILER)
 
-set(good_cu "#include <cubind/annotations.h>\nextern \"C\" __global__ void k(CUBIND_INOUT_N(n) float *a, int n) { a[0] = 1; }\n")
+set(good_cu "#include <cubind/annotations.h>\nextern \"C\" __global__ void k(CUBIND_INOUT_N(n) float *a, int n) {}\n") # (no ";": ARGN lists would split there)
 set(main_c "int main(void) { return 0; }\n")
 
-# project(<name> <cmake body> <file>=<content>...): writes the project; sets dir in the caller.
+# write_project(<name> <cmake body> <file>=<content or variable name>...): writes the project;
+# sets dir in the caller. A content that holds ';' must come in a variable (ARGN would split it).
 function(write_project name body)
   set(dir "${WORK_DIR}/${name}")
   file(REMOVE_RECURSE "${dir}")
@@ -20,6 +21,9 @@ function(write_project name body)
     string(SUBSTRING "${file}" 0 ${at} path)
     math(EXPR at "${at} + 1")
     string(SUBSTRING "${file}" ${at} -1 content)
+    if(content MATCHES "^[A-Za-z_][A-Za-z0-9_]*$" AND DEFINED ${content})
+      set(content "${${content}}")
+    endif()
     file(WRITE "${dir}/${path}" "${content}")
   endforeach()
   set(dir "${dir}" PARENT_SCOPE)
@@ -77,12 +81,19 @@ function(expect_build_error name regex body)
   message(STATUS "${name}: build fails as expected")
 endfunction()
 
-expect_configure_error(missing_source "Cannot find source file:[ \n]*[^\n]*/nothere\\.cu"
+expect_configure_error(missing_source "add_gpu_kernels\\(k\\): SOURCES file '[^']*/nothere\\.cu' does not exist"
   "add_gpu_kernels(k SOURCES nothere.cu ARCHS 90)\nadd_executable(app main.c)\ntarget_link_libraries(app PRIVATE k)"
-  "main.c=${main_c}")
+  "main.c=main_c")
+# CMake's meaning of CMAKE_CUDA_ARCHITECTURES is checked as ARCHS is.
+expect_configure_error(bad_cmake_architectures
+  "CUDA_ARCHITECTURES entry 'sm_80' is not an architecture"
+  "set(CMAKE_CUDA_ARCHITECTURES sm_80)\nadd_gpu_kernels(k SOURCES k.cu)" "k.cu=good_cu")
+# The device link keeps machine code only: a SEPARABLE target needs one real architecture.
+expect_configure_error(separable_ptx_only "SEPARABLE needs machine code \\(SASS\\) for at least one architecture"
+  "add_gpu_kernels(k SOURCES k.cu ARCHS 90-virtual SEPARABLE)" "k.cu=good_cu")
 expect_build_error(arch_nvcc_rejects "nvcc fatal *: Unsupported gpu architecture 'compute_12'"
   "add_gpu_kernels(k SOURCES k.cu ARCHS 12)"
-  "k.cu=${good_cu}")
+  "k.cu=good_cu")
 # C++ errors come from nvcc, which runs first (cubind-gen reads the fatbin it builds);
 # cubind-gen's own errors (annotations) from cubind-gen, with line and column.
 expect_build_error(syntax_error "k\\.cu\\(2\\): error: expected a \"\\)\""
@@ -96,10 +107,51 @@ expect_build_error(missing_include "k\\.cu:1:10: fatal error: nothere\\.h: No su
   "k.cu=#include \"nothere.h\"\nextern \"C\" __global__ void k(float *a) {}\n")
 expect_configure_error(same_module_one_call "two SOURCES give the module name 'k'"
   "add_gpu_kernels(k SOURCES k.cu sub/k.cu ARCHS 90)"
-  "k.cu=${good_cu}" "sub/k.cu=${good_cu}")
-# Two targets with the same stem: both would define cubind_fatbin_k; linked together, the
-# linker silently took one library's fatbin for both (found by this catalogue; now an error).
-expect_configure_error(same_module_two_targets
-  "add_gpu_kernels\\(kb\\): module name 'k' \\([^)]*/b/k\\.cu\\) is already used by add_gpu_kernels\\(ka\\)"
-  "add_gpu_kernels(ka SOURCES a/k.cu ARCHS 90)\nadd_gpu_kernels(kb SOURCES b/k.cu ARCHS 90)"
-  "a/k.cu=${good_cu}" "b/k.cu=${good_cu}")
+  "k.cu=good_cu" "sub/k.cu=good_cu")
+
+# expect_build(<name> <body> <files>...): configures and builds (a case that must not fail).
+function(expect_build name body)
+  write_project(${name} "${body}" ${ARGN})
+  configure("${dir}" rc output)
+  if(rc EQUAL 0)
+    execute_process(COMMAND "${CMAKE_COMMAND}" --build "${dir}/build"
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE output ERROR_VARIABLE output)
+  endif()
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${name}: expected the build to succeed:\n${output}")
+  endif()
+  message(STATUS "${name}: builds, as expected")
+endfunction()
+
+# C names given twice (CONTRACT section 2): the linker would silently keep one of the two
+# definitions. An error naming both places, whether the .cu files are in one target or in
+# targets linked into one program (directly or through another library); fine when the targets
+# go into different programs, or with a PREFIX.
+set(k_cu "#include <cubind/annotations.h>\nextern \"C\" __global__ void k(float *a) {}\n")
+set(app "add_executable(app main.c)\n")
+set(both_c "int both(void) { return 0; }\n")
+set(prefixed_main_c "#include \"a.cubind.h\"\n#include \"b.cubind.h\"\nint main(void) { return k_launch == b_k_launch; }\n")
+set(twice "kernel 'k' \\([^)]*/a\\.cu:2:[0-9]+\\) and kernel 'k' \\([^)]*/b\\.cu:2:[0-9]+\\) both generate k_launch/k_call: rename one or give the targets PREFIXes")
+expect_build_error(kernel_twice_one_target "${twice}"
+  "add_gpu_kernels(k SOURCES a.cu b.cu ARCHS 90)\n${app}target_link_libraries(app PRIVATE k)"
+  "a.cu=k_cu" "b.cu=k_cu" "main.c=main_c")
+expect_build_error(kernel_twice_one_program "${twice}"
+  "add_gpu_kernels(ka SOURCES a.cu ARCHS 90)\nadd_gpu_kernels(kb SOURCES b.cu ARCHS 90)\n${app}target_link_libraries(app PRIVATE ka kb)"
+  "a.cu=k_cu" "b.cu=k_cu" "main.c=main_c")
+expect_build_error(kernel_twice_through_a_library "${twice}"
+  "add_gpu_kernels(ka SOURCES a.cu ARCHS 90)\nadd_subdirectory(sub)\nadd_library(both STATIC both.c)\ntarget_link_libraries(both PUBLIC ka kb)\n${app}target_link_libraries(app PRIVATE both)"
+  "a.cu=k_cu" "b.cu=k_cu" "sub/CMakeLists.txt=add_gpu_kernels(kb SOURCES ../b.cu ARCHS 90)\n"
+  "both.c=both_c" "main.c=main_c")
+expect_build(kernel_twice_two_programs
+  "add_gpu_kernels(ka SOURCES a.cu ARCHS 90)\nadd_gpu_kernels(kb SOURCES b.cu ARCHS 90)\nadd_executable(app_a main.c)\ntarget_link_libraries(app_a PRIVATE ka)\nadd_executable(app_b main.c)\ntarget_link_libraries(app_b PRIVATE kb)"
+  "a.cu=k_cu" "b.cu=k_cu" "main.c=main_c")
+expect_build(kernel_twice_prefix
+  "add_gpu_kernels(ka SOURCES a.cu ARCHS 90)\nadd_gpu_kernels(kb SOURCES b.cu ARCHS 90 PREFIX b_)\n${app}target_link_libraries(app PRIVATE ka kb)"
+  "a.cu=k_cu" "b.cu=k_cu"
+  "main.c=prefixed_main_c")
+# Two targets with the same stem: both would define cubind_fatbin_k (found by this catalogue:
+# linked together, the linker took one library's fatbin for both).
+expect_build_error(same_module_two_targets
+  "module 'k' \\([^)]*/a/k\\.cu\\) and module 'k' \\([^)]*/c/k\\.cu\\) both define the module k"
+  "add_gpu_kernels(ka SOURCES a/k.cu ARCHS 90)\nadd_gpu_kernels(kb SOURCES b/k.cu ARCHS 90 PREFIX b_)\nadd_gpu_kernels(kc SOURCES c/k.cu ARCHS 90)\n${app}target_link_libraries(app PRIVATE ka kb kc)"
+  "a/k.cu=good_cu" "b/k.cu=k_cu" "c/k.cu=k_cu" "main.c=main_c")

@@ -1,9 +1,15 @@
-# Builds tests/cmake/consumer against the installed package in PREFIX (find_package(cubind),
-# add_gpu_kernels, link), then the same program with plain cc and pkg-config against the shared
-# runtime, and runs both without a GPU (exit 77 expected).
-#   cmake -DPREFIX=... -DLIBDIR=lib -DWORK_DIR=... -DGENERATOR=Ninja -DC_COMPILER=cc -P consumer.cmake
+# Builds tests/cmake/consumer against the installed package in PREFIX (find_package(cubind 0.2),
+# add_gpu_kernels, link) with one generator, then the same program with plain cc and pkg-config:
+# `cubind` (the static runtime: no libcubind among the program's needed libraries) and
+# `cubind-shared`, both compiled with -std=c99 -pedantic -Werror; runs each without a GPU (exit
+# 77 expected). Also: the package version file (0.2 found, 0.1 and 0.3 not) and
+# cubind-gen --version against the version the build was configured with.
+#   cmake -DPREFIX=... -DLIBDIR=lib -DWORK_DIR=... -DGENERATOR=Ninja -DC_COMPILER=cc
+#         -DPKG_CONFIG=... -DREADELF=... -DVERSION=0.2.0 -P consumer.cmake
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
-cubind_require(PREFIX LIBDIR WORK_DIR GENERATOR C_COMPILER)
+cubind_require(PREFIX LIBDIR WORK_DIR GENERATOR C_COMPILER PKG_CONFIG READELF VERSION)
+cubind_require_tool(PKG_CONFIG "pkg-config" pkg-config)
+cubind_require_tool(READELF "readelf" binutils)
 set(build "${WORK_DIR}/build")
 file(REMOVE_RECURSE "${WORK_DIR}")
 
@@ -12,20 +18,61 @@ cubind_run(output "${CMAKE_COMMAND}" -S "${CMAKE_CURRENT_LIST_DIR}/consumer" -B 
 cubind_run(output "${CMAKE_COMMAND}" --build "${build}")
 cubind_expect_no_gpu(consumer "${build}/app")
 
-# The non-CMake recipe: the generated files + pkg-config.
-find_program(PKG_CONFIG pkg-config)
-if(PKG_CONFIG)
+# needed_libraries(<out> <program>): the NEEDED entries of its dynamic section.
+function(needed_libraries out program)
+  cubind_run(dynamic "${READELF}" -d "${program}")
+  string(REGEX MATCHALL "\\(NEEDED\\)[^\n]*\\[[^]\n]*\\]" needed "${dynamic}")
+  set(${out} "${needed}" PARENT_SCOPE)
+endfunction()
+
+# The non-CMake recipe: the generated files + pkg-config, under -pedantic -Werror (the toolkit's
+# cuda.h comes in as a system header).
+foreach(module IN ITEMS cubind cubind-shared)
   execute_process(COMMAND "${CMAKE_COMMAND}" -E env "PKG_CONFIG_PATH=${PREFIX}/${LIBDIR}/pkgconfig"
-                          "${PKG_CONFIG}" --cflags --libs cubind
+                          "${PKG_CONFIG}" --cflags --libs ${module}
                   OUTPUT_VARIABLE flags RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE)
   if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "pkg-config --cflags --libs cubind failed")
+    message(FATAL_ERROR "pkg-config --cflags --libs ${module} failed")
   endif()
   separate_arguments(flags UNIX_COMMAND "${flags}")
-  cubind_run(output "${C_COMPILER}" -std=c99 -o "${WORK_DIR}/app_pc"
+  set(program "${WORK_DIR}/app_${module}")
+  cubind_run(output "${C_COMPILER}" -std=c99 -Wall -Wextra -pedantic -Werror -o "${program}"
              "${CMAKE_CURRENT_LIST_DIR}/consumer/main.c" "${build}/vec_kernels/vec.cubind.c"
-             "${build}/vec_kernels/vec.fatbin.c" "-I${build}/vec_kernels" ${flags})
-  cubind_expect_no_gpu(consumer "LD_LIBRARY_PATH=${PREFIX}/${LIBDIR}" "${WORK_DIR}/app_pc")
-else()
-  message(STATUS "no pkg-config: the pkg-config recipe is not checked")
-endif()
+             "${build}/vec_kernels/vec.fatbin.c" "-I${build}/vec_kernels"
+             "-I${CMAKE_CURRENT_LIST_DIR}/consumer/include" ${flags})
+  needed_libraries(needed "${program}")
+  if(module STREQUAL "cubind")
+    if(needed MATCHES "libcubind")
+      message(FATAL_ERROR "pkg-config cubind: the program needs libcubind: ${needed}")
+    endif()
+    cubind_expect_no_gpu(consumer "${program}")
+  else()
+    cubind_expect("${needed}" "libcubind\\.so" "pkg-config cubind-shared links libcubind.so")
+    cubind_expect_no_gpu(consumer "LD_LIBRARY_PATH=${PREFIX}/${LIBDIR}" "${program}")
+  endif()
+  message(STATUS "pkg-config ${module}: ${needed}")
+endforeach()
+
+# find_package(cubind <version>): 0.x releases are compatible within one minor version only.
+string(REGEX MATCH "^[0-9]+\\.[0-9]+" minor "${VERSION}")
+string(REGEX REPLACE "^([0-9]+)\\.([0-9]+).*" "\\1" major "${VERSION}")
+string(REGEX REPLACE "^([0-9]+)\\.([0-9]+).*" "\\2" minor_number "${VERSION}")
+math(EXPR older "${minor_number} - 1")
+math(EXPR newer "${minor_number} + 1")
+foreach(asked found IN ZIP_LISTS "${minor};${major}.${older};${major}.${newer}" "1;0;0")
+  set(dir "${WORK_DIR}/version_${asked}")
+  file(WRITE "${dir}/CMakeLists.txt" "cmake_minimum_required(VERSION 3.20)\nproject(v LANGUAGES C)\n"
+       "find_package(cubind ${asked} REQUIRED)\nmessage(STATUS \"cubind \${cubind_VERSION}\")\n")
+  execute_process(COMMAND "${CMAKE_COMMAND}" -S "${dir}" -B "${dir}/build" -G "${GENERATOR}"
+                          "-DCMAKE_PREFIX_PATH=${PREFIX}" "-DCMAKE_C_COMPILER=${C_COMPILER}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE output ERROR_VARIABLE output)
+  if(found AND NOT (rc EQUAL 0 AND output MATCHES "cubind ${VERSION}"))
+    message(FATAL_ERROR "find_package(cubind ${asked}) should find ${VERSION}:\n${output}")
+  elseif(NOT found AND rc EQUAL 0)
+    message(FATAL_ERROR "find_package(cubind ${asked}) should not accept ${VERSION}:\n${output}")
+  endif()
+  message(STATUS "find_package(cubind ${asked}): found ${found}, as expected")
+endforeach()
+
+cubind_run(output "${PREFIX}/bin/cubind-gen" --version)
+cubind_expect("${output}" "^cubind-gen ${VERSION}\n" "cubind-gen --version")

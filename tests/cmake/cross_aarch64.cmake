@@ -3,6 +3,10 @@
 #   cmake -DSOURCE_DIR=... -DWORK_DIR=... -DGENERATOR=Ninja -DCUBIND_GEN=... -P cross_aarch64.cmake
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
 cubind_require(SOURCE_DIR WORK_DIR GENERATOR CUBIND_GEN)
+find_program(AARCH64_CC aarch64-linux-gnu-gcc)
+find_program(AARCH64_CXX aarch64-linux-gnu-g++)
+cubind_require_tool(AARCH64_CC "the aarch64 cross C compiler" gcc-aarch64-linux-gnu)
+cubind_require_tool(AARCH64_CXX "the aarch64 cross C++ compiler" g++-aarch64-linux-gnu)
 file(REMOVE_RECURSE "${WORK_DIR}")
 cubind_run(output "${CMAKE_COMMAND}" -S "${SOURCE_DIR}" -B "${WORK_DIR}" -G "${GENERATOR}"
            "-DCMAKE_TOOLCHAIN_FILE=${SOURCE_DIR}/cmake/toolchains/aarch64-linux-gnu.cmake"

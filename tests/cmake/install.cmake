@@ -1,7 +1,10 @@
-# Installs the build tree into a fresh PREFIX and checks that the package is complete.
-#   cmake -DBUILD_DIR=build -DPREFIX=/tmp/p -DLIBDIR=lib -P install.cmake
+# Installs the build tree into a fresh PREFIX and checks that the package is complete: the
+# targets, the CMake package files (and their version), both pkg-config files, the licence and
+# changelog; the pkg-config files' version; and ldconfig's decision (it runs only for a
+# directory of the loader's cache, as root, without DESTDIR).
+#   cmake -DBUILD_DIR=build -DPREFIX=/tmp/p -DLIBDIR=lib -DVERSION=0.2.0 -P install.cmake
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
-cubind_require(BUILD_DIR PREFIX LIBDIR)
+cubind_require(BUILD_DIR PREFIX LIBDIR VERSION)
 file(REMOVE_RECURSE "${PREFIX}")
 cubind_run(output "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${PREFIX}")
 foreach(file IN ITEMS
@@ -10,8 +13,35 @@ foreach(file IN ITEMS
     ${LIBDIR}/libcubind_runtime.a ${LIBDIR}/libcubind.so
     ${LIBDIR}/cmake/cubind/cubindConfig.cmake ${LIBDIR}/cmake/cubind/cubindConfigVersion.cmake
     ${LIBDIR}/cmake/cubind/cubindTargets.cmake ${LIBDIR}/cmake/cubind/CubindGpuKernels.cmake
-    ${LIBDIR}/pkgconfig/cubind.pc)
+    ${LIBDIR}/cmake/cubind/CubindCompileCommands.cmake
+    ${LIBDIR}/pkgconfig/cubind.pc ${LIBDIR}/pkgconfig/cubind-shared.pc
+    share/doc/cubind/LICENSE share/doc/cubind/CHANGELOG.md)
   if(NOT EXISTS "${PREFIX}/${file}")
     message(FATAL_ERROR "not installed: ${PREFIX}/${file}\n${output}")
   endif()
 endforeach()
+file(READ "${PREFIX}/share/doc/cubind/LICENSE" license)
+cubind_expect("${license}" "^MIT License" "the installed LICENSE")
+foreach(pc IN ITEMS cubind cubind-shared)
+  file(READ "${PREFIX}/${LIBDIR}/pkgconfig/${pc}.pc" text)
+  cubind_expect("${text}" "\nVersion: ${VERSION}\n" "${pc}.pc's version")
+  cubind_expect("${text}" "\nCflags: [^\n]*-isystem " "${pc}.pc: the toolkit's headers as system ones")
+endforeach()
+file(READ "${PREFIX}/${LIBDIR}/pkgconfig/cubind.pc" text)
+cubind_expect("${text}" "\nLibs: [^\n]*libcubind_runtime\\.a" "cubind.pc links the static runtime")
+
+# ldconfig: never for a private prefix; for /usr/local/lib (in the loader's cache on Debian) it
+# would run as root, and says what to do otherwise.
+get_filename_component(script "${CMAKE_CURRENT_LIST_DIR}/../../cmake/CubindLdconfig.cmake" ABSOLUTE)
+cubind_run(output "${CMAKE_COMMAND}" "-DLIBDIR=${PREFIX}/${LIBDIR}" -DDRY_RUN=ON -P "${script}")
+cubind_expect("${output}" "ldconfig: not needed" "ldconfig for ${PREFIX}/${LIBDIR}")
+if(EXISTS /etc/ld.so.conf.d/libc.conf)
+  file(READ /etc/ld.so.conf.d/libc.conf libc_conf)
+  if(libc_conf MATCHES "/usr/local/lib")
+    cubind_run(output "${CMAKE_COMMAND}" -DLIBDIR=/usr/local/lib -DDRY_RUN=ON -P "${script}")
+    cubind_expect("${output}" "ldconfig: (would run|not run \\(not root\\))" "ldconfig for /usr/local/lib")
+    cubind_run(output "${CMAKE_COMMAND}" -E env DESTDIR=/tmp/stage "${CMAKE_COMMAND}"
+               -DLIBDIR=/usr/local/lib -DDRY_RUN=ON -P "${script}")
+    cubind_expect("${output}" "ldconfig: not run: installing into DESTDIR" "ldconfig with DESTDIR")
+  endif()
+endif()

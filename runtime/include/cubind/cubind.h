@@ -21,9 +21,9 @@ extern "C" {
 
 /* Version of the runtime; the generated code checks CUBIND_ABI_VERSION (cubind/generated.h). */
 #define CUBIND_VERSION_MAJOR 0
-#define CUBIND_VERSION_MINOR 1
+#define CUBIND_VERSION_MINOR 2
 #define CUBIND_VERSION_PATCH 0
-#define CUBIND_VERSION_STRING "0.1.0"
+#define CUBIND_VERSION_STRING "0.2.0"
 
 /*
  * CUBIND_RESTRICT: C99's `restrict`, spelled for whichever language includes this header

@@ -1,0 +1,90 @@
+# nvcc and cubind-gen see the same program: every way a build gives nvcc a preprocessor option
+# reaches cubind-gen's parse too. The kernel's parameter type depends on a macro (USE_DOUBLE);
+# a stub declaring float where nvcc compiled double would silently pass the wrong bytes. Each
+# target below gets the macro one way; its generated header must say double (the control target,
+# without the macro, float). Then the Debug build with CMAKE_CUDA_FLAGS_DEBUG="-G -g".
+#   cmake -DPREFIX=... -DWORK_DIR=... -DGENERATOR=Ninja -DC_COMPILER=cc -P preprocessor.cmake
+include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
+cubind_require(PREFIX WORK_DIR GENERATOR C_COMPILER)
+file(REMOVE_RECURSE "${WORK_DIR}")
+set(dir "${WORK_DIR}/src")
+
+file(WRITE "${dir}/scale.cu" [=[
+#include <cubind/annotations.h>
+#include "real.h"
+#if defined(USE_DOUBLE)
+typedef double real;
+#elif __cplusplus >= 202002L
+typedef double real; /* --std c++20 */
+#else
+typedef float real;
+#endif
+extern "C" __global__ void scale(CUBIND_INOUT_N(n) real *a, real s, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] *= s;
+}
+]=])
+file(WRITE "${dir}/default/real.h" "/* nothing */\n")
+file(WRITE "${dir}/inc/real.h" "#define USE_DOUBLE 1\n")
+file(WRITE "${dir}/force_double.h" "#define USE_DOUBLE 1\n")
+file(WRITE "${dir}/flags/CMakeLists.txt" [=[
+set(CMAKE_CUDA_FLAGS "-DUSE_DOUBLE")
+add_gpu_kernels(cuda_flags SOURCES ../scale.cu INCLUDE_DIRECTORIES ../default)
+]=])
+file(WRITE "${dir}/CMakeLists.txt" [=[
+cmake_minimum_required(VERSION 3.20)
+project(preprocessor LANGUAGES C)
+find_package(cubind 0.2 REQUIRED)
+set(scale scale.cu INCLUDE_DIRECTORIES default)
+add_gpu_kernels(control SOURCES ${scale} ARCHS 75)
+add_gpu_kernels(attached SOURCES ${scale} ARCHS 75 COMPILE_OPTIONS -DUSE_DOUBLE)
+add_gpu_kernels(separate SOURCES ${scale} ARCHS 75 COMPILE_OPTIONS -D USE_DOUBLE)
+add_gpu_kernels(long_form SOURCES ${scale} ARCHS 75 COMPILE_OPTIONS --define-macro USE_DOUBLE)
+add_gpu_kernels(long_equals SOURCES ${scale} ARCHS 75 COMPILE_OPTIONS --define-macro=USE_DOUBLE)
+add_gpu_kernels(undefine SOURCES ${scale} ARCHS 75
+                COMPILE_OPTIONS -DUSE_DOUBLE --undefine-macro USE_DOUBLE)
+add_gpu_kernels(pre_include SOURCES ${scale} ARCHS 75
+                COMPILE_OPTIONS -include ${CMAKE_CURRENT_SOURCE_DIR}/force_double.h)
+add_gpu_kernels(std SOURCES ${scale} ARCHS 75 COMPILE_OPTIONS --std c++20)
+add_gpu_kernels(definitions SOURCES ${scale} ARCHS 75)
+target_compile_definitions(definitions PRIVATE $<$<BOOL:1>:USE_DOUBLE>)
+add_gpu_kernels(include_dirs SOURCES scale.cu ARCHS 75)        # real.h from inc/: USE_DOUBLE
+target_include_directories(include_dirs PRIVATE inc)
+add_gpu_kernels(host_only SOURCES ${scale} ARCHS 75 COMPILE_OPTIONS -Xcompiler -DUSE_DOUBLE)
+add_subdirectory(flags)
+add_gpu_kernels(debug_flags SOURCES ${scale} ARCHS 75)         # CMAKE_CUDA_FLAGS_DEBUG, below
+]=])
+
+function(expect_type target type)
+  file(READ "${dir}/build/${ARGN}${target}/scale.cubind.h" header)
+  if(NOT header MATCHES "scale_launch\\(const cubind_config \\*cfg, ${type} \\*a, ${type} s, int n\\)")
+    message(FATAL_ERROR "${target}: expected the stubs to take ${type}:\n${header}")
+  endif()
+  message(STATUS "${target}: ${type}")
+endfunction()
+
+# Release: CMAKE_CUDA_FLAGS_DEBUG does not apply (debug_flags says float).
+cubind_run(output "${CMAKE_COMMAND}" -S "${dir}" -B "${dir}/build" -G "${GENERATOR}"
+           "-DCMAKE_PREFIX_PATH=${PREFIX}" "-DCMAKE_C_COMPILER=${C_COMPILER}"
+           -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CUDA_FLAGS_DEBUG=-DUSE_DOUBLE -G")
+cubind_run(output "${CMAKE_COMMAND}" --build "${dir}/build")
+foreach(target IN ITEMS attached separate long_form long_equals pre_include std definitions
+                        include_dirs)
+  expect_type(${target} double)
+endforeach()
+expect_type(cuda_flags double flags/)
+foreach(target IN ITEMS control undefine host_only debug_flags)
+  expect_type(${target} float)
+endforeach()
+
+# Debug: CMAKE_CUDA_FLAGS_DEBUG reaches nvcc and the parse; -G makes nvcc compress the cubin
+# (zstd), which cubind-gen reads.
+cubind_run(output "${CMAKE_COMMAND}" -S "${dir}" -B "${dir}/build-debug" -G "${GENERATOR}"
+           "-DCMAKE_PREFIX_PATH=${PREFIX}" "-DCMAKE_C_COMPILER=${C_COMPILER}"
+           -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CUDA_FLAGS_DEBUG=-DUSE_DOUBLE -G")
+cubind_run(output "${CMAKE_COMMAND}" --build "${dir}/build-debug" --target debug_flags)
+expect_type(debug_flags double ../build-debug/)
+cubind_fatbin_entries(entries "${dir}/build-debug/debug_flags/scale.fatbin" FLAGS flags)
+cubind_expect("${flags}" "^sm_75=0x[0-9a-f]*8[0-9a-f][0-9a-f][0-9a-f]$"
+              "Debug with -G: one compressed (zstd) cubin")
