@@ -44,12 +44,15 @@
 #
 # For each <stem>.cu, steps write into ${CMAKE_CURRENT_BINARY_DIR}/<target>/:
 #   nvcc -fatbin                 <stem>.cu     -> <stem>.fatbin  (SASS for every arch [+ PTX])
-#   cubind-gen --kernels-from <stem>.fatbin
+#   cubind-gen --kernels-from <stem>.fatbin [--earlier-binary <earlier stem>.fatbin ...]
 #                                <stem>.cu     -> <stem>.cubind.h + <stem>.cubind.c  (C stubs
 #                                                 for every kernel in the fatbin's cubins: the
-#                                                 ones the .cu names and the templates its host
-#                                                 code instantiates by launching them), and
-#                                                 <stem>.cubind.names (the C names, for the check)
+#                                                 ones the .cu and its headers name and the
+#                                                 templates its host code instantiates by
+#                                                 launching them; a header's kernel that an
+#                                                 earlier .cu of SOURCES holds too is bound by
+#                                                 that .cu), and <stem>.cubind.names (the C
+#                                                 names, for the check)
 #   cubind-gen --embed-fatbin    <stem>.fatbin -> <module>.fatbin.c  (the fatbin as a C array)
 # (<module> is <PREFIX><stem> made a C identifier.) SEPARABLE instead compiles each .cu with
 # nvcc -fatbin -rdc=true, device-links them all into <target>.fatbin, embeds that once, and gives
@@ -596,14 +599,24 @@ function(_cubind_add_build_steps target)
     if(prefix)
       set(prefix_option --prefix "${prefix}")
     endif()
+    # A kernel of a user header that several .cu files of the target include is bound once: by
+    # the first .cu whose binary holds it (the binaries of the .cu files before this one).
+    set(earlier "")
+    foreach(earlier_fatbin IN LISTS fatbins)
+      if(NOT earlier_fatbin STREQUAL fatbin)
+        list(APPEND earlier --earlier-binary "${earlier_fatbin}")
+      endif()
+    endforeach()
+    set(earlier_files ${fatbins})
+    list(REMOVE_ITEM earlier_files "${fatbin}")
     add_custom_command(
       OUTPUT "${header}" "${stubs}" "${names}"
       COMMAND "${gen}" --nvcc-options ${rdc} ${nvcc_flags} -- --cuda-path "${cuda_path}"
               --module-name "${module}" ${fatbin_name} ${prefix_option} -o "${out_dir}"
               --depfile "${header}.d" --cache-dir "${CMAKE_BINARY_DIR}/cubind-gen-cache"
-              ${kernels_from} "${source}"
+              ${kernels_from} ${earlier} "${source}"
       ${touch}
-      DEPENDS "${source}" "${gen}" ${kernels_from_file}
+      DEPENDS "${source}" "${gen}" ${kernels_from_file} ${earlier_files}
       DEPFILE "${header}.d"
       COMMENT "cubind: cubind-gen ${shown} -> ${target}/${stem}.cubind.h, .cubind.c"
       COMMAND_EXPAND_LISTS VERBATIM)

@@ -79,18 +79,20 @@ static int make_shim_dir(clang_session *session) {
 /* ---- The command line ------------------------------------------------------------------- */
 
 /*
- * The host compiler's own include directories, as `<cc> -E -v` lists them, each added with
- * -idirafter: nvcc preprocesses a .cu with its host compiler, so headers that only it provides
- * (gcc's omp.h, say) are found there; clang's own directories come first, so its versions of
- * the intrinsics headers win. A compiler that cannot be run adds nothing.
+ * What nvcc's host compiler adds to the device compile: its own include directories, as
+ * `<cc> -E -v` lists them, each added with -idirafter (nvcc preprocesses a .cu with its host
+ * compiler, so headers that only it provides, gcc's omp.h say, are found there; clang's own
+ * directories come first, so its versions of the intrinsics headers win); and, when nvcc
+ * passes it -fopenmp, its _OPENMP. A compiler that cannot be run adds nothing.
  */
-static void add_host_include_dirs(const char *compiler, cubind_strlist *args) {
+static void add_host_compiler(const char *compiler, int openmp, cubind_strlist *args) {
   char *command, line[4096];
   FILE *pipe;
   int listing = 0;
   if (!compiler || !*compiler)
     return;
-  command = cubind_xasprintf("'%s' -E -x c++ -v - </dev/null 2>&1", compiler);
+  command = cubind_xasprintf("'%s' -E -x c++ -v -dM %s - </dev/null 2>&1", compiler,
+                             openmp ? "-fopenmp" : "");
   if (strchr(compiler, '\'')) { /* not quotable this way: go without */
     free(command);
     return;
@@ -109,6 +111,10 @@ static void add_host_include_dirs(const char *compiler, cubind_strlist *args) {
     else if (listing && line[0] == ' ') {
       cubind_strlist_add(args, "-idirafter");
       cubind_strlist_add(args, line + 1);
+    } else if (openmp && strncmp(line, "#define _OPENMP ", 16) == 0) {
+      char *define = cubind_xasprintf("-D_OPENMP=%s", line + 16);
+      cubind_strlist_add(args, define);
+      free(define);
     }
   }
   pclose(pipe);
@@ -178,7 +184,7 @@ static void build_arguments(clang_session *session) {
     free(real);
   }
   free(toolkit_real);
-  add_host_include_dirs(options->host_compiler, args);
+  add_host_compiler(options->host_compiler, options->host_openmp, args);
 }
 
 /* session_open: see clang_session.h. */

@@ -201,6 +201,42 @@ static int nvcc_passes_next_argument(const char *arg) {
 }
 
 /*
+ * nvcc's options about its host compiler that change what the device compile sees: -ccbin /
+ * --compiler-bindir CC (whose include directories the parse searches), and -fopenmp in
+ * -Xcompiler / --compiler-options (nvcc then defines _OPENMP for device code too). Returns 1
+ * when argv[*index] was one of them (and moves *index past its value).
+ */
+static int host_compiler_option(int argc, char **argv, int *index, cubind_cli *cli) {
+  static const char *const bindir[] = {"-ccbin", "--compiler-bindir"};
+  static const char *const passed[] = {"-Xcompiler", "--compiler-options"};
+  const char *arg = argv[*index], *value = NULL;
+  size_t k, length;
+  for (k = 0; k < 2 && !value; k++) {
+    length = strlen(bindir[k]);
+    if (strncmp(arg, bindir[k], length) == 0 && arg[length] == '=')
+      value = arg + length + 1;
+    else if (strcmp(arg, bindir[k]) == 0 && *index + 1 < argc)
+      value = argv[++*index];
+  }
+  if (value) {
+    cli->host_compiler = value;
+    return 1;
+  }
+  for (k = 0; k < 2 && !value; k++) {
+    length = strlen(passed[k]);
+    if (strncmp(arg, passed[k], length) == 0 && arg[length] == '=')
+      value = arg + length + 1;
+    else if (strcmp(arg, passed[k]) == 0 && *index + 1 < argc && strcmp(argv[*index + 1], "--"))
+      value = argv[++*index];
+  }
+  if (!value)
+    return 0;
+  if (strstr(value, "-fopenmp") || strstr(value, "-openmp"))
+    cli->host_openmp = 1; /* the list is comma-separated: "-O2,-fopenmp" */
+  return 1;
+}
+
+/*
  * --nvcc-options OPTION... --: takes the preprocessor options (and nvcc's macro-defining flags)
  * of nvcc's command line, skips the rest. *index is at --nvcc-options; on return, at the '--'.
  * Returns 0, or CUBIND_EXIT_USAGE.
@@ -221,6 +257,8 @@ static int take_nvcc_options(int argc, char **argv, int *index, cubind_cli *cli)
       char *define = cubind_xasprintf("-D%s", nvcc_macros[k].macro);
       cubind_strlist_add(&cli->clang_args, define);
       free(define);
+    } else if (host_compiler_option(argc, argv, &i, cli)) {
+      continue;
     } else if (nvcc_passes_next_argument(argv[i]) && i + 1 < argc &&
                strcmp(argv[i + 1], "--") != 0) {
       if ((strcmp(argv[i], "-rdc") == 0 || strcmp(argv[i], "--relocatable-device-code") == 0) &&

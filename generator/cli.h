@@ -24,7 +24,9 @@ typedef struct cubind_cli {
   cubind_strlist kernels_from; /* --kernels-from FILE...: nvcc's fatbins or cubins */
   cubind_strlist earlier_binaries; /* --earlier-binary FILE...: binaries of earlier sources of
                                       the same library */
-  const char *host_compiler; /* --host-compiler; NULL: g++ (nvcc's default), "none": none */
+  const char *host_compiler; /* --host-compiler (or nvcc's -ccbin); NULL: g++ (nvcc's
+                                default), "none": none */
+  int host_openmp;           /* nvcc's -Xcompiler -fopenmp: _OPENMP as the host compiler has it */
   cubind_strlist names_files;  /* with --check-names: the files to check */
   cubind_strlist owned;        /* strings the fields above point into (-std from --std X) */
   int help, version;

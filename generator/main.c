@@ -204,6 +204,7 @@ static int generate(const cubind_cli *cli) {
   }
   options.earlier = earlier;
   options.num_earlier = cli->earlier_binaries.count;
+  options.host_openmp = cli->host_openmp;
   options.host_compiler = !cli->host_compiler ? "g++"
                           : strcmp(cli->host_compiler, "none") == 0 ? NULL
                                                                     : cli->host_compiler;

@@ -29,6 +29,7 @@ typedef struct cubind_parse_options {
   size_t num_earlier;
   const char *host_compiler;   /* the compiler nvcc uses for host code (its include directories
                                   are searched after clang's); NULL: none */
+  int host_openmp;             /* nvcc passes -fopenmp to it: define _OPENMP as it does */
 } cubind_parse_options;
 
 /*
