@@ -10,12 +10,22 @@
 
 #include <stddef.h>
 
+/* One parameter of a kernel as the cubin lays it out (its .nv.info KPARAM_INFO). */
+typedef struct cubind_binary_param {
+  unsigned ordinal;   /* its position in the parameter list */
+  unsigned offset;    /* byte offset in the parameter buffer */
+  unsigned size;      /* bytes */
+} cubind_binary_param;
+
 /* One kernel symbol, merged over every cubin that defines it. */
 typedef struct cubind_binary_kernel {
   char *symbol;       /* the cubin symbol: "_ZN7samples6reduceIfLj256EEEvPKT_PS1_i" */
   int internal;       /* local binding: static, or in an anonymous namespace */
   unsigned *archs;    /* the SM versions (80, 90, ...) whose cubins define it, ascending */
   size_t num_archs;
+  cubind_binary_param *params; /* its parameters by ordinal (the first cubin's) */
+  long num_params;    /* -1: the layout is unknown */
+  int layout_differs; /* two architectures' code lay its parameters out differently */
 } cubind_binary_kernel;
 
 /* Every kernel of one or more binaries, sorted by symbol, plus the SM versions seen. */

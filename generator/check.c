@@ -306,6 +306,46 @@ static void decide_kernels(cubind_model *model, char *bound) {
   }
 }
 
+/* "(0:8, 8:4)": a parameter layout for messages (a new string). */
+static char *layout_text(const cubind_slot *slots, const cubind_param *params, size_t count) {
+  cubind_buf text = {0};
+  size_t i;
+  cubind_buf_puts(&text, "(");
+  for (i = 0; i < count; i++)
+    cubind_buf_printf(&text, "%s%llu:%llu", i ? ", " : "", slots ? slots[i].offset : params[i].offset,
+                      slots ? slots[i].size : params[i].size);
+  cubind_buf_puts(&text, ")");
+  return text.data;
+}
+
+/*
+ * A bound kernel's parameters as the parse lays them out must be those of nvcc's binary (its
+ * .nv.info): an extern "C" kernel is found by name alone, so a binary built from other
+ * definitions (another -D, a signature under #ifdef __NVCC__) would otherwise get stubs of the
+ * wrong types without a word.
+ */
+static void check_binary_layout(const cubind_kernel *kernel) {
+  size_t i;
+  int same = kernel->binary_num_params == (long)kernel->num_params;
+  for (i = 0; same && i < kernel->num_params; i++)
+    same = kernel->binary_layout[i].offset == kernel->params[i].offset &&
+           kernel->binary_layout[i].size == kernel->params[i].size;
+  if (!same) {
+    char *binary = layout_text(kernel->binary_layout, NULL, (size_t)kernel->binary_num_params);
+    char *parsed = layout_text(NULL, kernel->params, kernel->num_params);
+    error_take(&kernel->location,
+               cubind_xasprintf("kernel '%s' has %ld parameters at (offset:size) %s in nvcc's "
+                                "binary but %u at %s in the .cu as cubind-gen parses it: the "
+                                "binary was built from other definitions (another -D, a "
+                                "signature under #ifdef __NVCC__ or __CUDA_ARCH__?); give "
+                                "cubind-gen the options nvcc had",
+                                kernel->display_name, kernel->binary_num_params, binary,
+                                (unsigned)kernel->num_params, parsed));
+    free(binary);
+    free(parsed);
+  }
+}
+
 /* Checks the parameters of every bound kernel: names, annotations, count expressions. */
 static void check_parameters(cubind_model *model, const char *bound) {
   size_t k, p;
@@ -317,6 +357,8 @@ static void check_parameters(cubind_model *model, const char *bound) {
       if (!kernel->params[p].unsupported)
         resolve_annotations(kernel, &kernel->params[p]);
     check_param_names(kernel);
+    if (kernel->binary_num_params >= 0)
+      check_binary_layout(kernel);
   }
 }
 

@@ -20,6 +20,7 @@ cubind_kernel *cubind_model_add_kernel(cubind_model *model) {
   kernel = &model->kernels[model->num_kernels++];
   memset(kernel, 0, sizeof *kernel);
   kernel->template_index = -1;
+  kernel->binary_num_params = -1;
   return kernel;
 }
 
@@ -107,8 +108,11 @@ void cubind_kernel_clear(cubind_kernel *kernel) {
   free(kernel->doc_location.file);
   free(kernel->declared_in);
   free(kernel->bound_by);
+  free(kernel->binary_layout);
   free(kernel->only_in);
   memset(kernel, 0, sizeof *kernel);
+  kernel->template_index = -1;
+  kernel->binary_num_params = -1;
 }
 
 /* cubind_model_free: frees everything the model owns. */

@@ -89,6 +89,12 @@ typedef enum cubind_place {
   CUBIND_PLACE_SYSTEM           /* a system header (the toolkit's: CUB, Thrust, ...) */
 } cubind_place;
 
+/* Where a parameter lies in a kernel's parameter buffer. */
+typedef struct cubind_slot {
+  unsigned long long offset;
+  unsigned long long size;
+} cubind_slot;
+
 /* One __global__ function. */
 typedef struct cubind_kernel {
   char *usr;            /* clang's unified symbol resolution: one per declared function */
@@ -107,6 +113,8 @@ typedef struct cubind_kernel {
   size_t num_params;
   int defined;          /* 1: this translation unit defines it (a declaration has a body) */
   int in_binary;        /* with --kernels-from: 1 when the binary holds its symbol */
+  cubind_slot *binary_layout; /* its parameters as nvcc's binary lays them out (.nv.info) */
+  long binary_num_params; /* their number; -1: unknown (no binary, or the binary does not say) */
   char *bound_by;       /* a header kernel that an earlier source's binary of the same library
                            also holds (--earlier-binary): that binary's name; else NULL */
   char *only_in;        /* "sm_90": the architectures whose code has it, when some lack it

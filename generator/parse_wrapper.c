@@ -785,6 +785,32 @@ static int same_function(const char *mangled, const cubind_binary_kernel *kernel
   return same;
 }
 
+/*
+ * Records on `kernel` what nvcc's binary says of it: present, the architectures that lack it,
+ * its parameter layout (to be checked against the parse's, check.c), its symbol (nvcc's, where
+ * internal linkage makes clang's differ).
+ */
+static char *only_in(const cubind_binary *binary, const cubind_binary_kernel *kernel);
+static void record_binary_facts(const cubind_binary *binary, const cubind_binary_kernel *found,
+                                cubind_kernel *kernel) {
+  long i;
+  kernel->in_binary = 1;
+  free(kernel->only_in);
+  kernel->only_in = only_in(binary, found);
+  free(kernel->symbol);
+  kernel->symbol = cubind_xstrdup(found->symbol);
+  free(kernel->binary_layout);
+  kernel->binary_layout = NULL;
+  kernel->binary_num_params = found->layout_differs ? -1 : found->num_params;
+  if (kernel->binary_num_params > 0) {
+    kernel->binary_layout = cubind_xcalloc((size_t)found->num_params, sizeof *kernel->binary_layout);
+    for (i = 0; i < found->num_params; i++) {
+      kernel->binary_layout[i].offset = found->params[i].offset;
+      kernel->binary_layout[i].size = found->params[i].size;
+    }
+  }
+}
+
 /* "sm_80, sm_90": the architectures whose code defines `kernel`, or NULL when all do. */
 static char *only_in(const cubind_binary *binary, const cubind_binary_kernel *kernel) {
   cubind_buf text = {0};
@@ -824,12 +850,8 @@ static void resolve_candidate(parse_context *ctx, const wrapper *w, size_t line,
     kernel = add_specialization(ctx, function, CUBIND_ORIGIN_BINARY, args ? args : "", c->name);
     free(name);
   }
-  if (kernel) {
-    kernel->in_binary = 1;
-    kernel->only_in = only_in(ctx->options->binary, c->kernel);
-    free(kernel->symbol); /* nvcc's, where an anonymous namespace makes the two differ */
-    kernel->symbol = cubind_xstrdup(c->kernel->symbol);
-  }
+  if (kernel)
+    record_binary_facts(ctx->options->binary, c->kernel, kernel);
   c->recorded = 1;
 }
 
@@ -906,11 +928,8 @@ void parse_binary_kernels(parse_context *ctx, clang_session *session, CXTranslat
       if (same_function(kernel->symbol, &binary->kernels[i]))
         found = &binary->kernels[i];
     if (found) {
-      free(kernel->symbol); /* the launch looks nvcc's name up */
-      kernel->symbol = cubind_xstrdup(found->symbol);
       known[found - binary->kernels] = 1;
-      kernel->in_binary = 1;
-      kernel->only_in = only_in(binary, found);
+      record_binary_facts(binary, found, kernel);
     }
   }
   for (i = 0; i < binary->num_kernels; i++)

@@ -37,5 +37,5 @@ cubind_find_cuda() {
 # runtime tests, pkg-config and binutils (readelf) for the build-system tests.
 cubind_base_deps() {
   cubind_need_packages cmake ninja-build make pkg-config binutils gcc g++ libc6-dev \
-    libclang-19-dev libcmocka-dev valgrind
+    libclang-19-dev libcmocka-dev valgrind libzstd-dev liblz4-dev
 }

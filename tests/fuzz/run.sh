@@ -31,7 +31,7 @@ fi
 
 flags=(-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -g -O1
        -DCUBIND_GEN_VERSION='"fuzz"' -D_XOPEN_SOURCE=700 -I"$root/generator"
-       -I"$root/runtime/include")
+       -I"$root/runtime/include" -I"$root/common")
 # generator/CMakeLists.txt's CUBIND_GEN_CORE_SOURCES (no libclang) and CUBIND_GEN_PARSE_SOURCES
 core=()
 for f in check count_expr model emit template fs util; do core+=("$root/generator/$f.c"); done
@@ -53,7 +53,7 @@ case $harness in
   generate)
     "$cc" "${flags[@]}" -I"$llvm/include" -DCUBIND_FUZZ_DEFAULT_INCLUDE="\"$root/runtime/include\"" \
       "$root/tests/fuzz/fuzz_generate.c" "${parse[@]}" "$root/generator/binary.c" "${core[@]}" \
-      -L"$llvm/lib" -lclang -lstdc++ -Wl,-rpath,"$llvm/lib" -o "$bin"
+      -L"$llvm/lib" -lclang -lzstd -llz4 -lstdc++ -Wl,-rpath,"$llvm/lib" -o "$bin"
     seeds=("$root/tests/generator/fixtures" "$root/tests/generator/fixtures/errors"
            "$root/tests/corpus")
     extra=(-dict="$root/tests/fuzz/cuda.dict" -timeout=30 -max_len=8192)
@@ -61,7 +61,7 @@ case $harness in
     ;;
   binary)
     "$cc" "${flags[@]}" "$root/tests/fuzz/fuzz_binary.c" "$root/generator/binary.c" \
-      "$root/generator/util.c" -lstdc++ -o "$bin"
+      "$root/generator/util.c" -lzstd -llz4 -lstdc++ -o "$bin"
     seeds=("$root/tests/fuzz/seeds-binary")
     extra=(-max_len=65536)
     ;;
