@@ -117,6 +117,26 @@ function(_cubind_find_nvcc caller)
   endif()
 endfunction()
 
+# The toolkit this nvcc belongs to, asked once per nvcc: its --dryrun prints TOP, the root it
+# runs from. The nvcc on PATH may be a wrapper script or a symlink in a merged prefix
+# (/usr/local/bin, /usr/bin, a conda env), two directories up from which lies no toolkit.
+function(_cubind_nvcc_toolkit out)
+  if(NOT "${_CUBIND_NVCC_TOOLKIT_OF}" STREQUAL "${CUBIND_NVCC_EXECUTABLE}")
+    execute_process(COMMAND "${CUBIND_NVCC_EXECUTABLE}" --dryrun -x cu -c /dev/null -o /dev/null
+                    OUTPUT_VARIABLE listed ERROR_VARIABLE listed RESULT_VARIABLE rc)
+    if(listed MATCHES "#\\$ TOP=([^\r\n]*)")
+      get_filename_component(root "${CMAKE_MATCH_1}" REALPATH)
+    else()
+      get_filename_component(root "${CUBIND_NVCC_EXECUTABLE}" REALPATH)
+      get_filename_component(root "${root}" DIRECTORY)
+      get_filename_component(root "${root}" DIRECTORY)
+    endif()
+    set(_CUBIND_NVCC_TOOLKIT "${root}" CACHE INTERNAL "the toolkit of CUBIND_NVCC_EXECUTABLE")
+    set(_CUBIND_NVCC_TOOLKIT_OF "${CUBIND_NVCC_EXECUTABLE}" CACHE INTERNAL "")
+  endif()
+  set(${out} "${_CUBIND_NVCC_TOOLKIT}" PARENT_SCOPE)
+endfunction()
+
 # The sm_XX numbers this nvcc compiles for ("75;80;...;120"), asked once per nvcc; empty for an
 # nvcc too old for --list-gpu-code (before CUDA 11), which then gets every list unfiltered.
 function(_cubind_nvcc_codes out)
@@ -519,9 +539,7 @@ function(_cubind_add_build_steps target)
     set(launcher "")
   endif()
   set(nvcc ${launcher} "${CUBIND_NVCC_EXECUTABLE}")
-  get_filename_component(nvcc_real "${CUBIND_NVCC_EXECUTABLE}" REALPATH)
-  get_filename_component(cuda_path "${nvcc_real}" DIRECTORY)
-  get_filename_component(cuda_path "${cuda_path}" DIRECTORY)
+  _cubind_nvcc_toolkit(cuda_path)
   string(MAKE_C_IDENTIFIER "${target}" image)
   if(separable)
     set(rdc -rdc=true)
