@@ -381,6 +381,36 @@ int cubind_binary_add(cubind_binary *binary, const char *name, const unsigned ch
   return status;
 }
 
+/* cubind_binary_check_image: see binary.h. */
+int cubind_binary_check_image(const char *name, const unsigned char *data, size_t size) {
+  cubind_fatbin_reader reader;
+  cubind_fatbin_entry entry;
+  int result;
+  if (!cubind_fatbin_is_fatbin(data, size)) {
+    cubind_binary cubin = {0};
+    /* a cubin: add_cubin checks its ELF header and symbol table */
+    if (size < SELFMAG || memcmp(data, ELFMAG, SELFMAG) != 0) {
+      cubind_diag(NULL, 0, 0, "error",
+                  "'%s' is neither a fatbin nor a cubin (nvcc -fatbin or -cubin writes them): "
+                  "only those are embedded",
+                  name);
+      return 1;
+    }
+    result = add_cubin(&cubin, name, data, size, 0);
+    cubind_binary_free(&cubin);
+    return result;
+  }
+  cubind_fatbin_begin(&reader, data, size);
+  while ((result = cubind_fatbin_next(&reader, &entry)) == CUBIND_FATBIN_ENTRY)
+    ;
+  if (result == CUBIND_FATBIN_MALFORMED) {
+    cubind_diag(NULL, 0, 0, "error", "'%s' is a truncated or malformed fatbin (%s at offset %zu)",
+                name, reader.error, reader.error_offset);
+    return 1;
+  }
+  return 0;
+}
+
 /* cubind_binary_free: see binary.h. */
 void cubind_binary_free(cubind_binary *binary) {
   size_t i;

@@ -48,6 +48,13 @@ int cubind_binary_add(cubind_binary *binary, const char *name, const unsigned ch
                       size_t size);
 
 /*
+ * cubind_binary_check_image: checks that data[0..size) is what the runtime can load: a whole
+ * fatbin (its containers and entries consistent; PTX-only is fine) or a 64-bit CUDA cubin.
+ * Returns 0, or 1 after reporting why it is neither (for --embed-fatbin).
+ */
+int cubind_binary_check_image(const char *name, const unsigned char *data, size_t size);
+
+/*
  * cubind_binary_find: the kernel whose symbol is `symbol`, or NULL.
  */
 const cubind_binary_kernel *cubind_binary_find(const cubind_binary *binary, const char *symbol);

@@ -55,6 +55,8 @@ void cubind_cli_usage(FILE *out) {
       "                      the binary of an earlier .cu of the same library: the kernels of\n"
       "                      this .cu's user headers that FILE holds too are bound by that .cu's\n"
       "                      stubs, not again here (repeatable; add_gpu_kernels passes them)\n"
+      "  --                  end of options: what follows are files, even when they begin\n"
+      "                      with '-'\n"
       "  --host-compiler CC  the host compiler nvcc uses (nvcc -ccbin): its include directories\n"
       "                      (omp.h, ...) are searched after clang's (default: g++ on PATH, as\n"
       "                      nvcc; 'none': no host compiler)\n"
@@ -149,6 +151,14 @@ static int take_preprocessor_option(int argc, char **argv, int *index, cubind_cl
       cubind_strlist_add(&cli->clang_args, value);
       break;
     case PP_STD:
+      /* CUDA is C++: a C standard would fail inside clang with a message about the toolkit */
+      if ((strncmp(value, "c++", 3) != 0 && strncmp(value, "gnu++", 5) != 0) ||
+          !value[strcspn(value, "+") + 2]) {
+        usage_error("CUDA source is C++: the language standard must be c++NN or gnu++NN "
+                    "(nvcc's --std accepts c++03 to c++20), not",
+                    value);
+        return -1;
+      }
       joined = cubind_xasprintf("-std=%s", value);
       cubind_strlist_add(&cli->owned, joined);
       free(joined);
@@ -201,9 +211,49 @@ static int nvcc_passes_next_argument(const char *arg) {
 }
 
 /*
+ * The comma-separated list nvcc hands its host compiler (-Xcompiler "-O2,-DFOO,-include,x.h").
+ * nvcc preprocesses the device code with the host compiler too, so its preprocessor options
+ * (-D, -U, -I, -isystem, -include, attached or as the next item) reach the device compile and
+ * the parse; -fopenmp makes nvcc define _OPENMP for device code.
+ */
+static void take_host_compiler_list(const char *value, cubind_cli *cli) {
+  static const char *const spaced[] = {"-D", "-U", "-I", "-isystem", "-include"};
+  char *list = cubind_xstrdup(value), *item, *save = NULL;
+  const char *pending = NULL; /* the option whose value is the next item */
+  for (item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+    size_t k;
+    char *arg;
+    if (pending) {
+      arg = cubind_xasprintf("%s%s", pending, item);
+      if (strcmp(pending, "-isystem") == 0 || strcmp(pending, "-include") == 0) {
+        cubind_strlist_add(&cli->clang_args, pending);
+        cubind_strlist_add(&cli->clang_args, item);
+      } else {
+        cubind_strlist_add(&cli->clang_args, arg);
+      }
+      free(arg);
+      pending = NULL;
+      continue;
+    }
+    for (k = 0; k < sizeof spaced / sizeof spaced[0]; k++)
+      if (strcmp(item, spaced[k]) == 0)
+        pending = spaced[k];
+    if (pending)
+      continue;
+    if (strcmp(item, "-fopenmp") == 0 || strcmp(item, "-openmp") == 0 ||
+        strncmp(item, "-fopenmp=", 9) == 0)
+      cli->host_openmp = 1;
+    else if ((item[0] == '-' && strchr("DUI", item[1]) && item[2]) ||
+             (strncmp(item, "-isystem", 8) == 0 && item[8]))
+      cubind_strlist_add(&cli->clang_args, item);
+  }
+  free(list);
+}
+
+/*
  * nvcc's options about its host compiler that change what the device compile sees: -ccbin /
- * --compiler-bindir CC (whose include directories the parse searches), and -fopenmp in
- * -Xcompiler / --compiler-options (nvcc then defines _OPENMP for device code too). Returns 1
+ * --compiler-bindir CC (whose include directories the parse searches), and -Xcompiler /
+ * --compiler-options (take_host_compiler_list). Returns 1
  * when argv[*index] was one of them (and moves *index past its value).
  */
 static int host_compiler_option(int argc, char **argv, int *index, cubind_cli *cli) {
@@ -231,8 +281,7 @@ static int host_compiler_option(int argc, char **argv, int *index, cubind_cli *c
   }
   if (!value)
     return 0;
-  if (strstr(value, "-fopenmp") || strstr(value, "-openmp"))
-    cli->host_openmp = 1; /* the list is comma-separated: "-O2,-fopenmp" */
+  take_host_compiler_list(value, cli);
   return 1;
 }
 
@@ -278,9 +327,24 @@ int cubind_cli_parse(int argc, char **argv, cubind_cli *cli) {
   int i;
   cli->output_dir = ".";
   cli->std = "-std=c++17";
+  int only_files = 0; /* after a lone "--", as in getopt: "-x.cu" is then a file */
   for (i = 1; i < argc; i++) {
     const char *arg = argv[i], *value;
     int missing = 0, taken;
+    if (!only_files && strcmp(arg, "--") == 0) {
+      only_files = 1;
+      continue;
+    }
+    if (only_files) {
+      if (cli->check_names) {
+        cubind_strlist_add(&cli->names_files, arg);
+        continue;
+      }
+      if (cli->input)
+        return usage_error("more than one input file", arg);
+      cli->input = arg;
+      continue;
+    }
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
       cli->help = 1;
       continue;

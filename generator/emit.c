@@ -21,6 +21,7 @@
 /* The templates, embedded by the build from templates/ (generator/embed_templates.cmake). */
 extern const char cubind_template_stubs_h[];
 extern const char cubind_template_stubs_c[];
+extern const char cubind_template_unit_c[];
 extern const char cubind_template_fatbin_c[];
 
 #define COUNT_OF(array) (sizeof(array) / sizeof((array)[0]))
@@ -323,7 +324,7 @@ static void write_doc(tpl_writer *writer, const void *data) {
   if (!kernel->doc)
     return;
   append_doc_text(&doc, kernel->doc);
-  append_comment_text(&text, doc.data, 0);
+  append_comment_text(&text, doc.data ? doc.data : "", 0); /* an empty comment adds nothing */
   cubind_buf_free(&doc);
   cubind_buf_puts(&text, "\n");
   tpl_line_to(writer, kernel->doc_location.line, kernel->doc_location.file);
@@ -490,18 +491,32 @@ static void write_unbound(tpl_writer *writer, const void *data) {
   cubind_buf_free(&out);
 }
 
+/*
+ * The macro names of a stem, in cubind's own namespace (a stem like "cubind" cannot make a
+ * runtime header's guard): CUBIND_GENERATED_<STEM><suffix>. Returns a new string.
+ */
+static char *stem_macro(const cubind_model *model, const char *suffix) {
+  char *stem_id = cubind_sanitize_identifier(model->file_stem);
+  char *macro = cubind_xasprintf("CUBIND_GENERATED_%s%s", stem_id, suffix);
+  size_t k;
+  for (k = 0; macro[k]; k++)
+    macro[k] = (char)toupper((unsigned char)macro[k]);
+  free(stem_id);
+  return macro;
+}
+
+static int emit_definitions(const cubind_model *model, tpl_writer *writer,
+                            const char *implementation);
+
 /* cubind_emit_header: see emit.h. */
 int cubind_emit_header(const cubind_model *model, cubind_buf *out) {
   char *output_name = cubind_xasprintf("%s.cubind.h", model->file_stem);
-  char *stem_id = cubind_sanitize_identifier(model->file_stem);
-  /* in cubind's own namespace: a stem like "cubind" cannot make a runtime header's guard */
-  char *guard = cubind_xasprintf("CUBIND_GENERATED_%s_H", stem_id);
+  char *guard = stem_macro(model, "_H");
+  char *implementation = stem_macro(model, "_IMPLEMENTATION");
   tpl_writer writer;
   tpl_marker markers[9];
   size_t k;
   int status;
-  for (k = 0; guard[k]; k++)
-    guard[k] = (char)toupper((unsigned char)guard[k]);
   writer.out = out;
   writer.lines = 0;
   writer.name = output_name;
@@ -519,10 +534,37 @@ int cubind_emit_header(const cubind_model *model, cubind_buf *out) {
   for (k = 4; k < COUNT_OF(markers); k++)
     markers[k].data = model;
   status = tpl_fill(&writer, "cubind_stubs.h", cubind_template_stubs_h, 1, markers,
+                    COUNT_OF(markers)) ||
+           emit_definitions(model, &writer, implementation);
+  free(output_name);
+  free(guard);
+  free(implementation);
+  return status;
+}
+
+/* cubind_emit_source: see emit.h. */
+int cubind_emit_source(const cubind_model *model, cubind_buf *out) {
+  char *output_name = cubind_xasprintf("%s.cubind.c", model->file_stem);
+  char *header_name = cubind_xasprintf("%s.cubind.h", model->file_stem);
+  char *implementation = stem_macro(model, "_IMPLEMENTATION");
+  tpl_writer writer;
+  tpl_marker markers[5];
+  int status;
+  writer.out = out;
+  writer.lines = 0;
+  writer.name = output_name;
+  writer.line_directives = model->line_directives;
+  memset(markers, 0, sizeof markers);
+  markers[0].name = "OUTPUT_NAME", markers[0].value = output_name;
+  markers[1].name = "HEADER_NAME", markers[1].value = header_name;
+  markers[2].name = "SOURCE_NAME", markers[2].value = model->source_name;
+  markers[3].name = "VERSION", markers[3].value = CUBIND_GEN_VERSION;
+  markers[4].name = "IMPLEMENTATION", markers[4].value = implementation;
+  status = tpl_fill(&writer, "cubind_unit.c", cubind_template_unit_c, 1, markers,
                     COUNT_OF(markers));
   free(output_name);
-  free(stem_id);
-  free(guard);
+  free(header_name);
+  free(implementation);
   return status;
 }
 
@@ -862,29 +904,23 @@ static int each_variable_stubs(tpl_writer *writer, const char *block, const void
   return each_variable_in(writer, block, model, "cubind_stubs.c", model->module_name);
 }
 
-/* cubind_emit_source: see emit.h. */
-int cubind_emit_source(const cubind_model *model, cubind_buf *out) {
-  char *output_name = cubind_xasprintf("%s.cubind.c", model->file_stem);
-  char *header_name = cubind_xasprintf("%s.cubind.h", model->file_stem);
+/* The definitions that end the header (templates/cubind_stubs.c), written by `writer`. */
+static int emit_definitions(const cubind_model *model, tpl_writer *writer,
+                            const char *implementation) {
   char *internal = internal_prefix(model);
   char *kernels = model->num_kernels ? cubind_xasprintf("%s_kernels", internal)
                                      : cubind_xstrdup("NULL");
   char *globals = bound_variables(model) ? cubind_xasprintf("%s_globals", internal)
                                          : cubind_xstrdup("NULL");
   char num_kernels[32], num_globals[32];
-  tpl_writer writer;
   tpl_marker markers[18];
   size_t k;
   int status;
   snprintf(num_kernels, sizeof num_kernels, "%u", (unsigned)model->num_kernels);
   snprintf(num_globals, sizeof num_globals, "%u", (unsigned)bound_variables(model));
-  writer.out = out;
-  writer.lines = 0;
-  writer.name = output_name;
-  writer.line_directives = model->line_directives;
   memset(markers, 0, sizeof markers);
-  markers[0].name = "OUTPUT_NAME", markers[0].value = output_name;
-  markers[1].name = "HEADER_NAME", markers[1].value = header_name;
+  markers[0].name = "OUTPUT_NAME", markers[0].value = writer->name;
+  markers[1].name = "IMPLEMENTATION", markers[1].value = implementation;
   markers[2].name = "SOURCE_NAME", markers[2].value = model->source_name;
   markers[3].name = "VERSION", markers[3].value = CUBIND_GEN_VERSION;
   markers[4].name = "MODULE", markers[4].value = model->module_name;
@@ -904,10 +940,9 @@ int cubind_emit_source(const cubind_model *model, cubind_buf *out) {
   markers[16].name = "FATBIN";
   markers[16].value = model->fatbin_name ? model->fatbin_name : model->module_name;
   markers[17].name = "INTERNAL", markers[17].value = internal;
-  status = tpl_fill(&writer, "cubind_stubs.c", cubind_template_stubs_c, 1, markers, 18);
+  status = tpl_fill(writer, "cubind_stubs.c", cubind_template_stubs_c, 1, markers,
+                    COUNT_OF(markers));
   free(internal);
-  free(output_name);
-  free(header_name);
   free(kernels);
   free(globals);
   return status;

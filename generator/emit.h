@@ -13,7 +13,9 @@
 
 /*
  * cubind_emit_header / cubind_emit_source: the text of <stem>.cubind.h / <stem>.cubind.c for a
- * checked model, appended to out. Return 0, or 1 when a template names an unknown marker (a
+ * checked model, appended to out. The header holds the declarations and, selected by a macro,
+ * the definitions; the .c defines the macro and includes it (its text depends only on the
+ * names, so only the header changes from run to run and one rename commits a run). Return 0, or 1 when a template names an unknown marker (a
  * bug in the templates, reported as such).
  */
 int cubind_emit_header(const cubind_model *model, cubind_buf *out);

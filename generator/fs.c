@@ -27,45 +27,92 @@ const char *cubind_unspellable(const char *base) {
   return NULL;
 }
 
-/* Reads a whole file; reports failures when `report` is 1. */
-static int read_file(const char *path, char **data, size_t *size, int report) {
-  FILE *file = fopen(path, "rb");
-  cubind_buf buf = {0};
-  char chunk[65536];
-  size_t got;
-  struct stat info;
-  if (!file || fstat(fileno(file), &info) != 0 || S_ISDIR(info.st_mode)) {
-    int error = file ? (S_ISDIR(info.st_mode) ? EISDIR : errno) : errno;
+/*
+ * Opens an input and checks it is a regular file of at most `limit` bytes: a FIFO or a device
+ * would block or never end, a directory opens on Linux, a huge file would exhaust memory.
+ * O_NONBLOCK: opening a FIFO with no writer must not wait. Returns the descriptor (and
+ * *info), or -1 after reporting why when `report` is 1.
+ */
+static int open_input(const char *path, unsigned long long limit, struct stat *info,
+                      int report) {
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), error;
+  if (fd < 0 || fstat(fd, info) != 0) {
+    error = errno;
+    if (fd >= 0)
+      close(fd);
     if (report)
       cubind_diag(NULL, 0, 0, "error", "cannot read '%s': %s", path, strerror(error));
-    if (file)
-      fclose(file);
-    return 1;
+    return -1;
   }
-  cubind_buf_append(&buf, "", 0);
-  while ((got = fread(chunk, 1, sizeof chunk, file)) > 0)
-    cubind_buf_append(&buf, chunk, got);
-  if (ferror(file)) {
-    if (report)
-      cubind_diag(NULL, 0, 0, "error", "cannot read '%s': %s", path, strerror(errno));
-    fclose(file);
-    cubind_buf_free(&buf);
-    return 1;
+  if (!S_ISREG(info->st_mode) || (unsigned long long)info->st_size > limit) {
+    if (report && S_ISDIR(info->st_mode))
+      cubind_diag(NULL, 0, 0, "error", "cannot read '%s': %s", path, strerror(EISDIR));
+    else if (report && !S_ISREG(info->st_mode))
+      cubind_diag(NULL, 0, 0, "error",
+                  "cannot read '%s': not a regular file (a pipe, socket or device); cubind-gen "
+                  "reads files only",
+                  path);
+    else if (report)
+      cubind_diag(NULL, 0, 0, "error",
+                  "cannot read '%s': it holds %llu bytes, more than the %llu this input may have",
+                  path, (unsigned long long)info->st_size, limit);
+    close(fd);
+    return -1;
   }
-  fclose(file);
-  *data = buf.data;
-  *size = buf.length;
+  return fd;
+}
+
+/* Reads a whole input (see open_input); reports failures when `report` is 1. */
+static int read_file(const char *path, unsigned long long limit, char **data, size_t *size,
+                     int report) {
+  struct stat info;
+  size_t length, got = 0;
+  char *buffer;
+  int fd = open_input(path, limit, &info, report);
+  if (fd < 0)
+    return 1;
+  length = (size_t)info.st_size;
+  buffer = cubind_xmalloc(length + 1);
+  while (got < length) {
+    ssize_t n = read(fd, buffer + got, length - got);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) { /* an error, or the file shrank while it was read */
+      if (report)
+        cubind_diag(NULL, 0, 0, "error", "cannot read '%s': %s", path,
+                    n < 0 ? strerror(errno) : "it changed while it was read");
+      close(fd);
+      free(buffer);
+      return 1;
+    }
+    got += (size_t)n;
+  }
+  close(fd);
+  buffer[length] = '\0';
+  *data = buffer;
+  *size = length;
+  return 0;
+}
+
+/* cubind_check_input: see fs.h. */
+int cubind_check_input(const char *path, unsigned long long limit) {
+  struct stat info;
+  int fd = open_input(path, limit, &info, 1);
+  if (fd < 0)
+    return 1;
+  close(fd);
   return 0;
 }
 
 /* cubind_read_file: see fs.h. */
-int cubind_read_file(const char *path, char **data, size_t *size) {
-  return read_file(path, data, size, 1);
+int cubind_read_file(const char *path, unsigned long long limit, char **data, size_t *size) {
+  return read_file(path, limit, data, size, 1);
 }
 
 /* cubind_read_file_quiet: see fs.h. */
-int cubind_read_file_quiet(const char *path, char **data, size_t *size) {
-  return read_file(path, data, size, 0);
+int cubind_read_file_quiet(const char *path, unsigned long long limit, char **data,
+                           size_t *size) {
+  return read_file(path, limit, data, size, 0);
 }
 
 /* 1 when the file at path holds exactly these bytes. */
@@ -95,8 +142,9 @@ static int commit(cubind_outputs *outputs, int report);
 static int create_temp(const char *path, char **temp) {
   const char *base = cubind_basename(path);
   int fd;
-  /* next to the final file: rename() is atomic only within a file system */
-  *temp = cubind_xasprintf("%.*s.%s.tmp-XXXXXX", (int)(base - path), path, base);
+  /* next to the final file: rename() is atomic only within a file system; the name is cut
+     so that a name near NAME_MAX (255 bytes) still leaves room for ".tmp-XXXXXX" */
+  *temp = cubind_xasprintf("%.*s.%.200s.tmp-XXXXXX", (int)(base - path), path, base);
   fd = mkstemp(*temp);
   if (fd < 0) {
     free(*temp);
@@ -256,4 +304,79 @@ int cubind_make_dirs(const char *dir, int report) {
   }
   free(path);
   return status;
+}
+
+/*
+ * The directory entry `path` names, as an absolute path with its directories resolved (".",
+ * "..", symlinks and repeated slashes) but not its last component: renaming over a symlink
+ * replaces the link, not what it points to. Directories that do not exist yet are resolved by
+ * their text. Returns a new string.
+ */
+static char *entry_path(const char *path) {
+  const char *slash = strrchr(path, '/');
+  const char *base = slash ? slash + 1 : path;
+  char *dir, *dir_entry, *result;
+  if (!slash)
+    dir = cubind_xstrdup(".");
+  else if (slash == path)
+    dir = cubind_xstrdup("/");
+  else
+    dir = cubind_xstrndup(path, (size_t)(slash - path));
+  if (!(dir_entry = realpath(dir, NULL)))
+    dir_entry = strcmp(dir, path) == 0 ? cubind_xstrdup(dir) : entry_path(dir);
+  free(dir);
+  if (!*base || strcmp(base, ".") == 0)
+    return dir_entry;
+  if (strcmp(base, "..") == 0) {
+    char *up = strrchr(dir_entry, '/');
+    if (up)
+      *(up == dir_entry ? up + 1 : up) = '\0';
+    return dir_entry;
+  }
+  result = cubind_xasprintf("%s%s%s", dir_entry,
+                            dir_entry[strlen(dir_entry) - 1] == '/' ? "" : "/", base);
+  free(dir_entry);
+  return result;
+}
+
+/* 1 when the entry `output` names is `input` (by either of its names) or a hard link to it. */
+static int overwrites(const char *output, const char *output_entry, const char *input) {
+  struct stat out_info, in_info;
+  char *input_entry = entry_path(input), *input_real = realpath(input, NULL);
+  int same = strcmp(output_entry, input_entry) == 0 ||
+             (input_real && strcmp(output_entry, input_real) == 0) ||
+             (lstat(output, &out_info) == 0 && stat(input, &in_info) == 0 &&
+              out_info.st_dev == in_info.st_dev && out_info.st_ino == in_info.st_ino);
+  free(input_entry);
+  free(input_real);
+  return same;
+}
+
+/* cubind_check_outputs: see fs.h. */
+int cubind_check_outputs(const char *const *outputs, size_t num_outputs,
+                         const char *const *inputs, size_t num_inputs) {
+  char **entries = cubind_xcalloc(num_outputs + 1, sizeof *entries);
+  size_t i, j;
+  int failed = 0;
+  for (i = 0; i < num_outputs && !failed; i++) {
+    entries[i] = entry_path(outputs[i]);
+    for (j = 0; j < i && !failed; j++)
+      if (strcmp(entries[i], entries[j]) == 0) {
+        cubind_diag(NULL, 0, 0, "error", "two outputs are one file: '%s' and '%s'", outputs[j],
+                    outputs[i]);
+        failed = 1;
+      }
+    for (j = 0; j < num_inputs && !failed; j++)
+      if (overwrites(outputs[i], entries[i], inputs[j])) {
+        cubind_diag(NULL, 0, 0, "error",
+                    "the output '%s' is the input '%s': nothing was written (an output may "
+                    "never replace an input)",
+                    outputs[i], inputs[j]);
+        failed = 1;
+      }
+  }
+  for (i = 0; i < num_outputs; i++)
+    free(entries[i]);
+  free(entries);
+  return failed;
 }

@@ -27,6 +27,14 @@ typedef struct cubind_outputs {
 int cubind_outputs_stage(cubind_outputs *outputs, const char *path, const char *data,
                          size_t size);
 
+/*
+ * cubind_check_outputs: the one check that no output replaces an input or another output,
+ * however the paths are spelled ("out/../out/k.cubind.h", a symlinked directory, a hard link).
+ * Called before anything is written. Returns 0, or 1 after reporting which two paths meet.
+ */
+int cubind_check_outputs(const char *const *outputs, size_t num_outputs,
+                         const char *const *inputs, size_t num_inputs);
+
 /* cubind_outputs_commit: renames every staged file into place. Returns 0, or 1 on failure. */
 int cubind_outputs_commit(cubind_outputs *outputs);
 
@@ -52,14 +60,28 @@ int cubind_write_file(const char *path, const char *data, size_t size, int repor
  */
 char *cubind_temp_path(const char *path);
 
-/* cubind_read_file_quiet: cubind_read_file without a message (for caches). */
-int cubind_read_file_quiet(const char *path, char **data, size_t *size);
+/* The most bytes each kind of input may have (a larger one is an error, never read). */
+#define CUBIND_MAX_SOURCE_BYTES (64ull << 20)   /* a .cu file, a .cubind.names file */
+#define CUBIND_MAX_BINARY_BYTES (1ull << 30)    /* a fatbin or cubin nvcc wrote */
+#define CUBIND_MAX_CACHE_BYTES (4ull << 30)     /* a precompiled prelude in the cache */
 
 /*
- * cubind_read_file: reads a whole file into *data (NUL-terminated, caller frees) and *size.
- * Returns 0, or 1 after reporting "cannot read 'path': reason".
+ * cubind_read_file: reads a whole input file into *data (NUL-terminated, caller frees) and
+ * *size. Only a regular file of at most `limit` bytes is read: a FIFO, device or directory, or
+ * a larger file, is an error before anything is read. Returns 0, or 1 after reporting
+ * "cannot read 'path': reason".
  */
-int cubind_read_file(const char *path, char **data, size_t *size);
+int cubind_read_file(const char *path, unsigned long long limit, char **data, size_t *size);
+
+/* cubind_read_file_quiet: cubind_read_file without a message (for caches). */
+int cubind_read_file_quiet(const char *path, unsigned long long limit, char **data,
+                           size_t *size);
+
+/*
+ * cubind_check_input: the checks of cubind_read_file, without reading (for the .cu, which
+ * libclang reads). Returns 0, or 1 after reporting why.
+ */
+int cubind_check_input(const char *path, unsigned long long limit);
 
 /*
  * cubind_unspellable: where in a file's basename the generated `#include "<stem>.cubind.h"`

@@ -108,7 +108,7 @@ static int write_outputs(const char *output_dir, const char *const *paths, cubin
 static int read_binary(const char *path, cubind_binary *binary) {
   char *data = NULL;
   size_t size = 0;
-  int failed = cubind_read_file(path, &data, &size) != 0 ||
+  int failed = cubind_read_file(path, CUBIND_MAX_BINARY_BYTES, &data, &size) != 0 ||
                cubind_binary_add(binary, path, (const unsigned char *)data, size) != 0;
   free(data);
   return failed;
@@ -152,19 +152,12 @@ static int generate(const cubind_cli *cli) {
   cubind_buf contents[4] = {{0}, {0}, {0}, {0}};
   const char *paths[4];
   char *header_path = NULL, *source_path = NULL, *names_path = NULL, *name, *cache = NULL;
+  char *input = NULL;
   cubind_parse_options options;
   int status = CUBIND_EXIT_ERROR;
-  FILE *probe = fopen(cli->input, "r");
-  struct stat info;
-  if (!probe || fstat(fileno(probe), &info) != 0 || S_ISDIR(info.st_mode)) {
-    /* fopen opens a directory for reading on Linux: libclang would then fail with no reason */
-    int error = probe ? (S_ISDIR(info.st_mode) ? EISDIR : errno) : errno;
-    cubind_diag(NULL, 0, 0, "error", "cannot read '%s': %s", cli->input, strerror(error));
-    if (probe)
-      fclose(probe);
+  size_t i;
+  if (cubind_check_input(cli->input, CUBIND_MAX_SOURCE_BYTES) != 0)
     return CUBIND_EXIT_ERROR;
-  }
-  fclose(probe);
 
   model.source_name = cubind_xstrdup(cubind_basename(cli->input));
   model.line_directives = !cli->no_line_directives;
@@ -177,7 +170,6 @@ static int generate(const cubind_cli *cli) {
   memset(&options, 0, sizeof options);
   model.fatbin_name = cli->fatbin_name ? cubind_xstrdup(cli->fatbin_name) : NULL;
   model.prefix = cli->prefix ? cubind_xstrdup(cli->prefix) : NULL;
-  options.input = cli->input;
   options.cuda_path = cuda_path(cli);
   {
     /* a wrong toolkit path would otherwise surface as a cascade of unknown CUDA keywords */
@@ -202,6 +194,10 @@ static int generate(const cubind_cli *cli) {
     cubind_model_free(&model);
     return CUBIND_EXIT_ERROR;
   }
+  /* clang reads a file name beginning with '-' as an option (cubind-gen's own "--" ended
+     those); "./" keeps it a file */
+  options.input = input =
+      cli->input[0] == '-' ? cubind_xasprintf("./%s", cli->input) : cubind_xstrdup(cli->input);
   options.earlier = earlier;
   options.num_earlier = cli->earlier_binaries.count;
   options.host_openmp = cli->host_openmp;
@@ -209,10 +205,10 @@ static int generate(const cubind_cli *cli) {
                           : strcmp(cli->host_compiler, "none") == 0 ? NULL
                                                                     : cli->host_compiler;
   options.cache_dir = cache = cache_dir(cli);
-  if (cubind_parse(&options, &model, cli->depfile ? &deps : NULL) == 0 &&
+  if (cubind_parse(&options, &model, &deps) == 0 &&
       (cubind_names_apply_prefix(&model), cubind_check(&model) == 0) &&
-      cubind_emit_header(&model, &contents[0]) == 0 &&
-      cubind_emit_source(&model, &contents[1]) == 0) {
+      cubind_emit_source(&model, &contents[0]) == 0 &&
+      cubind_emit_header(&model, &contents[2]) == 0) {
     name = cubind_xasprintf("%s.cubind.h", model.file_stem);
     header_path = join_path(cli->output_dir, name);
     free(name);
@@ -222,16 +218,26 @@ static int generate(const cubind_cli *cli) {
     name = cubind_xasprintf("%s.cubind.names", model.file_stem);
     names_path = join_path(cli->output_dir, name);
     free(name);
-    paths[0] = header_path;
-    paths[1] = source_path;
-    paths[2] = names_path;
-    cubind_names_write(&model, cli->input, &contents[2]);
+    /* committed in this order: the header, which holds the definitions, last (the .c only
+       includes it, so a kill before it leaves the previous run's header whole and working) */
+    paths[0] = source_path;
+    paths[1] = names_path;
+    paths[2] = header_path;
+    cubind_names_write(&model, cli->input, &contents[1]);
     if (cli->depfile) {
       build_depfile(&contents[3], header_path, source_path, &deps);
       paths[3] = cli->depfile;
     }
-    status = write_outputs(cli->output_dir, paths, contents, cli->depfile ? 4 : 3);
+    /* every file the parse read, and the binaries: none may be an output */
+    for (i = 0; i < cli->kernels_from.count; i++)
+      cubind_strlist_add(&deps, cli->kernels_from.items[i]);
+    for (i = 0; i < cli->earlier_binaries.count; i++)
+      cubind_strlist_add(&deps, cli->earlier_binaries.items[i]);
+    if (cubind_check_outputs(paths, cli->depfile ? 4 : 3, (const char *const *)deps.items,
+                             deps.count) == 0)
+      status = write_outputs(cli->output_dir, paths, contents, cli->depfile ? 4 : 3);
   }
+  free(input);
   free(header_path);
   free(source_path);
   free(names_path);
@@ -257,8 +263,11 @@ static int embed_fatbin(const cubind_cli *cli) {
   cubind_buf content = {0};
   const char *paths[1];
   int status = CUBIND_EXIT_ERROR;
-  if (cubind_read_file(cli->input, &data, &size) != 0)
+  if (cubind_read_file(cli->input, CUBIND_MAX_BINARY_BYTES, &data, &size) != 0 ||
+      cubind_binary_check_image(cli->input, (const unsigned char *)data, size) != 0) {
+    free(data);
     return CUBIND_EXIT_ERROR;
+  }
   names.module_name = cubind_xstrdup(cli->module_name);
   names.fatbin_name = cli->fatbin_name ? cubind_xstrdup(cli->fatbin_name) : NULL;
   names.prefix = cli->prefix ? cubind_xstrdup(cli->prefix) : NULL;
@@ -266,7 +275,8 @@ static int embed_fatbin(const cubind_cli *cli) {
   name = cubind_xasprintf("%s.fatbin.c", names.fatbin_name);
   path = join_path(cli->output_dir, name);
   paths[0] = path;
-  if (cubind_emit_fatbin(names.fatbin_name, cubind_basename(cli->input),
+  if (cubind_check_outputs(paths, 1, &cli->input, 1) == 0 &&
+      cubind_emit_fatbin(names.fatbin_name, cubind_basename(cli->input),
                          (const unsigned char *)data, size, &content) == 0)
     status = write_outputs(cli->output_dir, paths, &content, 1);
   cubind_buf_free(&content);

@@ -101,7 +101,7 @@ static int read_names_file(const char *path, name_records *records) {
   char *data = NULL, *line, *next;
   size_t size = 0, number = 0, first = records->count;
   const char *source = NULL;
-  if (cubind_read_file(path, &data, &size) != 0)
+  if (cubind_read_file(path, CUBIND_MAX_SOURCE_BYTES, &data, &size) != 0)
     return 1;
   if (strncmp(data, "# cubind-gen names 1\n", 21) != 0) {
     cubind_diag(NULL, 0, 0, "error",

@@ -53,14 +53,16 @@ int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubin
     if (session_report_errors(tu) == 0) {
       parse_declarations(&ctx, tu);
       parse_instantiations(&ctx, &session, tu);
-      parse_binary_kernels(&ctx, &session, tu);
+      parse_binary_kernels(&ctx, &session);
       mark_bound_elsewhere(&ctx);
     }
-    if (deps) {
+    /* the main unit, or what reparsing it made (the same files: the .cu's text came first) */
+    if (!session.unit)
+      cubind_diag(NULL, 0, 0, "error", "libclang could not parse '%s' again", options->input);
+    else if (deps) {
       cubind_strlist_add(deps, options->input);
-      session_add_inclusions(tu, deps);
+      session_add_inclusions(session.unit, deps);
     }
-    clang_disposeTranslationUnit(tu);
   }
   session_close(&session);
   free(ctx.input_real);

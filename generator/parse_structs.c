@@ -135,44 +135,40 @@ static enum CXChildVisitResult find_base(CXCursor cursor, CXCursor parent, CXCli
   return CXChildVisit_Continue;
 }
 
-/* `path` below `dir`: what follows "dir/", or NULL. */
-static const char *below(const char *path, const char *dir) {
-  size_t length = dir ? strlen(dir) : 0;
-  return path && length && strncmp(path, dir, length) == 0 && path[length] == '/'
-             ? path + length + 1
-             : NULL;
-}
-
 /*
  * The path of the toolkit header that declares `decl` relative to the toolkit's include
  * directory ("driver_types.h"), or NULL when it is not the toolkit's. The toolkit's C headers
- * declare the runtime's structs (cudaExtent, cudaPitchedPtr, dim3) for C too. The include
- * directory may be a tree of symlinks into the real one (a merged prefix such as /usr/local),
- * so the path is taken as clang spelled it or as it resolves, and must name the same file.
+ * declare the runtime's structs (cudaExtent, cudaPitchedPtr, dim3) for C too. The file may have
+ * been reached another way than through that directory (a merged prefix like /usr/local whose
+ * include/ holds symlinks into the toolkit, a toolkit include directory that is itself a
+ * symlink), so it counts by identity: the shortest tail of its path, as clang spelled it or
+ * resolved, that names the very same file below the include directory.
  */
 static char *toolkit_header(const parse_context *ctx, CXCursor decl) {
   char *include = cubind_xasprintf("%s/include", ctx->options->cuda_path);
-  char *include_real = realpath(include, NULL), *spelled = cx_file_name(decl);
-  char *real = spelled ? realpath(spelled, NULL) : NULL, *result = NULL;
-  const char *candidates[4];
-  size_t i;
+  char *spelled = cx_file_name(decl), *real = spelled ? realpath(spelled, NULL) : NULL;
+  const char *paths[2];
+  char *result = NULL;
   struct stat want;
-  candidates[0] = below(spelled, include);
-  candidates[1] = below(spelled, include_real);
-  candidates[2] = below(real, include);
-  candidates[3] = below(real, include_real);
-  for (i = 0; i < 4 && !result && real && stat(real, &want) == 0; i++) {
-    char *joined;
-    struct stat got;
-    if (!candidates[i])
-      continue;
-    joined = cubind_xasprintf("%s/%s", include, candidates[i]);
-    if (stat(joined, &got) == 0 && got.st_dev == want.st_dev && got.st_ino == want.st_ino)
-      result = cubind_xstrdup(candidates[i]);
-    free(joined);
-  }
+  int depth, p;
+  paths[0] = spelled;
+  paths[1] = real;
+  for (depth = 1; depth <= 4 && !result && real && stat(real, &want) == 0; depth++)
+    for (p = 0; p < 2 && !result; p++) {
+      const char *tail = paths[p] + strlen(paths[p]);
+      int slashes = 0;
+      char *joined;
+      struct stat got;
+      while (tail > paths[p] && slashes < depth)
+        slashes += *--tail == '/';
+      if (slashes < depth)
+        continue; /* the path has fewer components */
+      joined = cubind_xasprintf("%s/%s", include, tail + 1);
+      if (stat(joined, &got) == 0 && got.st_dev == want.st_dev && got.st_ino == want.st_ino)
+        result = cubind_xstrdup(tail + 1);
+      free(joined);
+    }
   free(include);
-  free(include_real);
   free(spelled);
   free(real);
   return result;

@@ -69,11 +69,10 @@ static enum CXChildVisitResult visit_wrapper(CXCursor cursor, CXCursor parent,
  * cubind_ref_<i>), with __CUDA_ARCH__ = cuda_arch (0: the main parse's). Fills *w; w->tu is
  * NULL when clang could not parse it at all.
  */
-static void wrapper_parse(parse_context *ctx, clang_session *session, CXTranslationUnit main_tu,
-                          const cubind_strlist *lines, unsigned cuda_arch, wrapper *w) {
-  CXFile file = clang_getFile(main_tu, ctx->input);
-  size_t size = 0, i;
-  const char *source = file ? clang_getFileContents(main_tu, file, &size) : NULL;
+static void wrapper_parse(clang_session *session, const cubind_strlist *lines,
+                          unsigned cuda_arch, wrapper *w) {
+  size_t size = session->main_length, i;
+  const char *source = session->main_text;
   cubind_buf text = {0};
   unsigned d, num_diags;
   memset(w, 0, sizeof *w);
@@ -117,9 +116,7 @@ static void wrapper_free(wrapper *w) {
     free(w->errors[i]);
   free(w->errors);
   free(w->functions);
-  if (w->tu)
-    clang_disposeTranslationUnit(w->tu);
-  memset(w, 0, sizeof *w);
+  memset(w, 0, sizeof *w); /* w->tu is the session's */
 }
 
 /* ---- Template arguments --------------------------------------------------------------- */
@@ -614,7 +611,7 @@ void parse_instantiations(parse_context *ctx, clang_session *session, CXTranslat
     cubind_strlist_add(&lines, line);
     free(line);
   }
-  wrapper_parse(ctx, session, tu, &lines, 0, &w);
+  wrapper_parse(session, &lines, 0, &w);
   for (i = 0; i < count; i++) {
     const cubind_template *pattern = &ctx->model->templates[insts[i].template_index];
     /* one the wrapper cannot resolve (e.g. its types live in a namespace) is reported, never
@@ -879,9 +876,8 @@ static int takes(const candidate *c, unsigned arch, unsigned main_arch) {
  * Resolves, in one wrapper, the candidates that `takes` picks for `arch` (0: the main parse's
  * __CUDA_ARCH__; else arch * 10).
  */
-static void resolve_candidates(parse_context *ctx, clang_session *session, CXTranslationUnit tu,
-                               candidate *cands, size_t count, unsigned arch,
-                               unsigned main_arch) {
+static void resolve_candidates(parse_context *ctx, clang_session *session, candidate *cands,
+                               size_t count, unsigned arch, unsigned main_arch) {
   cubind_strlist lines = {0};
   size_t *which = cubind_xcalloc(count + 1, sizeof *which), picked = 0, i;
   wrapper w;
@@ -898,7 +894,7 @@ static void resolve_candidates(parse_context *ctx, clang_session *session, CXTra
     which[picked++] = i;
   }
   if (picked) {
-    wrapper_parse(ctx, session, tu, &lines, arch * 10, &w);
+    wrapper_parse(session, &lines, arch * 10, &w);
     for (i = 0; i < picked; i++)
       resolve_candidate(ctx, &w, i, &cands[which[i]]);
     wrapper_free(&w);
@@ -908,7 +904,7 @@ static void resolve_candidates(parse_context *ctx, clang_session *session, CXTra
 }
 
 /* parse_binary_kernels: see parse_wrapper.h. */
-void parse_binary_kernels(parse_context *ctx, clang_session *session, CXTranslationUnit tu) {
+void parse_binary_kernels(parse_context *ctx, clang_session *session) {
   const cubind_binary *binary = ctx->options->binary;
   const unsigned main_arch = CUBIND_PARSE_CUDA_ARCH / 10;
   candidate *cands;
@@ -937,11 +933,11 @@ void parse_binary_kernels(parse_context *ctx, clang_session *session, CXTranslat
       read_candidate(&cands[count++], &binary->kernels[i]);
   free(known);
   qsort(cands, count, sizeof *cands, compare_candidates);
-  resolve_candidates(ctx, session, tu, cands, count, 0, main_arch);
+  resolve_candidates(ctx, session, cands, count, 0, main_arch);
   /* a kernel behind another architecture's guard: retried with that __CUDA_ARCH__ */
   for (i = 0; i < binary->num_archs; i++)
     if (binary->archs[i] != main_arch)
-      resolve_candidates(ctx, session, tu, cands, count, binary->archs[i], main_arch);
+      resolve_candidates(ctx, session, cands, count, binary->archs[i], main_arch);
   for (i = 0; i < count; i++) {
     if (!cands[i].recorded)
       cubind_model_add_unbound(ctx->model, cands[i].kernel->symbol, cands[i].name,

@@ -28,7 +28,8 @@
 
 /*
  * parse_instantiations: records a kernel for every explicit instantiation of the main file's
- * template kernels, and a finding for each that clang could not resolve. `tu`: the main parse.
+ * template kernels, and a finding for each that clang could not resolve. `tu`: the main parse
+ * (read before the wrapper parse, which may reparse it).
  */
 void parse_instantiations(parse_context *ctx, clang_session *session, CXTranslationUnit tu);
 
@@ -37,6 +38,6 @@ void parse_instantiations(parse_context *ctx, clang_session *session, CXTranslat
  * architectures lacking it), records every other kernel of the binary that clang resolves in
  * the .cu (origin CUBIND_ORIGIN_BINARY), and lists the rest in model->unbound with the reason.
  */
-void parse_binary_kernels(parse_context *ctx, clang_session *session, CXTranslationUnit tu);
+void parse_binary_kernels(parse_context *ctx, clang_session *session);
 
 #endif /* CUBIND_GEN_PARSE_WRAPPER_H */

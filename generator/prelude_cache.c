@@ -31,7 +31,7 @@ static unsigned long long file_checksum(const char *path) {
   char *data = NULL;
   size_t size = 0, i;
   unsigned long long sum = 0x9E3779B97F4A7C15ull;
-  if (cubind_read_file_quiet(path, &data, &size) != 0)
+  if (cubind_read_file_quiet(path, CUBIND_MAX_CACHE_BYTES, &data, &size) != 0)
     return 0;
   sum ^= (unsigned long long)size;
   for (i = 0; i + 8 <= size; i += 8) {
@@ -51,7 +51,7 @@ static unsigned long long recorded_checksum(const char *sum_path) {
   size_t size = 0;
   unsigned long long sum = 0;
   char *end;
-  if (cubind_read_file_quiet(sum_path, &data, &size) != 0)
+  if (cubind_read_file_quiet(sum_path, 64, &data, &size) != 0)
     return 0;
   sum = strtoull(data, &end, 16);
   if (end == data || *end != '\n')

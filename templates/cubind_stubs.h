@@ -1,6 +1,7 @@
 /*
- * templates/cubind_stubs.h: the template of every generated <stem>.cubind.h: the whole output,
- * with marked insertion points (generator/template.h says how they are filled; generator/emit.c
+ * templates/cubind_stubs.h: the template of every generated <stem>.cubind.h: its declarations
+ * (the definitions, templates/cubind_stubs.c, follow them in the same file), with marked
+ * insertion points (generator/template.h says how they are filled; generator/emit.c
  * supplies the values). Built into cubind-gen, so editing it needs a rebuild.
  *
  * Markers:

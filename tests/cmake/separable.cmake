@@ -51,8 +51,8 @@ foreach(target archs IN ZIP_LISTS "option;property" "sm_80 sm_90;sm_90")
     message(FATAL_ERROR "${target}: expected one embedded fatbin, ${target}.fatbin.c; got ${embedded}")
   endif()
   foreach(stem IN ITEMS kernels device_math)
-    file(READ "${out}/${stem}.cubind.c" stubs)
-    cubind_expect("${stubs}" "static cubind_module ${target}_${stem}_module = \\{\n *2, \"${target}_${stem}\", cubind_fatbin_${target}, "
+    file(READ "${out}/${stem}.cubind.h" stubs)
+    cubind_expect("${stubs}" "static const cubind_module cubind_g_${target}_${stem}_module = \\{\n *3, \"${target}_${stem}\", cubind_fatbin_${target}, "
                   "${target}: ${stem}.cu's module loads the one image")
   endforeach()
   string(REPLACE " " ";" archs "${archs}")

@@ -54,7 +54,7 @@ execute_process(COMMAND "${CC}" -std=c99 -Wall -Wextra -Werror -pedantic -I "${I
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the generated C does not compile as strict C99:\n${err}")
 endif()
-file(READ "${generated}" source)
+file(READ "${OUT_DIR}/${stem}.cubind.h" source) # the definitions end the header
 string(REGEX MATCHALL "\n    {\"[A-Za-z0-9_]+\", \"[A-Za-z0-9_]+\", " rows "${source}")
 list(LENGTH rows kernels)
 if(NOT kernels EQUAL EXPECT_KERNELS)

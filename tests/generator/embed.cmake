@@ -1,19 +1,20 @@
-# embed.cmake: `cubind-gen --embed-fatbin` round trip. Embeds INPUT (any binary file) and an
-# empty file, compiles each with a program that writes the array back out, and compares bytes;
-# also checks the 16-byte alignment and that a rerun leaves the unchanged output alone.
+# embed.cmake: `cubind-gen --embed-fatbin` round trip. Embeds nvcc's FATBIN and CUBIN, compiles
+# each with a program that writes the array back out, and compares bytes; also checks the
+# 16-byte alignment and that a rerun leaves the unchanged output alone. Then what is refused,
+# before anything is read or written: an empty file, a host ELF file, a truncated fatbin, a
+# device (/dev/zero would be read until memory runs out).
 #
-#   cmake -DGEN=cubind-gen -DINPUT=file -DCC=cc -DOUT_DIR=dir -P embed.cmake
+#   cmake -DGEN=cubind-gen -DFATBIN=x.fatbin -DCUBIN=x.cubin -DCC=cc -DOUT_DIR=dir -P embed.cmake
 cmake_minimum_required(VERSION 3.20)
 
 file(REMOVE_RECURSE "${OUT_DIR}")
 file(MAKE_DIRECTORY "${OUT_DIR}")
-file(WRITE "${OUT_DIR}/empty.bin" "")
 
-foreach(case blob empty)
-  if(case STREQUAL "blob")
-    set(input "${INPUT}")
+foreach(case fatbin cubin)
+  if(case STREQUAL "fatbin")
+    set(input "${FATBIN}")
   else()
-    set(input "${OUT_DIR}/empty.bin")
+    set(input "${CUBIN}")
   endif()
   execute_process(COMMAND "${GEN}" --embed-fatbin "${input}" --module-name ${case} -o "${OUT_DIR}"
                   RESULT_VARIABLE rc ERROR_VARIABLE err)
@@ -53,4 +54,26 @@ int main(int argc, char **argv) {
   if(NOT before STREQUAL after)
     message(FATAL_ERROR "${case}: unchanged output was rewritten")
   endif()
+endforeach()
+
+file(WRITE "${OUT_DIR}/empty.bin" "")
+file(READ "${FATBIN}" head LIMIT 40 HEX) # a fatbin cut inside its first entry header
+string(REGEX REPLACE "([0-9a-f][0-9a-f])" "\\\\x\\1" escaped "${head}")
+execute_process(COMMAND printf "${escaped}" OUTPUT_FILE "${OUT_DIR}/truncated.fatbin")
+foreach(bad IN ITEMS "empty.bin=neither a fatbin nor a cubin"
+                     "truncated.fatbin=truncated or malformed fatbin"
+                     "${GEN}=no 64-bit CUDA cubin" "/dev/zero=not a regular file")
+  string(REGEX MATCH "^([^=]+)=(.*)$" matched "${bad}")
+  set(input "${CMAKE_MATCH_1}")
+  set(want "${CMAKE_MATCH_2}")
+  if(NOT IS_ABSOLUTE "${input}")
+    set(input "${OUT_DIR}/${input}")
+  endif()
+  execute_process(COMMAND "${GEN}" --embed-fatbin "${input}" --module-name refused -o "${OUT_DIR}"
+                  RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 1 OR NOT err MATCHES "${want}" OR EXISTS "${OUT_DIR}/refused.fatbin.c")
+    message(FATAL_ERROR "--embed-fatbin ${input}: expected exit 1, '${want}' and no output; "
+                        "got ${rc}:\n${err}")
+  endif()
+  message(STATUS "refused ${input}: ${err}")
 endforeach()

@@ -1,7 +1,7 @@
 # symbols.cmake: every cubin symbol the generated .c names must exist in the cubin that nvcc
 # builds from the same .cu.
 #
-#   cmake -DNVCC=nvcc -DREADELF=readelf -DFIXTURE=x.cu -DGENERATED=x.cubind.c
+#   cmake -DNVCC=nvcc -DREADELF=readelf -DFIXTURE=x.cu -DGENERATED=x.cubind.h
 #         -DINCLUDE_DIR=runtime/include -DOUT_DIR=dir -P symbols.cmake
 cmake_minimum_required(VERSION 3.20)
 

@@ -61,7 +61,8 @@ int main(void) {
   for (i = 0; i < N; i++) {
     x[i] = gpu_rand_float(-10.0f, 10.0f);
     y[i] = gpu_rand_float(-10.0f, 10.0f);
-    want[i] = a * x[i] + y[i];
+    /* nvcc contracts a * x + y into one fused multiply-add (-fmad=true, its default) */
+    want[i] = fmaf(a, x[i], y[i]);
   }
   {
     float *dev_x, *dev_y;

@@ -86,3 +86,183 @@ cubind_status after_type_config_occupancy(size_t n, unsigned shared_bytes, cubin
 #endif
 
 #endif /* CUBIND_GENERATED_ANNOTATIONS_H */
+
+/* The definitions, compiled where CUBIND_GENERATED_ANNOTATIONS_IMPLEMENTATION is defined (by the .cubind.c). */
+#if defined(CUBIND_GENERATED_ANNOTATIONS_IMPLEMENTATION) && !defined(CUBIND_GENERATED_ANNOTATIONS_IMPLEMENTATION_DONE)
+#define CUBIND_GENERATED_ANNOTATIONS_IMPLEMENTATION_DONE
+#include <cubind/generated.h>
+
+#if CUBIND_ABI_VERSION != 3
+#error "annotations.cubind.h was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
+#endif
+
+/* The fatbin, embedded by `cubind-gen --embed-fatbin` into annotations.fatbin.c. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern const unsigned char cubind_fatbin_annotations[];
+extern const size_t cubind_fatbin_annotations_size;
+#ifdef __cplusplus
+}
+#endif
+
+/* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
+   runtime checks them against the loaded kernel. */
+static const cubind_param_info cubind_g_annotations_params0[] = {
+    {"in", 0, 8},
+    {"out", 8, 8},
+    {"io", 16, 8},
+    {"device_only", 24, 8},
+};
+static const cubind_param_info cubind_g_annotations_params1[] = {
+    {"in", 0, 8},
+    {"out", 8, 8},
+    {"io", 16, 8},
+    {"n", 24, 4},
+    {"rows", 28, 4},
+};
+static const cubind_param_info cubind_g_annotations_params2[] = {
+    {"device", 0, 8},
+    {"counted_in", 8, 8},
+    {"sized_out", 16, 8},
+    {"count", 24, 8},
+    {"scale", 32, 4},
+};
+static const cubind_param_info cubind_g_annotations_params3[] = {{"device", 0, 8}, {"n", 8, 4}};
+static const cubind_param_info cubind_g_annotations_params4[] = {{"in", 0, 8}, {"out", 8, 8}, {"n", 16, 4}};
+
+/* {C name, cubin symbol, parameters, number of parameters} */
+static const cubind_kernel_info cubind_g_annotations_kernels[] = {
+    {"directions", "_Z10directionsPKfPfPiS1_", cubind_g_annotations_params0, 4},
+    {"counted", "_Z7countedPKfPfPcij", cubind_g_annotations_params1, 5},
+    {"mixed", "_Z5mixedPfPKdPdmf", cubind_g_annotations_params2, 5},
+    {"none_annotated", "_Z14none_annotatedPfi", cubind_g_annotations_params3, 2},
+    {"after_type", "_Z10after_typePKfPfi", cubind_g_annotations_params4, 3},
+};
+
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state cubind_g_annotations_state;
+static const cubind_module cubind_g_annotations_module = {
+    3, "annotations", cubind_fatbin_annotations, &cubind_fatbin_annotations_size,
+    cubind_g_annotations_kernels, 5, &cubind_g_annotations_state, NULL, 0};
+
+#if defined(__GNUC__)
+/* Registers the module when the program starts, so that cubind_preload() finds it. */
+__attribute__((constructor)) static void cubind_g_annotations_register(void) {
+  cubind_module_register(&cubind_g_annotations_module);
+}
+#endif
+
+cubind_status directions_launch(const cubind_config *cfg, const float *in, float *out, int *io,
+    float *device_only) {
+  void *cubind_args[4] = {&in, &out, &io, &device_only};
+  return cubind_module_launch(&cubind_g_annotations_module, 0, cfg, cubind_args);
+}
+
+cubind_status directions_call(const cubind_config *cfg, const float *in, size_t in_count,
+    float *out, size_t out_count, int *io, size_t io_count, float *device_only) {
+  void *cubind_args[4] = {&in, &out, &io, &device_only};
+  cubind_host_arg cubind_host_args[3] = {
+      {0, CUBIND_DIRECTION_IN, (void *)in, in_count, 4, NULL},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, out_count, 4, NULL},
+      {2, CUBIND_DIRECTION_INOUT, (void *)io, io_count, 4, NULL}};
+  return cubind_module_call(&cubind_g_annotations_module, 0, cfg, cubind_args, cubind_host_args, 3);
+}
+
+cubind_status directions_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_annotations_module, 0, out);
+}
+
+cubind_status directions_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_annotations_module, 0, n, shared_bytes, out);
+}
+
+cubind_status counted_launch(const cubind_config *cfg, const float *in, float *out, char *io, int n,
+    unsigned int rows) {
+  void *cubind_args[5] = {&in, &out, &io, &n, &rows};
+  return cubind_module_launch(&cubind_g_annotations_module, 1, cfg, cubind_args);
+}
+
+cubind_status counted_call(const cubind_config *cfg, const float *in, float *out, char *io, int n,
+    unsigned int rows) {
+  void *cubind_args[5] = {&in, &out, &io, &n, &rows};
+  cubind_host_arg cubind_host_args[3] = {
+      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), 4, "n"},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_mul(cubind_count_int(n), cubind_count_int(2LL))), 4, "n * 2"},
+      {2, CUBIND_DIRECTION_INOUT, (void *)io, cubind_count_result(cubind_count_div(cubind_count_mul(cubind_count_int(4LL), cubind_count_add(cubind_count_uint(rows), cubind_count_int(1LL))), cubind_count_int(4LL))), 1, "sizeof(float) * (rows + 1) / 4"}};
+  return cubind_module_call(&cubind_g_annotations_module, 1, cfg, cubind_args, cubind_host_args, 3);
+}
+
+cubind_status counted_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_annotations_module, 1, out);
+}
+
+cubind_status counted_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_annotations_module, 1, n, shared_bytes, out);
+}
+
+cubind_status mixed_launch(const cubind_config *cfg, float *device, const double *counted_in,
+    double *sized_out, size_t count, float scale) {
+  void *cubind_args[5] = {&device, &counted_in, &sized_out, &count, &scale};
+  return cubind_module_launch(&cubind_g_annotations_module, 2, cfg, cubind_args);
+}
+
+cubind_status mixed_call(const cubind_config *cfg, float *device, const double *counted_in,
+    double *sized_out, size_t sized_out_count, size_t count, float scale) {
+  void *cubind_args[5] = {&device, &counted_in, &sized_out, &count, &scale};
+  cubind_host_arg cubind_host_args[2] = {
+      {1, CUBIND_DIRECTION_IN, (void *)counted_in, cubind_count_result(cubind_count_uint(count)), 8, "count"},
+      {2, CUBIND_DIRECTION_OUT, (void *)sized_out, sized_out_count, 8, NULL}};
+  return cubind_module_call(&cubind_g_annotations_module, 2, cfg, cubind_args, cubind_host_args, 2);
+}
+
+cubind_status mixed_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_annotations_module, 2, out);
+}
+
+cubind_status mixed_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_annotations_module, 2, n, shared_bytes, out);
+}
+
+cubind_status none_annotated_launch(const cubind_config *cfg, float *device, int n) {
+  void *cubind_args[2] = {&device, &n};
+  return cubind_module_launch(&cubind_g_annotations_module, 3, cfg, cubind_args);
+}
+
+cubind_status none_annotated_call(const cubind_config *cfg, float *device, int n) {
+  void *cubind_args[2] = {&device, &n};
+  return cubind_module_call(&cubind_g_annotations_module, 3, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status none_annotated_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_annotations_module, 3, out);
+}
+
+cubind_status none_annotated_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_annotations_module, 3, n, shared_bytes, out);
+}
+
+cubind_status after_type_launch(const cubind_config *cfg, const float *in, float *out, int n) {
+  void *cubind_args[3] = {&in, &out, &n};
+  return cubind_module_launch(&cubind_g_annotations_module, 4, cfg, cubind_args);
+}
+
+cubind_status after_type_call(const cubind_config *cfg, const float *in, float *out,
+    size_t out_count, int n) {
+  void *cubind_args[3] = {&in, &out, &n};
+  cubind_host_arg cubind_host_args[2] = {
+      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), 4, "n"},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, out_count, 4, NULL}};
+  return cubind_module_call(&cubind_g_annotations_module, 4, cfg, cubind_args, cubind_host_args, 2);
+}
+
+cubind_status after_type_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_annotations_module, 4, out);
+}
+
+cubind_status after_type_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_annotations_module, 4, n, shared_bytes, out);
+}
+
+#endif /* CUBIND_GENERATED_ANNOTATIONS_IMPLEMENTATION */

@@ -68,3 +68,187 @@ cubind_status cxx_pairs_config_occupancy(size_t n, unsigned shared_bytes, cubind
 #endif
 
 #endif /* CUBIND_GENERATED_CXX_KERNELS_H */
+
+/* The definitions, compiled where CUBIND_GENERATED_CXX_KERNELS_IMPLEMENTATION is defined (by the .cubind.c). */
+#if defined(CUBIND_GENERATED_CXX_KERNELS_IMPLEMENTATION) && !defined(CUBIND_GENERATED_CXX_KERNELS_IMPLEMENTATION_DONE)
+#define CUBIND_GENERATED_CXX_KERNELS_IMPLEMENTATION_DONE
+#include <cubind/generated.h>
+
+#if CUBIND_ABI_VERSION != 3
+#error "cxx_kernels.cubind.h was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
+#endif
+
+/* The fatbin, embedded by `cubind-gen --embed-fatbin` into cxx_kernels.fatbin.c. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern const unsigned char cubind_fatbin_cxx_kernels[];
+extern const size_t cubind_fatbin_cxx_kernels_size;
+#ifdef __cplusplus
+}
+#endif
+
+/* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
+   runtime checks them against the loaded kernel. */
+static const cubind_param_info cubind_g_cxx_kernels_params0[] = {{"out", 0, 8}, {"value", 8, 4}};
+static const cubind_param_info cubind_g_cxx_kernels_params2[] = {{"x", 0, 8}};
+static const cubind_param_info cubind_g_cxx_kernels_params3[] = {
+    {"a", 0, 4},
+    {"x", 8, 8},
+    {"y", 16, 8},
+    {"n", 24, 4},
+};
+static const cubind_param_info cubind_g_cxx_kernels_params4[] = {{"out", 0, 8}, {"", 8, 4}};
+static const cubind_param_info cubind_g_cxx_kernels_params6[] = {{"pairs", 0, 8}, {"sums", 8, 8}, {"n", 16, 4}};
+
+/* {C name, cubin symbol, parameters, number of parameters} */
+static const cubind_kernel_info cubind_g_cxx_kernels_kernels[] = {
+    {"c_fill", "c_fill", cubind_g_cxx_kernels_params0, 2},
+    {"c_nothing", "c_nothing", NULL, 0},
+    {"c_single", "c_single", cubind_g_cxx_kernels_params2, 1},
+    {"cxx_axpy", "_Z8cxx_axpyfPKfPfi", cubind_g_cxx_kernels_params3, 4},
+    {"cxx_unnamed", "_Z11cxx_unnamedPii", cubind_g_cxx_kernels_params4, 2},
+    {"cxx_no_params", "_Z13cxx_no_paramsv", NULL, 0},
+    {"cxx_pairs", "_Z9cxx_pairsPK4PairPii", cubind_g_cxx_kernels_params6, 3},
+};
+
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state cubind_g_cxx_kernels_state;
+static const cubind_module cubind_g_cxx_kernels_module = {
+    3, "cxx_kernels", cubind_fatbin_cxx_kernels, &cubind_fatbin_cxx_kernels_size,
+    cubind_g_cxx_kernels_kernels, 7, &cubind_g_cxx_kernels_state, NULL, 0};
+
+#if defined(__GNUC__)
+/* Registers the module when the program starts, so that cubind_preload() finds it. */
+__attribute__((constructor)) static void cubind_g_cxx_kernels_register(void) {
+  cubind_module_register(&cubind_g_cxx_kernels_module);
+}
+#endif
+
+cubind_status c_fill_launch(const cubind_config *cfg, int *out, int value) {
+  void *cubind_args[2] = {&out, &value};
+  return cubind_module_launch(&cubind_g_cxx_kernels_module, 0, cfg, cubind_args);
+}
+
+cubind_status c_fill_call(const cubind_config *cfg, int *out, int value) {
+  void *cubind_args[2] = {&out, &value};
+  return cubind_module_call(&cubind_g_cxx_kernels_module, 0, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status c_fill_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_cxx_kernels_module, 0, out);
+}
+
+cubind_status c_fill_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_cxx_kernels_module, 0, n, shared_bytes, out);
+}
+
+cubind_status c_nothing_launch(const cubind_config *cfg) {
+  return cubind_module_launch(&cubind_g_cxx_kernels_module, 1, cfg, NULL);
+}
+
+cubind_status c_nothing_call(const cubind_config *cfg) {
+  return cubind_module_call(&cubind_g_cxx_kernels_module, 1, cfg, NULL, NULL, 0);
+}
+
+cubind_status c_nothing_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_cxx_kernels_module, 1, out);
+}
+
+cubind_status c_nothing_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_cxx_kernels_module, 1, n, shared_bytes, out);
+}
+
+cubind_status c_single_launch(const cubind_config *cfg, float *x) {
+  void *cubind_args[1] = {&x};
+  return cubind_module_launch(&cubind_g_cxx_kernels_module, 2, cfg, cubind_args);
+}
+
+cubind_status c_single_call(const cubind_config *cfg, float *x) {
+  void *cubind_args[1] = {&x};
+  return cubind_module_call(&cubind_g_cxx_kernels_module, 2, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status c_single_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_cxx_kernels_module, 2, out);
+}
+
+cubind_status c_single_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_cxx_kernels_module, 2, n, shared_bytes, out);
+}
+
+cubind_status cxx_axpy_launch(const cubind_config *cfg, float a, const float *x, float *y, int n) {
+  void *cubind_args[4] = {&a, &x, &y, &n};
+  return cubind_module_launch(&cubind_g_cxx_kernels_module, 3, cfg, cubind_args);
+}
+
+cubind_status cxx_axpy_call(const cubind_config *cfg, float a, const float *x, float *y, int n) {
+  void *cubind_args[4] = {&a, &x, &y, &n};
+  return cubind_module_call(&cubind_g_cxx_kernels_module, 3, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status cxx_axpy_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_cxx_kernels_module, 3, out);
+}
+
+cubind_status cxx_axpy_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_cxx_kernels_module, 3, n, shared_bytes, out);
+}
+
+cubind_status cxx_unnamed_launch(const cubind_config *cfg, int *out, int cubind_arg1) {
+  void *cubind_args[2] = {&out, &cubind_arg1};
+  return cubind_module_launch(&cubind_g_cxx_kernels_module, 4, cfg, cubind_args);
+}
+
+cubind_status cxx_unnamed_call(const cubind_config *cfg, int *out, int cubind_arg1) {
+  void *cubind_args[2] = {&out, &cubind_arg1};
+  return cubind_module_call(&cubind_g_cxx_kernels_module, 4, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status cxx_unnamed_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_cxx_kernels_module, 4, out);
+}
+
+cubind_status cxx_unnamed_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_cxx_kernels_module, 4, n, shared_bytes, out);
+}
+
+cubind_status cxx_no_params_launch(const cubind_config *cfg) {
+  return cubind_module_launch(&cubind_g_cxx_kernels_module, 5, cfg, NULL);
+}
+
+cubind_status cxx_no_params_call(const cubind_config *cfg) {
+  return cubind_module_call(&cubind_g_cxx_kernels_module, 5, cfg, NULL, NULL, 0);
+}
+
+cubind_status cxx_no_params_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_cxx_kernels_module, 5, out);
+}
+
+cubind_status cxx_no_params_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_cxx_kernels_module, 5, n, shared_bytes, out);
+}
+
+cubind_status cxx_pairs_launch(const cubind_config *cfg, const void *pairs, int *sums, int n) {
+  void *cubind_args[3] = {&pairs, &sums, &n};
+  return cubind_module_launch(&cubind_g_cxx_kernels_module, 6, cfg, cubind_args);
+}
+
+cubind_status cxx_pairs_call(const cubind_config *cfg, const void *pairs, int *sums, int n) {
+  void *cubind_args[3] = {&pairs, &sums, &n};
+  cubind_host_arg cubind_host_args[2] = {
+      {0, CUBIND_DIRECTION_IN, (void *)pairs, cubind_count_result(cubind_count_int(n)), 8, "n"},
+      {1, CUBIND_DIRECTION_OUT, (void *)sums, cubind_count_result(cubind_count_int(n)), 4, "n"}};
+  return cubind_module_call(&cubind_g_cxx_kernels_module, 6, cfg, cubind_args, cubind_host_args, 2);
+}
+
+cubind_status cxx_pairs_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_cxx_kernels_module, 6, out);
+}
+
+cubind_status cxx_pairs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_cxx_kernels_module, 6, n, shared_bytes, out);
+}
+
+#endif /* CUBIND_GENERATED_CXX_KERNELS_IMPLEMENTATION */

@@ -118,3 +118,205 @@ cubind_status comment_opener_config_occupancy(size_t n, unsigned shared_bytes, c
 #endif
 
 #endif /* CUBIND_GENERATED_DOC_COMMENTS_H */
+
+/* The definitions, compiled where CUBIND_GENERATED_DOC_COMMENTS_IMPLEMENTATION is defined (by the .cubind.c). */
+#if defined(CUBIND_GENERATED_DOC_COMMENTS_IMPLEMENTATION) && !defined(CUBIND_GENERATED_DOC_COMMENTS_IMPLEMENTATION_DONE)
+#define CUBIND_GENERATED_DOC_COMMENTS_IMPLEMENTATION_DONE
+#include <cubind/generated.h>
+
+#if CUBIND_ABI_VERSION != 3
+#error "doc_comments.cubind.h was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
+#endif
+
+/* The fatbin, embedded by `cubind-gen --embed-fatbin` into doc_comments.fatbin.c. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern const unsigned char cubind_fatbin_doc_comments[];
+extern const size_t cubind_fatbin_doc_comments_size;
+#ifdef __cplusplus
+}
+#endif
+
+/* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
+   runtime checks them against the loaded kernel. */
+static const cubind_param_info cubind_g_doc_comments_params0[] = {{"p", 0, 8}};
+static const cubind_param_info cubind_g_doc_comments_params1[] = {{"p", 0, 8}};
+static const cubind_param_info cubind_g_doc_comments_params2[] = {{"p", 0, 8}};
+static const cubind_param_info cubind_g_doc_comments_params3[] = {{"p", 0, 8}};
+static const cubind_param_info cubind_g_doc_comments_params4[] = {{"p", 0, 8}};
+static const cubind_param_info cubind_g_doc_comments_params5[] = {{"p", 0, 8}};
+static const cubind_param_info cubind_g_doc_comments_params6[] = {{"p", 0, 8}};
+static const cubind_param_info cubind_g_doc_comments_params7[] = {{"p", 0, 8}};
+
+/* {C name, cubin symbol, parameters, number of parameters} */
+static const cubind_kernel_info cubind_g_doc_comments_kernels[] = {
+    {"one_line", "_Z8one_linePi", cubind_g_doc_comments_params0, 1},
+    {"several_lines", "_Z13several_linesPi", cubind_g_doc_comments_params1, 1},
+    {"triple_slash", "_Z12triple_slashPi", cubind_g_doc_comments_params2, 1},
+    {"indented_doc", "_ZN8indented12indented_docEPi", cubind_g_doc_comments_params3, 1},
+    {"plain_comment", "_Z13plain_commentPi", cubind_g_doc_comments_params4, 1},
+    {"no_comment", "_Z10no_commentPi", cubind_g_doc_comments_params5, 1},
+    {"backslash_end", "_Z13backslash_endPi", cubind_g_doc_comments_params6, 1},
+    {"comment_opener", "_Z14comment_openerPi", cubind_g_doc_comments_params7, 1},
+};
+
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state cubind_g_doc_comments_state;
+static const cubind_module cubind_g_doc_comments_module = {
+    3, "doc_comments", cubind_fatbin_doc_comments, &cubind_fatbin_doc_comments_size,
+    cubind_g_doc_comments_kernels, 8, &cubind_g_doc_comments_state, NULL, 0};
+
+#if defined(__GNUC__)
+/* Registers the module when the program starts, so that cubind_preload() finds it. */
+__attribute__((constructor)) static void cubind_g_doc_comments_register(void) {
+  cubind_module_register(&cubind_g_doc_comments_module);
+}
+#endif
+
+cubind_status one_line_launch(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_launch(&cubind_g_doc_comments_module, 0, cfg, cubind_args);
+}
+
+cubind_status one_line_call(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_call(&cubind_g_doc_comments_module, 0, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status one_line_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_doc_comments_module, 0, out);
+}
+
+cubind_status one_line_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_doc_comments_module, 0, n, shared_bytes, out);
+}
+
+cubind_status several_lines_launch(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_launch(&cubind_g_doc_comments_module, 1, cfg, cubind_args);
+}
+
+cubind_status several_lines_call(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_call(&cubind_g_doc_comments_module, 1, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status several_lines_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_doc_comments_module, 1, out);
+}
+
+cubind_status several_lines_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_doc_comments_module, 1, n, shared_bytes, out);
+}
+
+cubind_status triple_slash_launch(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_launch(&cubind_g_doc_comments_module, 2, cfg, cubind_args);
+}
+
+cubind_status triple_slash_call(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_call(&cubind_g_doc_comments_module, 2, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status triple_slash_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_doc_comments_module, 2, out);
+}
+
+cubind_status triple_slash_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_doc_comments_module, 2, n, shared_bytes, out);
+}
+
+cubind_status indented_doc_launch(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_launch(&cubind_g_doc_comments_module, 3, cfg, cubind_args);
+}
+
+cubind_status indented_doc_call(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_call(&cubind_g_doc_comments_module, 3, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status indented_doc_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_doc_comments_module, 3, out);
+}
+
+cubind_status indented_doc_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_doc_comments_module, 3, n, shared_bytes, out);
+}
+
+cubind_status plain_comment_launch(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_launch(&cubind_g_doc_comments_module, 4, cfg, cubind_args);
+}
+
+cubind_status plain_comment_call(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_call(&cubind_g_doc_comments_module, 4, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status plain_comment_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_doc_comments_module, 4, out);
+}
+
+cubind_status plain_comment_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_doc_comments_module, 4, n, shared_bytes, out);
+}
+
+cubind_status no_comment_launch(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_launch(&cubind_g_doc_comments_module, 5, cfg, cubind_args);
+}
+
+cubind_status no_comment_call(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_call(&cubind_g_doc_comments_module, 5, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status no_comment_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_doc_comments_module, 5, out);
+}
+
+cubind_status no_comment_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_doc_comments_module, 5, n, shared_bytes, out);
+}
+
+cubind_status backslash_end_launch(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_launch(&cubind_g_doc_comments_module, 6, cfg, cubind_args);
+}
+
+cubind_status backslash_end_call(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_call(&cubind_g_doc_comments_module, 6, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status backslash_end_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_doc_comments_module, 6, out);
+}
+
+cubind_status backslash_end_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_doc_comments_module, 6, n, shared_bytes, out);
+}
+
+cubind_status comment_opener_launch(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_launch(&cubind_g_doc_comments_module, 7, cfg, cubind_args);
+}
+
+cubind_status comment_opener_call(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_call(&cubind_g_doc_comments_module, 7, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status comment_opener_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_doc_comments_module, 7, out);
+}
+
+cubind_status comment_opener_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_doc_comments_module, 7, n, shared_bytes, out);
+}
+
+#endif /* CUBIND_GENERATED_DOC_COMMENTS_IMPLEMENTATION */

@@ -38,3 +38,67 @@ cubind_status doublify_config_occupancy(size_t n, unsigned shared_bytes, cubind_
 #endif
 
 #endif /* CUBIND_GENERATED_DOUBLIFY_H */
+
+/* The definitions, compiled where CUBIND_GENERATED_DOUBLIFY_IMPLEMENTATION is defined (by the .cubind.c). */
+#if defined(CUBIND_GENERATED_DOUBLIFY_IMPLEMENTATION) && !defined(CUBIND_GENERATED_DOUBLIFY_IMPLEMENTATION_DONE)
+#define CUBIND_GENERATED_DOUBLIFY_IMPLEMENTATION_DONE
+#include <cubind/generated.h>
+
+#if CUBIND_ABI_VERSION != 3
+#error "doublify.cubind.h was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
+#endif
+
+/* The fatbin, embedded by `cubind-gen --embed-fatbin` into doublify.fatbin.c. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern const unsigned char cubind_fatbin_doublify[];
+extern const size_t cubind_fatbin_doublify_size;
+#ifdef __cplusplus
+}
+#endif
+
+/* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
+   runtime checks them against the loaded kernel. */
+static const cubind_param_info cubind_g_doublify_params0[] = {{"a", 0, 8}, {"n", 8, 4}};
+
+/* {C name, cubin symbol, parameters, number of parameters} */
+static const cubind_kernel_info cubind_g_doublify_kernels[] = {
+    {"doublify", "doublify", cubind_g_doublify_params0, 2},
+};
+
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state cubind_g_doublify_state;
+static const cubind_module cubind_g_doublify_module = {
+    3, "doublify", cubind_fatbin_doublify, &cubind_fatbin_doublify_size,
+    cubind_g_doublify_kernels, 1, &cubind_g_doublify_state, NULL, 0};
+
+#if defined(__GNUC__)
+/* Registers the module when the program starts, so that cubind_preload() finds it. */
+__attribute__((constructor)) static void cubind_g_doublify_register(void) {
+  cubind_module_register(&cubind_g_doublify_module);
+}
+#endif
+
+cubind_status doublify_launch(const cubind_config *cfg, float *a, int n) {
+  void *cubind_args[2] = {&a, &n};
+  return cubind_module_launch(&cubind_g_doublify_module, 0, cfg, cubind_args);
+}
+
+cubind_status doublify_call(const cubind_config *cfg, float *a, int n) {
+  void *cubind_args[2] = {&a, &n};
+  cubind_host_arg cubind_host_args[1] = {
+      {0, CUBIND_DIRECTION_INOUT, (void *)a, cubind_count_result(cubind_count_int(n)), 4, "n"}};
+  return cubind_module_call(&cubind_g_doublify_module, 0, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status doublify_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_doublify_module, 0, out);
+}
+
+cubind_status doublify_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_doublify_module, 0, n, shared_bytes, out);
+}
+
+#endif /* CUBIND_GENERATED_DOUBLIFY_IMPLEMENTATION */

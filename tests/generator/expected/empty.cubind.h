@@ -26,3 +26,43 @@ extern "C" {
 #endif
 
 #endif /* CUBIND_GENERATED_EMPTY_H */
+
+/* The definitions, compiled where CUBIND_GENERATED_EMPTY_IMPLEMENTATION is defined (by the .cubind.c). */
+#if defined(CUBIND_GENERATED_EMPTY_IMPLEMENTATION) && !defined(CUBIND_GENERATED_EMPTY_IMPLEMENTATION_DONE)
+#define CUBIND_GENERATED_EMPTY_IMPLEMENTATION_DONE
+#include <cubind/generated.h>
+
+#if CUBIND_ABI_VERSION != 3
+#error "empty.cubind.h was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
+#endif
+
+/* The fatbin, embedded by `cubind-gen --embed-fatbin` into empty.fatbin.c. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern const unsigned char cubind_fatbin_empty[];
+extern const size_t cubind_fatbin_empty_size;
+#ifdef __cplusplus
+}
+#endif
+
+/* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
+   runtime checks them against the loaded kernel. */
+
+/* {C name, cubin symbol, parameters, number of parameters} */
+
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state cubind_g_empty_state;
+static const cubind_module cubind_g_empty_module = {
+    3, "empty", cubind_fatbin_empty, &cubind_fatbin_empty_size,
+    NULL, 0, &cubind_g_empty_state, NULL, 0};
+
+#if defined(__GNUC__)
+/* Registers the module when the program starts, so that cubind_preload() finds it. */
+__attribute__((constructor)) static void cubind_g_empty_register(void) {
+  cubind_module_register(&cubind_g_empty_module);
+}
+#endif
+
+#endif /* CUBIND_GENERATED_EMPTY_IMPLEMENTATION */

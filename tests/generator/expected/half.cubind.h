@@ -47,3 +47,118 @@ cubind_status half_pointers_config_occupancy(size_t n, unsigned shared_bytes, cu
 #endif
 
 #endif /* CUBIND_GENERATED_HALF_H */
+
+/* The definitions, compiled where CUBIND_GENERATED_HALF_IMPLEMENTATION is defined (by the .cubind.c). */
+#if defined(CUBIND_GENERATED_HALF_IMPLEMENTATION) && !defined(CUBIND_GENERATED_HALF_IMPLEMENTATION_DONE)
+#define CUBIND_GENERATED_HALF_IMPLEMENTATION_DONE
+#include <cubind/generated.h>
+
+#if CUBIND_ABI_VERSION != 3
+#error "half.cubind.h was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
+#endif
+
+/* The fatbin, embedded by `cubind-gen --embed-fatbin` into half.fatbin.c. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern const unsigned char cubind_fatbin_half[];
+extern const size_t cubind_fatbin_half_size;
+#ifdef __cplusplus
+}
+#endif
+
+/* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
+   runtime checks them against the loaded kernel. */
+static const cubind_param_info cubind_g_half_params0[] = {{"x", 0, 8}, {"s", 8, 2}, {"n", 12, 4}};
+static const cubind_param_info cubind_g_half_params1[] = {
+    {"x", 0, 8},
+    {"s", 8, 2},
+    {"y", 16, 8},
+    {"h", 24, 2},
+};
+static const cubind_param_info cubind_g_half_params2[] = {{"in", 0, 8}, {"out", 8, 8}};
+
+/* {C name, cubin symbol, parameters, number of parameters} */
+static const cubind_kernel_info cubind_g_half_kernels[] = {
+    {"half_scale", "_Z10half_scaleP6__halfS_i", cubind_g_half_params0, 3},
+    {"bf16_scale", "_Z10bf16_scaleP13__nv_bfloat16S_PKS_6__half", cubind_g_half_params1, 4},
+    {"half_pointers", "_Z13half_pointersPK6__halfP13__nv_bfloat16", cubind_g_half_params2, 2},
+};
+
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state cubind_g_half_state;
+static const cubind_module cubind_g_half_module = {
+    3, "half", cubind_fatbin_half, &cubind_fatbin_half_size,
+    cubind_g_half_kernels, 3, &cubind_g_half_state, NULL, 0};
+
+#if defined(__GNUC__)
+/* Registers the module when the program starts, so that cubind_preload() finds it. */
+__attribute__((constructor)) static void cubind_g_half_register(void) {
+  cubind_module_register(&cubind_g_half_module);
+}
+#endif
+
+cubind_status half_scale_launch(const cubind_config *cfg, cubind_half *x, cubind_half s, int n) {
+  void *cubind_args[3] = {&x, &s, &n};
+  return cubind_module_launch(&cubind_g_half_module, 0, cfg, cubind_args);
+}
+
+cubind_status half_scale_call(const cubind_config *cfg, cubind_half *x, cubind_half s, int n) {
+  void *cubind_args[3] = {&x, &s, &n};
+  cubind_host_arg cubind_host_args[1] = {
+      {0, CUBIND_DIRECTION_INOUT, (void *)x, cubind_count_result(cubind_count_int(n)), 2, "n"}};
+  return cubind_module_call(&cubind_g_half_module, 0, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status half_scale_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_half_module, 0, out);
+}
+
+cubind_status half_scale_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_half_module, 0, n, shared_bytes, out);
+}
+
+cubind_status bf16_scale_launch(const cubind_config *cfg, cubind_bfloat16 *x, cubind_bfloat16 s,
+    const cubind_bfloat16 *y, cubind_half h) {
+  void *cubind_args[4] = {&x, &s, &y, &h};
+  return cubind_module_launch(&cubind_g_half_module, 1, cfg, cubind_args);
+}
+
+cubind_status bf16_scale_call(const cubind_config *cfg, cubind_bfloat16 *x, cubind_bfloat16 s,
+    const cubind_bfloat16 *y, cubind_half h) {
+  void *cubind_args[4] = {&x, &s, &y, &h};
+  return cubind_module_call(&cubind_g_half_module, 1, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status bf16_scale_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_half_module, 1, out);
+}
+
+cubind_status bf16_scale_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_half_module, 1, n, shared_bytes, out);
+}
+
+cubind_status half_pointers_launch(const cubind_config *cfg, const cubind_half *in,
+    cubind_bfloat16 *out) {
+  void *cubind_args[2] = {&in, &out};
+  return cubind_module_launch(&cubind_g_half_module, 2, cfg, cubind_args);
+}
+
+cubind_status half_pointers_call(const cubind_config *cfg, const cubind_half *in,
+    cubind_bfloat16 *out, size_t out_count) {
+  void *cubind_args[2] = {&in, &out};
+  cubind_host_arg cubind_host_args[1] = {
+      {1, CUBIND_DIRECTION_OUT, (void *)out, out_count, 2, NULL}};
+  return cubind_module_call(&cubind_g_half_module, 2, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status half_pointers_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_half_module, 2, out);
+}
+
+cubind_status half_pointers_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_half_module, 2, n, shared_bytes, out);
+}
+
+#endif /* CUBIND_GENERATED_HALF_IMPLEMENTATION */

@@ -249,3 +249,393 @@ cubind_status arch_probe_pre_sm90_config_occupancy(size_t n, unsigned shared_byt
 #endif
 
 #endif /* CUBIND_GENERATED_IMPLICIT_H */
+
+/* The definitions, compiled where CUBIND_GENERATED_IMPLICIT_IMPLEMENTATION is defined (by the .cubind.c). */
+#if defined(CUBIND_GENERATED_IMPLICIT_IMPLEMENTATION) && !defined(CUBIND_GENERATED_IMPLICIT_IMPLEMENTATION_DONE)
+#define CUBIND_GENERATED_IMPLICIT_IMPLEMENTATION_DONE
+#include <cubind/generated.h>
+
+#if CUBIND_ABI_VERSION != 3
+#error "implicit.cubind.h was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
+#endif
+
+/* The fatbin, embedded by `cubind-gen --embed-fatbin` into implicit.fatbin.c. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern const unsigned char cubind_fatbin_implicit[];
+extern const size_t cubind_fatbin_implicit_size;
+#ifdef __cplusplus
+}
+#endif
+
+/* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
+   runtime checks them against the loaded kernel. */
+static const cubind_param_info cubind_g_implicit_params0[] = {{"x", 0, 8}, {"n", 8, 4}};
+static const cubind_param_info cubind_g_implicit_params1[] = {{"arch", 0, 8}};
+static const cubind_param_info cubind_g_implicit_params2[] = {
+    {"in", 0, 8},
+    {"out", 8, 8},
+    {"n", 16, 4},
+};
+static const cubind_param_info cubind_g_implicit_params3[] = {
+    {"in", 0, 8},
+    {"out", 8, 8},
+    {"n", 16, 4},
+};
+static const cubind_param_info cubind_g_implicit_params4[] = {
+    {"in", 0, 8},
+    {"out", 8, 8},
+    {"n", 16, 4},
+};
+static const cubind_param_info cubind_g_implicit_params5[] = {
+    {"in", 0, 8},
+    {"out", 8, 8},
+    {"n", 16, 4},
+};
+static const cubind_param_info cubind_g_implicit_params6[] = {
+    {"in", 0, 8},
+    {"out", 8, 8},
+    {"n", 16, 4},
+};
+static const cubind_param_info cubind_g_implicit_params7[] = {{"in", 0, 8}, {"out", 8, 8}, {"n", 16, 4}};
+static const cubind_param_info cubind_g_implicit_params8[] = {{"in", 0, 8}, {"out", 8, 8}, {"n", 16, 4}};
+static const cubind_param_info cubind_g_implicit_params9[] = {{"in", 0, 8}, {"out", 8, 8}, {"n", 16, 4}};
+static const cubind_param_info cubind_g_implicit_params10[] = {{"in", 0, 8}, {"out", 8, 8}, {"n", 16, 4}};
+static const cubind_param_info cubind_g_implicit_params11[] = {{"a", 0, 8}, {"b", 8, 8}, {"n", 16, 4}};
+static const cubind_param_info cubind_g_implicit_params12[] = {{"a", 0, 8}, {"b", 8, 8}, {"n", 16, 4}};
+static const cubind_param_info cubind_g_implicit_params13[] = {{"arch", 0, 8}};
+
+/* {C name, cubin symbol, parameters, number of parameters} */
+static const cubind_kernel_info cubind_g_implicit_kernels[] = {
+    {"increment", "_ZN7samples9incrementEPfi", cubind_g_implicit_params0, 2},
+    {"arch_probe_sm90", "_Z15arch_probe_sm90Pi", cubind_g_implicit_params1, 1},
+    {"block_sum_double_128", "_ZN7samples9block_sumIdLj128EEEvPKT_PS1_i", cubind_g_implicit_params2, 3},
+    {"block_sum_double_256", "_ZN7samples9block_sumIdLj256EEEvPKT_PS1_i", cubind_g_implicit_params3, 3},
+    {"block_sum_double_64", "_ZN7samples9block_sumIdLj64EEEvPKT_PS1_i", cubind_g_implicit_params4, 3},
+    {"block_sum_float_128", "_ZN7samples9block_sumIfLj128EEEvPKT_PS1_i", cubind_g_implicit_params5, 3},
+    {"block_sum_float_256", "_ZN7samples9block_sumIfLj256EEEvPKT_PS1_i", cubind_g_implicit_params6, 3},
+    {"block_sum_float_64", "_ZN7samples9block_sumIfLj64EEEvPKT_PS1_i", cubind_g_implicit_params7, 3},
+    {"block_sum_int_128", "_ZN7samples9block_sumIiLj128EEEvPKT_PS1_i", cubind_g_implicit_params8, 3},
+    {"block_sum_int_256", "_ZN7samples9block_sumIiLj256EEEvPKT_PS1_i", cubind_g_implicit_params9, 3},
+    {"block_sum_int_64", "_ZN7samples9block_sumIiLj64EEEvPKT_PS1_i", cubind_g_implicit_params10, 3},
+    {"combine_Add_float", "_ZN7samples6detail7combineILNS0_2OpE0EfEEvPT0_PKS3_i", cubind_g_implicit_params11, 3},
+    {"combine_Mul_double", "_ZN7samples6detail7combineILNS0_2OpE1EdEEvPT0_PKS3_i", cubind_g_implicit_params12, 3},
+    {"arch_probe_pre_sm90", "_Z19arch_probe_pre_sm90Pi", cubind_g_implicit_params13, 1},
+};
+
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state cubind_g_implicit_state;
+static const cubind_module cubind_g_implicit_module = {
+    3, "implicit", cubind_fatbin_implicit, &cubind_fatbin_implicit_size,
+    cubind_g_implicit_kernels, 14, &cubind_g_implicit_state, NULL, 0};
+
+#if defined(__GNUC__)
+/* Registers the module when the program starts, so that cubind_preload() finds it. */
+__attribute__((constructor)) static void cubind_g_implicit_register(void) {
+  cubind_module_register(&cubind_g_implicit_module);
+}
+#endif
+
+cubind_status increment_launch(const cubind_config *cfg, float *x, int n) {
+  void *cubind_args[2] = {&x, &n};
+  return cubind_module_launch(&cubind_g_implicit_module, 0, cfg, cubind_args);
+}
+
+cubind_status increment_call(const cubind_config *cfg, float *x, int n) {
+  void *cubind_args[2] = {&x, &n};
+  cubind_host_arg cubind_host_args[1] = {
+      {0, CUBIND_DIRECTION_INOUT, (void *)x, cubind_count_result(cubind_count_int(n)), 4, "n"}};
+  return cubind_module_call(&cubind_g_implicit_module, 0, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status increment_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_implicit_module, 0, out);
+}
+
+cubind_status increment_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_implicit_module, 0, n, shared_bytes, out);
+}
+
+cubind_status arch_probe_sm90_launch(const cubind_config *cfg, int *arch) {
+  void *cubind_args[1] = {&arch};
+  return cubind_module_launch(&cubind_g_implicit_module, 1, cfg, cubind_args);
+}
+
+cubind_status arch_probe_sm90_call(const cubind_config *cfg, int *arch) {
+  void *cubind_args[1] = {&arch};
+  cubind_host_arg cubind_host_args[1] = {
+      {0, CUBIND_DIRECTION_OUT, (void *)arch, cubind_count_result(cubind_count_int(1LL)), 4, "1"}};
+  return cubind_module_call(&cubind_g_implicit_module, 1, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status arch_probe_sm90_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_implicit_module, 1, out);
+}
+
+cubind_status arch_probe_sm90_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_implicit_module, 1, n, shared_bytes, out);
+}
+
+cubind_status block_sum_double_128_launch(const cubind_config *cfg, const double *in, double *out,
+    int n) {
+  void *cubind_args[3] = {&in, &out, &n};
+  return cubind_module_launch(&cubind_g_implicit_module, 2, cfg, cubind_args);
+}
+
+cubind_status block_sum_double_128_call(const cubind_config *cfg, const double *in, double *out,
+    int n) {
+  void *cubind_args[3] = {&in, &out, &n};
+  cubind_host_arg cubind_host_args[2] = {
+      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), 8, "n"},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(128LL)), cubind_count_int(1LL)), cubind_count_int(128LL))), 8, "(n + 128 - 1) / 128"}};
+  return cubind_module_call(&cubind_g_implicit_module, 2, cfg, cubind_args, cubind_host_args, 2);
+}
+
+cubind_status block_sum_double_128_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_implicit_module, 2, out);
+}
+
+cubind_status block_sum_double_128_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_implicit_module, 2, n, shared_bytes, out);
+}
+
+cubind_status block_sum_double_256_launch(const cubind_config *cfg, const double *in, double *out,
+    int n) {
+  void *cubind_args[3] = {&in, &out, &n};
+  return cubind_module_launch(&cubind_g_implicit_module, 3, cfg, cubind_args);
+}
+
+cubind_status block_sum_double_256_call(const cubind_config *cfg, const double *in, double *out,
+    int n) {
+  void *cubind_args[3] = {&in, &out, &n};
+  cubind_host_arg cubind_host_args[2] = {
+      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), 8, "n"},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(256LL)), cubind_count_int(1LL)), cubind_count_int(256LL))), 8, "(n + 256 - 1) / 256"}};
+  return cubind_module_call(&cubind_g_implicit_module, 3, cfg, cubind_args, cubind_host_args, 2);
+}
+
+cubind_status block_sum_double_256_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_implicit_module, 3, out);
+}
+
+cubind_status block_sum_double_256_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_implicit_module, 3, n, shared_bytes, out);
+}
+
+cubind_status block_sum_double_64_launch(const cubind_config *cfg, const double *in, double *out,
+    int n) {
+  void *cubind_args[3] = {&in, &out, &n};
+  return cubind_module_launch(&cubind_g_implicit_module, 4, cfg, cubind_args);
+}
+
+cubind_status block_sum_double_64_call(const cubind_config *cfg, const double *in, double *out,
+    int n) {
+  void *cubind_args[3] = {&in, &out, &n};
+  cubind_host_arg cubind_host_args[2] = {
+      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), 8, "n"},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(64LL)), cubind_count_int(1LL)), cubind_count_int(64LL))), 8, "(n + 64 - 1) / 64"}};
+  return cubind_module_call(&cubind_g_implicit_module, 4, cfg, cubind_args, cubind_host_args, 2);
+}
+
+cubind_status block_sum_double_64_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_implicit_module, 4, out);
+}
+
+cubind_status block_sum_double_64_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_implicit_module, 4, n, shared_bytes, out);
+}
+
+cubind_status block_sum_float_128_launch(const cubind_config *cfg, const float *in, float *out,
+    int n) {
+  void *cubind_args[3] = {&in, &out, &n};
+  return cubind_module_launch(&cubind_g_implicit_module, 5, cfg, cubind_args);
+}
+
+cubind_status block_sum_float_128_call(const cubind_config *cfg, const float *in, float *out, int n) {
+  void *cubind_args[3] = {&in, &out, &n};
+  cubind_host_arg cubind_host_args[2] = {
+      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), 4, "n"},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(128LL)), cubind_count_int(1LL)), cubind_count_int(128LL))), 4, "(n + 128 - 1) / 128"}};
+  return cubind_module_call(&cubind_g_implicit_module, 5, cfg, cubind_args, cubind_host_args, 2);
+}
+
+cubind_status block_sum_float_128_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_implicit_module, 5, out);
+}
+
+cubind_status block_sum_float_128_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_implicit_module, 5, n, shared_bytes, out);
+}
+
+cubind_status block_sum_float_256_launch(const cubind_config *cfg, const float *in, float *out,
+    int n) {
+  void *cubind_args[3] = {&in, &out, &n};
+  return cubind_module_launch(&cubind_g_implicit_module, 6, cfg, cubind_args);
+}
+
+cubind_status block_sum_float_256_call(const cubind_config *cfg, const float *in, float *out, int n) {
+  void *cubind_args[3] = {&in, &out, &n};
+  cubind_host_arg cubind_host_args[2] = {
+      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), 4, "n"},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(256LL)), cubind_count_int(1LL)), cubind_count_int(256LL))), 4, "(n + 256 - 1) / 256"}};
+  return cubind_module_call(&cubind_g_implicit_module, 6, cfg, cubind_args, cubind_host_args, 2);
+}
+
+cubind_status block_sum_float_256_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_implicit_module, 6, out);
+}
+
+cubind_status block_sum_float_256_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_implicit_module, 6, n, shared_bytes, out);
+}
+
+cubind_status block_sum_float_64_launch(const cubind_config *cfg, const float *in, float *out,
+    int n) {
+  void *cubind_args[3] = {&in, &out, &n};
+  return cubind_module_launch(&cubind_g_implicit_module, 7, cfg, cubind_args);
+}
+
+cubind_status block_sum_float_64_call(const cubind_config *cfg, const float *in, float *out, int n) {
+  void *cubind_args[3] = {&in, &out, &n};
+  cubind_host_arg cubind_host_args[2] = {
+      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), 4, "n"},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(64LL)), cubind_count_int(1LL)), cubind_count_int(64LL))), 4, "(n + 64 - 1) / 64"}};
+  return cubind_module_call(&cubind_g_implicit_module, 7, cfg, cubind_args, cubind_host_args, 2);
+}
+
+cubind_status block_sum_float_64_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_implicit_module, 7, out);
+}
+
+cubind_status block_sum_float_64_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_implicit_module, 7, n, shared_bytes, out);
+}
+
+cubind_status block_sum_int_128_launch(const cubind_config *cfg, const int *in, int *out, int n) {
+  void *cubind_args[3] = {&in, &out, &n};
+  return cubind_module_launch(&cubind_g_implicit_module, 8, cfg, cubind_args);
+}
+
+cubind_status block_sum_int_128_call(const cubind_config *cfg, const int *in, int *out, int n) {
+  void *cubind_args[3] = {&in, &out, &n};
+  cubind_host_arg cubind_host_args[2] = {
+      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), 4, "n"},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(128LL)), cubind_count_int(1LL)), cubind_count_int(128LL))), 4, "(n + 128 - 1) / 128"}};
+  return cubind_module_call(&cubind_g_implicit_module, 8, cfg, cubind_args, cubind_host_args, 2);
+}
+
+cubind_status block_sum_int_128_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_implicit_module, 8, out);
+}
+
+cubind_status block_sum_int_128_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_implicit_module, 8, n, shared_bytes, out);
+}
+
+cubind_status block_sum_int_256_launch(const cubind_config *cfg, const int *in, int *out, int n) {
+  void *cubind_args[3] = {&in, &out, &n};
+  return cubind_module_launch(&cubind_g_implicit_module, 9, cfg, cubind_args);
+}
+
+cubind_status block_sum_int_256_call(const cubind_config *cfg, const int *in, int *out, int n) {
+  void *cubind_args[3] = {&in, &out, &n};
+  cubind_host_arg cubind_host_args[2] = {
+      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), 4, "n"},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(256LL)), cubind_count_int(1LL)), cubind_count_int(256LL))), 4, "(n + 256 - 1) / 256"}};
+  return cubind_module_call(&cubind_g_implicit_module, 9, cfg, cubind_args, cubind_host_args, 2);
+}
+
+cubind_status block_sum_int_256_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_implicit_module, 9, out);
+}
+
+cubind_status block_sum_int_256_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_implicit_module, 9, n, shared_bytes, out);
+}
+
+cubind_status block_sum_int_64_launch(const cubind_config *cfg, const int *in, int *out, int n) {
+  void *cubind_args[3] = {&in, &out, &n};
+  return cubind_module_launch(&cubind_g_implicit_module, 10, cfg, cubind_args);
+}
+
+cubind_status block_sum_int_64_call(const cubind_config *cfg, const int *in, int *out, int n) {
+  void *cubind_args[3] = {&in, &out, &n};
+  cubind_host_arg cubind_host_args[2] = {
+      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), 4, "n"},
+      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(64LL)), cubind_count_int(1LL)), cubind_count_int(64LL))), 4, "(n + 64 - 1) / 64"}};
+  return cubind_module_call(&cubind_g_implicit_module, 10, cfg, cubind_args, cubind_host_args, 2);
+}
+
+cubind_status block_sum_int_64_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_implicit_module, 10, out);
+}
+
+cubind_status block_sum_int_64_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_implicit_module, 10, n, shared_bytes, out);
+}
+
+cubind_status combine_Add_float_launch(const cubind_config *cfg, float *a, const float *b, int n) {
+  void *cubind_args[3] = {&a, &b, &n};
+  return cubind_module_launch(&cubind_g_implicit_module, 11, cfg, cubind_args);
+}
+
+cubind_status combine_Add_float_call(const cubind_config *cfg, float *a, const float *b, int n) {
+  void *cubind_args[3] = {&a, &b, &n};
+  cubind_host_arg cubind_host_args[2] = {
+      {0, CUBIND_DIRECTION_INOUT, (void *)a, cubind_count_result(cubind_count_int(n)), 4, "n"},
+      {1, CUBIND_DIRECTION_IN, (void *)b, cubind_count_result(cubind_count_int(n)), 4, "n"}};
+  return cubind_module_call(&cubind_g_implicit_module, 11, cfg, cubind_args, cubind_host_args, 2);
+}
+
+cubind_status combine_Add_float_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_implicit_module, 11, out);
+}
+
+cubind_status combine_Add_float_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_implicit_module, 11, n, shared_bytes, out);
+}
+
+cubind_status combine_Mul_double_launch(const cubind_config *cfg, double *a, const double *b, int n) {
+  void *cubind_args[3] = {&a, &b, &n};
+  return cubind_module_launch(&cubind_g_implicit_module, 12, cfg, cubind_args);
+}
+
+cubind_status combine_Mul_double_call(const cubind_config *cfg, double *a, const double *b, int n) {
+  void *cubind_args[3] = {&a, &b, &n};
+  cubind_host_arg cubind_host_args[2] = {
+      {0, CUBIND_DIRECTION_INOUT, (void *)a, cubind_count_result(cubind_count_int(n)), 8, "n"},
+      {1, CUBIND_DIRECTION_IN, (void *)b, cubind_count_result(cubind_count_int(n)), 8, "n"}};
+  return cubind_module_call(&cubind_g_implicit_module, 12, cfg, cubind_args, cubind_host_args, 2);
+}
+
+cubind_status combine_Mul_double_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_implicit_module, 12, out);
+}
+
+cubind_status combine_Mul_double_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_implicit_module, 12, n, shared_bytes, out);
+}
+
+cubind_status arch_probe_pre_sm90_launch(const cubind_config *cfg, int *arch) {
+  void *cubind_args[1] = {&arch};
+  return cubind_module_launch(&cubind_g_implicit_module, 13, cfg, cubind_args);
+}
+
+cubind_status arch_probe_pre_sm90_call(const cubind_config *cfg, int *arch) {
+  void *cubind_args[1] = {&arch};
+  cubind_host_arg cubind_host_args[1] = {
+      {0, CUBIND_DIRECTION_OUT, (void *)arch, cubind_count_result(cubind_count_int(1LL)), 4, "1"}};
+  return cubind_module_call(&cubind_g_implicit_module, 13, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status arch_probe_pre_sm90_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_implicit_module, 13, out);
+}
+
+cubind_status arch_probe_pre_sm90_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_implicit_module, 13, n, shared_bytes, out);
+}
+
+#endif /* CUBIND_GENERATED_IMPLICIT_IMPLEMENTATION */

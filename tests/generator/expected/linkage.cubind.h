@@ -62,3 +62,107 @@ cubind_status c_static_config_occupancy(size_t n, unsigned shared_bytes, cubind_
 #endif
 
 #endif /* CUBIND_GENERATED_LINKAGE_H */
+
+/* The definitions, compiled where CUBIND_GENERATED_LINKAGE_IMPLEMENTATION is defined (by the .cubind.c). */
+#if defined(CUBIND_GENERATED_LINKAGE_IMPLEMENTATION) && !defined(CUBIND_GENERATED_LINKAGE_IMPLEMENTATION_DONE)
+#define CUBIND_GENERATED_LINKAGE_IMPLEMENTATION_DONE
+#include <cubind/generated.h>
+
+#if CUBIND_ABI_VERSION != 3
+#error "linkage.cubind.h was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
+#endif
+
+/* The fatbin, embedded by `cubind-gen --embed-fatbin` into linkage.fatbin.c. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern const unsigned char cubind_fatbin_linkage[];
+extern const size_t cubind_fatbin_linkage_size;
+#ifdef __cplusplus
+}
+#endif
+
+/* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
+   runtime checks them against the loaded kernel. */
+static const cubind_param_info cubind_g_linkage_params0[] = {{"p", 0, 8}, {"n", 8, 4}};
+static const cubind_param_info cubind_g_linkage_params1[] = {{"p", 0, 8}};
+static const cubind_param_info cubind_g_linkage_params2[] = {{"p", 0, 8}};
+
+/* {C name, cubin symbol, parameters, number of parameters} */
+static const cubind_kernel_info cubind_g_linkage_kernels[] = {
+    {"top_static", "_Z10top_staticPii", cubind_g_linkage_params0, 2},
+    {"nested_static", "_ZN2ns13nested_staticEPi", cubind_g_linkage_params1, 1},
+    {"c_static", "_Z8c_staticPi", cubind_g_linkage_params2, 1},
+};
+
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state cubind_g_linkage_state;
+static const cubind_module cubind_g_linkage_module = {
+    3, "linkage", cubind_fatbin_linkage, &cubind_fatbin_linkage_size,
+    cubind_g_linkage_kernels, 3, &cubind_g_linkage_state, NULL, 0};
+
+#if defined(__GNUC__)
+/* Registers the module when the program starts, so that cubind_preload() finds it. */
+__attribute__((constructor)) static void cubind_g_linkage_register(void) {
+  cubind_module_register(&cubind_g_linkage_module);
+}
+#endif
+
+cubind_status top_static_launch(const cubind_config *cfg, int *p, int n) {
+  void *cubind_args[2] = {&p, &n};
+  return cubind_module_launch(&cubind_g_linkage_module, 0, cfg, cubind_args);
+}
+
+cubind_status top_static_call(const cubind_config *cfg, int *p, int n) {
+  void *cubind_args[2] = {&p, &n};
+  cubind_host_arg cubind_host_args[1] = {
+      {0, CUBIND_DIRECTION_INOUT, (void *)p, cubind_count_result(cubind_count_int(n)), 4, "n"}};
+  return cubind_module_call(&cubind_g_linkage_module, 0, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status top_static_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_linkage_module, 0, out);
+}
+
+cubind_status top_static_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_linkage_module, 0, n, shared_bytes, out);
+}
+
+cubind_status nested_static_launch(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_launch(&cubind_g_linkage_module, 1, cfg, cubind_args);
+}
+
+cubind_status nested_static_call(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_call(&cubind_g_linkage_module, 1, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status nested_static_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_linkage_module, 1, out);
+}
+
+cubind_status nested_static_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_linkage_module, 1, n, shared_bytes, out);
+}
+
+cubind_status c_static_launch(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_launch(&cubind_g_linkage_module, 2, cfg, cubind_args);
+}
+
+cubind_status c_static_call(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_call(&cubind_g_linkage_module, 2, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status c_static_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_linkage_module, 2, out);
+}
+
+cubind_status c_static_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_linkage_module, 2, n, shared_bytes, out);
+}
+
+#endif /* CUBIND_GENERATED_LINKAGE_IMPLEMENTATION */

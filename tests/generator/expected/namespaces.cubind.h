@@ -57,3 +57,145 @@ cubind_status c_in_alpha_config_occupancy(size_t n, unsigned shared_bytes, cubin
 #endif
 
 #endif /* CUBIND_GENERATED_NAMESPACES_H */
+
+/* The definitions, compiled where CUBIND_GENERATED_NAMESPACES_IMPLEMENTATION is defined (by the .cubind.c). */
+#if defined(CUBIND_GENERATED_NAMESPACES_IMPLEMENTATION) && !defined(CUBIND_GENERATED_NAMESPACES_IMPLEMENTATION_DONE)
+#define CUBIND_GENERATED_NAMESPACES_IMPLEMENTATION_DONE
+#include <cubind/generated.h>
+
+#if CUBIND_ABI_VERSION != 3
+#error "namespaces.cubind.h was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
+#endif
+
+/* The fatbin, embedded by `cubind-gen --embed-fatbin` into namespaces.fatbin.c. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern const unsigned char cubind_fatbin_namespaces[];
+extern const size_t cubind_fatbin_namespaces_size;
+#ifdef __cplusplus
+}
+#endif
+
+/* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
+   runtime checks them against the loaded kernel. */
+static const cubind_param_info cubind_g_namespaces_params0[] = {{"p", 0, 8}};
+static const cubind_param_info cubind_g_namespaces_params1[] = {{"p", 0, 8}, {"n", 8, 8}};
+static const cubind_param_info cubind_g_namespaces_params2[] = {{"p", 0, 8}};
+static const cubind_param_info cubind_g_namespaces_params3[] = {{"p", 0, 8}};
+static const cubind_param_info cubind_g_namespaces_params4[] = {{"p", 0, 8}};
+
+/* {C name, cubin symbol, parameters, number of parameters} */
+static const cubind_kernel_info cubind_g_namespaces_kernels[] = {
+    {"in_alpha", "_ZN5alpha8in_alphaEPi", cubind_g_namespaces_params0, 1},
+    {"in_beta", "_ZN5alpha4beta7in_betaEPil", cubind_g_namespaces_params1, 2},
+    {"in_delta", "_ZN3gam5delta8in_deltaEPd", cubind_g_namespaces_params2, 1},
+    {"in_inline", "_ZN8version19in_inlineEPj", cubind_g_namespaces_params3, 1},
+    {"c_in_alpha", "c_in_alpha", cubind_g_namespaces_params4, 1},
+};
+
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state cubind_g_namespaces_state;
+static const cubind_module cubind_g_namespaces_module = {
+    3, "namespaces", cubind_fatbin_namespaces, &cubind_fatbin_namespaces_size,
+    cubind_g_namespaces_kernels, 5, &cubind_g_namespaces_state, NULL, 0};
+
+#if defined(__GNUC__)
+/* Registers the module when the program starts, so that cubind_preload() finds it. */
+__attribute__((constructor)) static void cubind_g_namespaces_register(void) {
+  cubind_module_register(&cubind_g_namespaces_module);
+}
+#endif
+
+cubind_status in_alpha_launch(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_launch(&cubind_g_namespaces_module, 0, cfg, cubind_args);
+}
+
+cubind_status in_alpha_call(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_call(&cubind_g_namespaces_module, 0, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status in_alpha_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_namespaces_module, 0, out);
+}
+
+cubind_status in_alpha_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_namespaces_module, 0, n, shared_bytes, out);
+}
+
+cubind_status in_beta_launch(const cubind_config *cfg, int *p, long n) {
+  void *cubind_args[2] = {&p, &n};
+  return cubind_module_launch(&cubind_g_namespaces_module, 1, cfg, cubind_args);
+}
+
+cubind_status in_beta_call(const cubind_config *cfg, int *p, long n) {
+  void *cubind_args[2] = {&p, &n};
+  return cubind_module_call(&cubind_g_namespaces_module, 1, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status in_beta_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_namespaces_module, 1, out);
+}
+
+cubind_status in_beta_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_namespaces_module, 1, n, shared_bytes, out);
+}
+
+cubind_status in_delta_launch(const cubind_config *cfg, double *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_launch(&cubind_g_namespaces_module, 2, cfg, cubind_args);
+}
+
+cubind_status in_delta_call(const cubind_config *cfg, double *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_call(&cubind_g_namespaces_module, 2, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status in_delta_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_namespaces_module, 2, out);
+}
+
+cubind_status in_delta_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_namespaces_module, 2, n, shared_bytes, out);
+}
+
+cubind_status in_inline_launch(const cubind_config *cfg, unsigned int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_launch(&cubind_g_namespaces_module, 3, cfg, cubind_args);
+}
+
+cubind_status in_inline_call(const cubind_config *cfg, unsigned int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_call(&cubind_g_namespaces_module, 3, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status in_inline_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_namespaces_module, 3, out);
+}
+
+cubind_status in_inline_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_namespaces_module, 3, n, shared_bytes, out);
+}
+
+cubind_status c_in_alpha_launch(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_launch(&cubind_g_namespaces_module, 4, cfg, cubind_args);
+}
+
+cubind_status c_in_alpha_call(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_call(&cubind_g_namespaces_module, 4, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status c_in_alpha_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_namespaces_module, 4, out);
+}
+
+cubind_status c_in_alpha_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_namespaces_module, 4, n, shared_bytes, out);
+}
+
+#endif /* CUBIND_GENERATED_NAMESPACES_IMPLEMENTATION */

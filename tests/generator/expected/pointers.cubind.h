@@ -76,3 +76,187 @@ cubind_status array_params_config_occupancy(size_t n, unsigned shared_bytes, cub
 #endif
 
 #endif /* CUBIND_GENERATED_POINTERS_H */
+
+/* The definitions, compiled where CUBIND_GENERATED_POINTERS_IMPLEMENTATION is defined (by the .cubind.c). */
+#if defined(CUBIND_GENERATED_POINTERS_IMPLEMENTATION) && !defined(CUBIND_GENERATED_POINTERS_IMPLEMENTATION_DONE)
+#define CUBIND_GENERATED_POINTERS_IMPLEMENTATION_DONE
+#include <cubind/generated.h>
+
+#if CUBIND_ABI_VERSION != 3
+#error "pointers.cubind.h was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
+#endif
+
+/* The fatbin, embedded by `cubind-gen --embed-fatbin` into pointers.fatbin.c. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern const unsigned char cubind_fatbin_pointers[];
+extern const size_t cubind_fatbin_pointers_size;
+#ifdef __cplusplus
+}
+#endif
+
+/* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
+   runtime checks them against the loaded kernel. */
+static const cubind_param_info cubind_g_pointers_params0[] = {{"in", 0, 8}, {"out", 8, 8}, {"both", 16, 8}};
+static const cubind_param_info cubind_g_pointers_params1[] = {{"raw", 0, 8}, {"craw", 8, 8}, {"flag", 16, 8}};
+static const cubind_param_info cubind_g_pointers_params2[] = {
+    {"rows", 0, 8},
+    {"crows", 8, 8},
+    {"rrows", 16, 8},
+};
+static const cubind_param_info cubind_g_pointers_params3[] = {{"a", 0, 8}, {"b", 8, 8}, {"c", 16, 8}};
+static const cubind_param_info cubind_g_pointers_params4[] = {
+    {"data", 0, 8},
+    {"sum", 8, 8},
+    {"bytes", 16, 8},
+};
+static const cubind_param_info cubind_g_pointers_params5[] = {{"a", 0, 8}, {"b", 8, 8}, {"n", 16, 4}};
+
+/* {C name, cubin symbol, parameters, number of parameters} */
+static const cubind_kernel_info cubind_g_pointers_kernels[] = {
+    {"restrict_ptrs", "_Z13restrict_ptrsPKfPfS0_", cubind_g_pointers_params0, 3},
+    {"void_ptrs", "_Z9void_ptrsPvPKvPVi", cubind_g_pointers_params1, 3},
+    {"nested_ptrs", "_Z11nested_ptrsPPfPKPKfPrS_", cubind_g_pointers_params2, 3},
+    {"typedef_ptrs", "_Z12typedef_ptrsPfPKfS_", cubind_g_pointers_params3, 3},
+    {"annotated_void", "_Z14annotated_voidPKvPjm", cubind_g_pointers_params4, 3},
+    {"array_params", "_Z12array_paramsPKfPii", cubind_g_pointers_params5, 3},
+};
+
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state cubind_g_pointers_state;
+static const cubind_module cubind_g_pointers_module = {
+    3, "pointers", cubind_fatbin_pointers, &cubind_fatbin_pointers_size,
+    cubind_g_pointers_kernels, 6, &cubind_g_pointers_state, NULL, 0};
+
+#if defined(__GNUC__)
+/* Registers the module when the program starts, so that cubind_preload() finds it. */
+__attribute__((constructor)) static void cubind_g_pointers_register(void) {
+  cubind_module_register(&cubind_g_pointers_module);
+}
+#endif
+
+cubind_status restrict_ptrs_launch(const cubind_config *cfg, const float *in, float *out,
+    const float *both) {
+  void *cubind_args[3] = {&in, &out, &both};
+  return cubind_module_launch(&cubind_g_pointers_module, 0, cfg, cubind_args);
+}
+
+cubind_status restrict_ptrs_call(const cubind_config *cfg, const float *in, float *out,
+    const float *both) {
+  void *cubind_args[3] = {&in, &out, &both};
+  return cubind_module_call(&cubind_g_pointers_module, 0, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status restrict_ptrs_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_pointers_module, 0, out);
+}
+
+cubind_status restrict_ptrs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_pointers_module, 0, n, shared_bytes, out);
+}
+
+cubind_status void_ptrs_launch(const cubind_config *cfg, void *raw, const void *craw,
+    volatile int *flag) {
+  void *cubind_args[3] = {&raw, &craw, &flag};
+  return cubind_module_launch(&cubind_g_pointers_module, 1, cfg, cubind_args);
+}
+
+cubind_status void_ptrs_call(const cubind_config *cfg, void *raw, const void *craw,
+    volatile int *flag) {
+  void *cubind_args[3] = {&raw, &craw, &flag};
+  return cubind_module_call(&cubind_g_pointers_module, 1, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status void_ptrs_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_pointers_module, 1, out);
+}
+
+cubind_status void_ptrs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_pointers_module, 1, n, shared_bytes, out);
+}
+
+cubind_status nested_ptrs_launch(const cubind_config *cfg, float **rows, const float *const *crows,
+    float *CUBIND_RESTRICT *rrows) {
+  void *cubind_args[3] = {&rows, &crows, &rrows};
+  return cubind_module_launch(&cubind_g_pointers_module, 2, cfg, cubind_args);
+}
+
+cubind_status nested_ptrs_call(const cubind_config *cfg, float **rows, const float *const *crows,
+    float *CUBIND_RESTRICT *rrows) {
+  void *cubind_args[3] = {&rows, &crows, &rrows};
+  return cubind_module_call(&cubind_g_pointers_module, 2, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status nested_ptrs_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_pointers_module, 2, out);
+}
+
+cubind_status nested_ptrs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_pointers_module, 2, n, shared_bytes, out);
+}
+
+cubind_status typedef_ptrs_launch(const cubind_config *cfg, float *a, const float *b, float *c) {
+  void *cubind_args[3] = {&a, &b, &c};
+  return cubind_module_launch(&cubind_g_pointers_module, 3, cfg, cubind_args);
+}
+
+cubind_status typedef_ptrs_call(const cubind_config *cfg, float *a, const float *b, float *c) {
+  void *cubind_args[3] = {&a, &b, &c};
+  return cubind_module_call(&cubind_g_pointers_module, 3, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status typedef_ptrs_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_pointers_module, 3, out);
+}
+
+cubind_status typedef_ptrs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_pointers_module, 3, n, shared_bytes, out);
+}
+
+cubind_status annotated_void_launch(const cubind_config *cfg, const void *data, unsigned int *sum,
+    size_t bytes) {
+  void *cubind_args[3] = {&data, &sum, &bytes};
+  return cubind_module_launch(&cubind_g_pointers_module, 4, cfg, cubind_args);
+}
+
+cubind_status annotated_void_call(const cubind_config *cfg, const void *data, unsigned int *sum,
+    size_t sum_count, size_t bytes) {
+  void *cubind_args[3] = {&data, &sum, &bytes};
+  cubind_host_arg cubind_host_args[2] = {
+      {0, CUBIND_DIRECTION_IN, (void *)data, cubind_count_result(cubind_count_uint(bytes)), 1, "bytes"},
+      {1, CUBIND_DIRECTION_OUT, (void *)sum, sum_count, 4, NULL}};
+  return cubind_module_call(&cubind_g_pointers_module, 4, cfg, cubind_args, cubind_host_args, 2);
+}
+
+cubind_status annotated_void_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_pointers_module, 4, out);
+}
+
+cubind_status annotated_void_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_pointers_module, 4, n, shared_bytes, out);
+}
+
+cubind_status array_params_launch(const cubind_config *cfg, const float *a, int *b, int n) {
+  void *cubind_args[3] = {&a, &b, &n};
+  return cubind_module_launch(&cubind_g_pointers_module, 5, cfg, cubind_args);
+}
+
+cubind_status array_params_call(const cubind_config *cfg, const float *a, int *b, int n) {
+  void *cubind_args[3] = {&a, &b, &n};
+  cubind_host_arg cubind_host_args[2] = {
+      {0, CUBIND_DIRECTION_IN, (void *)a, cubind_count_result(cubind_count_int(16LL)), 4, "16"},
+      {1, CUBIND_DIRECTION_OUT, (void *)b, cubind_count_result(cubind_count_int(n)), 4, "n"}};
+  return cubind_module_call(&cubind_g_pointers_module, 5, cfg, cubind_args, cubind_host_args, 2);
+}
+
+cubind_status array_params_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_pointers_module, 5, out);
+}
+
+cubind_status array_params_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_pointers_module, 5, n, shared_bytes, out);
+}
+
+#endif /* CUBIND_GENERATED_POINTERS_IMPLEMENTATION */

@@ -58,3 +58,174 @@ cubind_status floats_and_bools_config_occupancy(size_t n, unsigned shared_bytes,
 #endif
 
 #endif /* CUBIND_GENERATED_SCALARS_H */
+
+/* The definitions, compiled where CUBIND_GENERATED_SCALARS_IMPLEMENTATION is defined (by the .cubind.c). */
+#if defined(CUBIND_GENERATED_SCALARS_IMPLEMENTATION) && !defined(CUBIND_GENERATED_SCALARS_IMPLEMENTATION_DONE)
+#define CUBIND_GENERATED_SCALARS_IMPLEMENTATION_DONE
+#include <cubind/generated.h>
+
+#if CUBIND_ABI_VERSION != 3
+#error "scalars.cubind.h was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
+#endif
+
+/* The fatbin, embedded by `cubind-gen --embed-fatbin` into scalars.fatbin.c. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern const unsigned char cubind_fatbin_scalars[];
+extern const size_t cubind_fatbin_scalars_size;
+#ifdef __cplusplus
+}
+#endif
+
+/* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
+   runtime checks them against the loaded kernel. */
+static const cubind_param_info cubind_g_scalars_params0[] = {
+    {"c", 0, 1},
+    {"sc", 1, 1},
+    {"uc", 2, 1},
+    {"s", 4, 2},
+    {"us", 6, 2},
+    {"i", 8, 4},
+    {"u", 12, 4},
+    {"l", 16, 8},
+    {"ul", 24, 8},
+    {"ll", 32, 8},
+    {"ull", 40, 8},
+    {"out", 48, 8},
+};
+static const cubind_param_info cubind_g_scalars_params1[] = {
+    {"i8", 0, 1},
+    {"i16", 2, 2},
+    {"i32", 4, 4},
+    {"i64", 8, 8},
+    {"u8", 16, 1},
+    {"u16", 18, 2},
+    {"u32", 20, 4},
+    {"u64", 24, 8},
+    {"si64", 32, 8},
+    {"ip", 40, 8},
+    {"up", 48, 8},
+    {"out", 56, 8},
+};
+static const cubind_param_info cubind_g_scalars_params2[] = {
+    {"n", 0, 8},
+    {"sn", 8, 8},
+    {"d", 16, 8},
+    {"out", 24, 8},
+};
+static const cubind_param_info cubind_g_scalars_params3[] = {
+    {"b", 0, 1},
+    {"f", 4, 4},
+    {"d", 8, 8},
+    {"ci", 16, 4},
+    {"m", 20, 1},
+    {"col", 24, 4},
+    {"out", 32, 8},
+};
+
+/* {C name, cubin symbol, parameters, number of parameters} */
+static const cubind_kernel_info cubind_g_scalars_kernels[] = {
+    {"builtin_ints", "_Z12builtin_intscahstijlmxyPi", cubind_g_scalars_params0, 12},
+    {"fixed_ints", "_Z10fixed_intsasilhtjmllmPi", cubind_g_scalars_params1, 12},
+    {"sizes", "_Z5sizesmmlPi", cubind_g_scalars_params2, 4},
+    {"floats_and_bools", "_Z16floats_and_boolsbfdi4Mode5ColorPd", cubind_g_scalars_params3, 7},
+};
+
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state cubind_g_scalars_state;
+static const cubind_module cubind_g_scalars_module = {
+    3, "scalars", cubind_fatbin_scalars, &cubind_fatbin_scalars_size,
+    cubind_g_scalars_kernels, 4, &cubind_g_scalars_state, NULL, 0};
+
+#if defined(__GNUC__)
+/* Registers the module when the program starts, so that cubind_preload() finds it. */
+__attribute__((constructor)) static void cubind_g_scalars_register(void) {
+  cubind_module_register(&cubind_g_scalars_module);
+}
+#endif
+
+cubind_status builtin_ints_launch(const cubind_config *cfg, char c, signed char sc,
+    unsigned char uc, short s, unsigned short us, int i, unsigned int u, long l, unsigned long ul,
+    long long ll, unsigned long long ull, int *out) {
+  void *cubind_args[12] = {&c, &sc, &uc, &s, &us, &i, &u, &l, &ul, &ll, &ull, &out};
+  return cubind_module_launch(&cubind_g_scalars_module, 0, cfg, cubind_args);
+}
+
+cubind_status builtin_ints_call(const cubind_config *cfg, char c, signed char sc, unsigned char uc,
+    short s, unsigned short us, int i, unsigned int u, long l, unsigned long ul, long long ll,
+    unsigned long long ull, int *out) {
+  void *cubind_args[12] = {&c, &sc, &uc, &s, &us, &i, &u, &l, &ul, &ll, &ull, &out};
+  return cubind_module_call(&cubind_g_scalars_module, 0, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status builtin_ints_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_scalars_module, 0, out);
+}
+
+cubind_status builtin_ints_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_scalars_module, 0, n, shared_bytes, out);
+}
+
+cubind_status fixed_ints_launch(const cubind_config *cfg, int8_t i8, int16_t i16, int32_t i32,
+    int64_t i64, uint8_t u8, uint16_t u16, uint32_t u32, uint64_t u64, long si64, intptr_t ip,
+    uintptr_t up, int *out) {
+  void *cubind_args[12] = {&i8, &i16, &i32, &i64, &u8, &u16, &u32, &u64, &si64, &ip, &up, &out};
+  return cubind_module_launch(&cubind_g_scalars_module, 1, cfg, cubind_args);
+}
+
+cubind_status fixed_ints_call(const cubind_config *cfg, int8_t i8, int16_t i16, int32_t i32,
+    int64_t i64, uint8_t u8, uint16_t u16, uint32_t u32, uint64_t u64, long si64, intptr_t ip,
+    uintptr_t up, int *out) {
+  void *cubind_args[12] = {&i8, &i16, &i32, &i64, &u8, &u16, &u32, &u64, &si64, &ip, &up, &out};
+  return cubind_module_call(&cubind_g_scalars_module, 1, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status fixed_ints_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_scalars_module, 1, out);
+}
+
+cubind_status fixed_ints_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_scalars_module, 1, n, shared_bytes, out);
+}
+
+cubind_status sizes_launch(const cubind_config *cfg, size_t n, size_t sn, ptrdiff_t d, int *out) {
+  void *cubind_args[4] = {&n, &sn, &d, &out};
+  return cubind_module_launch(&cubind_g_scalars_module, 2, cfg, cubind_args);
+}
+
+cubind_status sizes_call(const cubind_config *cfg, size_t n, size_t sn, ptrdiff_t d, int *out) {
+  void *cubind_args[4] = {&n, &sn, &d, &out};
+  return cubind_module_call(&cubind_g_scalars_module, 2, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status sizes_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_scalars_module, 2, out);
+}
+
+cubind_status sizes_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_scalars_module, 2, n, shared_bytes, out);
+}
+
+cubind_status floats_and_bools_launch(const cubind_config *cfg, bool b, float f, double d, int ci,
+    unsigned char m, unsigned int col, double *out) {
+  void *cubind_args[7] = {&b, &f, &d, &ci, &m, &col, &out};
+  return cubind_module_launch(&cubind_g_scalars_module, 3, cfg, cubind_args);
+}
+
+cubind_status floats_and_bools_call(const cubind_config *cfg, bool b, float f, double d, int ci,
+    unsigned char m, unsigned int col, double *out) {
+  void *cubind_args[7] = {&b, &f, &d, &ci, &m, &col, &out};
+  return cubind_module_call(&cubind_g_scalars_module, 3, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status floats_and_bools_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_scalars_module, 3, out);
+}
+
+cubind_status floats_and_bools_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_scalars_module, 3, n, shared_bytes, out);
+}
+
+#endif /* CUBIND_GENERATED_SCALARS_IMPLEMENTATION */

@@ -75,3 +75,120 @@ cubind_status with_inner_config_occupancy(size_t n, unsigned shared_bytes, cubin
 #endif
 
 #endif /* CUBIND_GENERATED_STRUCTS_H */
+
+/* The definitions, compiled where CUBIND_GENERATED_STRUCTS_IMPLEMENTATION is defined (by the .cubind.c). */
+#if defined(CUBIND_GENERATED_STRUCTS_IMPLEMENTATION) && !defined(CUBIND_GENERATED_STRUCTS_IMPLEMENTATION_DONE)
+#define CUBIND_GENERATED_STRUCTS_IMPLEMENTATION_DONE
+#include <cubind/generated.h>
+
+#if CUBIND_ABI_VERSION != 3
+#error "structs.cubind.h was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
+#endif
+
+/* The fatbin, embedded by `cubind-gen --embed-fatbin` into structs.fatbin.c. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern const unsigned char cubind_fatbin_structs[];
+extern const size_t cubind_fatbin_structs_size;
+#ifdef __cplusplus
+}
+#endif
+
+/* The host must lay out each struct the kernels take by value as the device does
+   (CUBIND_LAYOUT_CHECK: a compile-time assertion, from cubind/generated.h). */
+struct cubind_g_structs_0_inner_align { char c; inner t; };
+CUBIND_LAYOUT_CHECK(cubind_g_structs_0_inner_sizeof, sizeof(inner) == 16);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_0_inner_alignof, offsetof(struct cubind_g_structs_0_inner_align, t) == 8);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_0_inner_field_s, offsetof(inner, s) == 0);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_0_inner_field_d, offsetof(inner, d) == 8);
+struct cubind_g_structs_1_bits_align { char c; bits t; };
+CUBIND_LAYOUT_CHECK(cubind_g_structs_1_bits_sizeof, sizeof(bits) == 4);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_1_bits_alignof, offsetof(struct cubind_g_structs_1_bits_align, t) == 4);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_1_bits_field_f, offsetof(bits, f) == 0);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_1_bits_field_u, offsetof(bits, u) == 0);
+struct cubind_g_structs_2_params_align { char c; params t; };
+CUBIND_LAYOUT_CHECK(cubind_g_structs_2_params_sizeof, sizeof(params) == 112);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_2_params_alignof, offsetof(struct cubind_g_structs_2_params_align, t) == 16);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_2_params_field_c, offsetof(params, c) == 0);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_2_params_field_v, offsetof(params, v) == 16);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_2_params_field_in, offsetof(params, in) == 32);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_2_params_field_grid, offsetof(params, grid) == 64);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_2_params_field_h, offsetof(params, h) == 88);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_2_params_field_m, offsetof(params, m) == 92);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_2_params_field_table, offsetof(params, table) == 96);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_2_params_field_b, offsetof(params, b) == 104);
+struct cubind_g_structs_3_counted_align { char c; counted t; };
+CUBIND_LAYOUT_CHECK(cubind_g_structs_3_counted_sizeof, sizeof(counted) == 4);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_3_counted_alignof, offsetof(struct cubind_g_structs_3_counted_align, t) == 4);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_3_counted_field_count, offsetof(counted, count) == 0);
+
+/* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
+   runtime checks them against the loaded kernel. */
+static const cubind_param_info cubind_g_structs_params0[] = {{"p", 0, 112}, {"out", 112, 8}, {"n", 120, 4}};
+static const cubind_param_info cubind_g_structs_params1[] = {
+    {"c", 0, 1},
+    {"i", 8, 16},
+    {"k", 24, 4},
+    {"b", 28, 4},
+};
+
+/* {C name, cubin symbol, parameters, number of parameters} */
+static const cubind_kernel_info cubind_g_structs_kernels[] = {
+    {"with_params", "with_params", cubind_g_structs_params0, 3},
+    {"with_inner", "with_inner", cubind_g_structs_params1, 4},
+};
+
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state cubind_g_structs_state;
+static const cubind_module cubind_g_structs_module = {
+    3, "structs", cubind_fatbin_structs, &cubind_fatbin_structs_size,
+    cubind_g_structs_kernels, 2, &cubind_g_structs_state, NULL, 0};
+
+#if defined(__GNUC__)
+/* Registers the module when the program starts, so that cubind_preload() finds it. */
+__attribute__((constructor)) static void cubind_g_structs_register(void) {
+  cubind_module_register(&cubind_g_structs_module);
+}
+#endif
+
+cubind_status with_params_launch(const cubind_config *cfg, params p, float *out, int n) {
+  void *cubind_args[3] = {&p, &out, &n};
+  return cubind_module_launch(&cubind_g_structs_module, 0, cfg, cubind_args);
+}
+
+cubind_status with_params_call(const cubind_config *cfg, params p, float *out, int n) {
+  void *cubind_args[3] = {&p, &out, &n};
+  cubind_host_arg cubind_host_args[1] = {
+      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_int(n)), 4, "n"}};
+  return cubind_module_call(&cubind_g_structs_module, 0, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status with_params_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_structs_module, 0, out);
+}
+
+cubind_status with_params_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_structs_module, 0, n, shared_bytes, out);
+}
+
+cubind_status with_inner_launch(const cubind_config *cfg, char c, inner i, counted k, bits b) {
+  void *cubind_args[4] = {&c, &i, &k, &b};
+  return cubind_module_launch(&cubind_g_structs_module, 1, cfg, cubind_args);
+}
+
+cubind_status with_inner_call(const cubind_config *cfg, char c, inner i, counted k, bits b) {
+  void *cubind_args[4] = {&c, &i, &k, &b};
+  return cubind_module_call(&cubind_g_structs_module, 1, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status with_inner_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_structs_module, 1, out);
+}
+
+cubind_status with_inner_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_structs_module, 1, n, shared_bytes, out);
+}
+
+#endif /* CUBIND_GENERATED_STRUCTS_IMPLEMENTATION */

@@ -34,3 +34,88 @@ cubind_status apply_config_occupancy(size_t n, unsigned shared_bytes, cubind_con
 #endif
 
 #endif /* CUBIND_GENERATED_STRUCTS_HEADER_H */
+
+/* The definitions, compiled where CUBIND_GENERATED_STRUCTS_HEADER_IMPLEMENTATION is defined (by the .cubind.c). */
+#if defined(CUBIND_GENERATED_STRUCTS_HEADER_IMPLEMENTATION) && !defined(CUBIND_GENERATED_STRUCTS_HEADER_IMPLEMENTATION_DONE)
+#define CUBIND_GENERATED_STRUCTS_HEADER_IMPLEMENTATION_DONE
+#include <cubind/generated.h>
+
+#if CUBIND_ABI_VERSION != 3
+#error "structs_header.cubind.h was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
+#endif
+
+/* The fatbin, embedded by `cubind-gen --embed-fatbin` into structs_header.fatbin.c. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern const unsigned char cubind_fatbin_structs_header[];
+extern const size_t cubind_fatbin_structs_header_size;
+#ifdef __cplusplus
+}
+#endif
+
+/* The host must lay out each struct the kernels take by value as the device does
+   (CUBIND_LAYOUT_CHECK: a compile-time assertion, from cubind/generated.h). */
+struct cubind_g_structs_header_0_struct_vec3_align { char c; struct vec3 t; };
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_0_struct_vec3_sizeof, sizeof(struct vec3) == 12);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_0_struct_vec3_alignof, offsetof(struct cubind_g_structs_header_0_struct_vec3_align, t) == 4);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_0_struct_vec3_field_x, offsetof(struct vec3, x) == 0);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_0_struct_vec3_field_y, offsetof(struct vec3, y) == 4);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_0_struct_vec3_field_z, offsetof(struct vec3, z) == 8);
+struct cubind_g_structs_header_1_transform_align { char c; transform t; };
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_1_transform_sizeof, sizeof(transform) == 32);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_1_transform_alignof, offsetof(struct cubind_g_structs_header_1_transform_align, t) == 8);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_1_transform_field_origin, offsetof(transform, origin) == 0);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_1_transform_field_scale, offsetof(transform, scale) == 16);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_1_transform_field_id, offsetof(transform, id) == 24);
+
+/* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
+   runtime checks them against the loaded kernel. */
+static const cubind_param_info cubind_g_structs_header_params0[] = {
+    {"t", 0, 32},
+    {"extra", 32, 12},
+    {"x", 48, 8},
+    {"n", 56, 4},
+};
+
+/* {C name, cubin symbol, parameters, number of parameters} */
+static const cubind_kernel_info cubind_g_structs_header_kernels[] = {
+    {"apply", "apply", cubind_g_structs_header_params0, 4},
+};
+
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state cubind_g_structs_header_state;
+static const cubind_module cubind_g_structs_header_module = {
+    3, "structs_header", cubind_fatbin_structs_header, &cubind_fatbin_structs_header_size,
+    cubind_g_structs_header_kernels, 1, &cubind_g_structs_header_state, NULL, 0};
+
+#if defined(__GNUC__)
+/* Registers the module when the program starts, so that cubind_preload() finds it. */
+__attribute__((constructor)) static void cubind_g_structs_header_register(void) {
+  cubind_module_register(&cubind_g_structs_header_module);
+}
+#endif
+
+cubind_status apply_launch(const cubind_config *cfg, transform t, struct vec3 extra, float *x,
+    int n) {
+  void *cubind_args[4] = {&t, &extra, &x, &n};
+  return cubind_module_launch(&cubind_g_structs_header_module, 0, cfg, cubind_args);
+}
+
+cubind_status apply_call(const cubind_config *cfg, transform t, struct vec3 extra, float *x, int n) {
+  void *cubind_args[4] = {&t, &extra, &x, &n};
+  cubind_host_arg cubind_host_args[1] = {
+      {2, CUBIND_DIRECTION_INOUT, (void *)x, cubind_count_result(cubind_count_int(n)), 4, "n"}};
+  return cubind_module_call(&cubind_g_structs_header_module, 0, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status apply_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_structs_header_module, 0, out);
+}
+
+cubind_status apply_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_structs_header_module, 0, n, shared_bytes, out);
+}
+
+#endif /* CUBIND_GENERATED_STRUCTS_HEADER_IMPLEMENTATION */

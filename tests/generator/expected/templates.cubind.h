@@ -94,3 +94,213 @@ cubind_status shift_geo_Point_config_occupancy(size_t n, unsigned shared_bytes, 
 #endif
 
 #endif /* CUBIND_GENERATED_TEMPLATES_H */
+
+/* The definitions, compiled where CUBIND_GENERATED_TEMPLATES_IMPLEMENTATION is defined (by the .cubind.c). */
+#if defined(CUBIND_GENERATED_TEMPLATES_IMPLEMENTATION) && !defined(CUBIND_GENERATED_TEMPLATES_IMPLEMENTATION_DONE)
+#define CUBIND_GENERATED_TEMPLATES_IMPLEMENTATION_DONE
+#include <cubind/generated.h>
+
+#if CUBIND_ABI_VERSION != 3
+#error "templates.cubind.h was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
+#endif
+
+/* The fatbin, embedded by `cubind-gen --embed-fatbin` into templates.fatbin.c. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern const unsigned char cubind_fatbin_templates[];
+extern const size_t cubind_fatbin_templates_size;
+#ifdef __cplusplus
+}
+#endif
+
+/* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
+   runtime checks them against the loaded kernel. */
+static const cubind_param_info cubind_g_templates_params0[] = {{"x", 0, 8}};
+static const cubind_param_info cubind_g_templates_params1[] = {{"x", 0, 8}, {"s", 8, 4}, {"n", 12, 4}};
+static const cubind_param_info cubind_g_templates_params2[] = {{"x", 0, 8}, {"s", 8, 8}, {"n", 16, 4}};
+static const cubind_param_info cubind_g_templates_params3[] = {{"x", 0, 8}, {"s", 8, 4}, {"n", 12, 4}};
+static const cubind_param_info cubind_g_templates_params4[] = {{"x", 0, 8}, {"s", 8, 2}, {"n", 12, 4}};
+static const cubind_param_info cubind_g_templates_params5[] = {{"x", 0, 8}};
+static const cubind_param_info cubind_g_templates_params6[] = {{"x", 0, 8}};
+static const cubind_param_info cubind_g_templates_params7[] = {{"points", 0, 8}, {"n", 8, 4}};
+
+/* {C name, cubin symbol, parameters, number of parameters} */
+static const cubind_kernel_info cubind_g_templates_kernels[] = {
+    {"plain", "_Z5plainPf", cubind_g_templates_params0, 1},
+    {"scale_float", "_Z5scaleIfEvPT_S0_i", cubind_g_templates_params1, 3},
+    {"scale_double", "_Z5scaleIdEvPT_S0_i", cubind_g_templates_params2, 3},
+    {"scale_int", "_Z5scaleIiEvPT_S0_i", cubind_g_templates_params3, 3},
+    {"scale_half", "_Z5scaleI6__halfEvPT_S1_i", cubind_g_templates_params4, 3},
+    {"fill_unsigned_int_4", "_ZN2ns4fillIjLi4EEEvPT_", cubind_g_templates_params5, 1},
+    {"fill_float_ptr_minus2", "_ZN2ns4fillIPfLin2EEEvPT_", cubind_g_templates_params6, 1},
+    {"shift_geo_Point", "_ZN3geo5shiftINS_5PointEEEvPT_i", cubind_g_templates_params7, 2},
+};
+
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state cubind_g_templates_state;
+static const cubind_module cubind_g_templates_module = {
+    3, "templates", cubind_fatbin_templates, &cubind_fatbin_templates_size,
+    cubind_g_templates_kernels, 8, &cubind_g_templates_state, NULL, 0};
+
+#if defined(__GNUC__)
+/* Registers the module when the program starts, so that cubind_preload() finds it. */
+__attribute__((constructor)) static void cubind_g_templates_register(void) {
+  cubind_module_register(&cubind_g_templates_module);
+}
+#endif
+
+cubind_status plain_launch(const cubind_config *cfg, float *x) {
+  void *cubind_args[1] = {&x};
+  return cubind_module_launch(&cubind_g_templates_module, 0, cfg, cubind_args);
+}
+
+cubind_status plain_call(const cubind_config *cfg, float *x) {
+  void *cubind_args[1] = {&x};
+  return cubind_module_call(&cubind_g_templates_module, 0, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status plain_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_templates_module, 0, out);
+}
+
+cubind_status plain_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_templates_module, 0, n, shared_bytes, out);
+}
+
+cubind_status scale_float_launch(const cubind_config *cfg, float *x, float s, int n) {
+  void *cubind_args[3] = {&x, &s, &n};
+  return cubind_module_launch(&cubind_g_templates_module, 1, cfg, cubind_args);
+}
+
+cubind_status scale_float_call(const cubind_config *cfg, float *x, float s, int n) {
+  void *cubind_args[3] = {&x, &s, &n};
+  cubind_host_arg cubind_host_args[1] = {
+      {0, CUBIND_DIRECTION_INOUT, (void *)x, cubind_count_result(cubind_count_int(n)), 4, "n"}};
+  return cubind_module_call(&cubind_g_templates_module, 1, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status scale_float_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_templates_module, 1, out);
+}
+
+cubind_status scale_float_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_templates_module, 1, n, shared_bytes, out);
+}
+
+cubind_status scale_double_launch(const cubind_config *cfg, double *x, double s, int n) {
+  void *cubind_args[3] = {&x, &s, &n};
+  return cubind_module_launch(&cubind_g_templates_module, 2, cfg, cubind_args);
+}
+
+cubind_status scale_double_call(const cubind_config *cfg, double *x, double s, int n) {
+  void *cubind_args[3] = {&x, &s, &n};
+  cubind_host_arg cubind_host_args[1] = {
+      {0, CUBIND_DIRECTION_INOUT, (void *)x, cubind_count_result(cubind_count_int(n)), 8, "n"}};
+  return cubind_module_call(&cubind_g_templates_module, 2, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status scale_double_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_templates_module, 2, out);
+}
+
+cubind_status scale_double_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_templates_module, 2, n, shared_bytes, out);
+}
+
+cubind_status scale_int_launch(const cubind_config *cfg, int *x, int s, int n) {
+  void *cubind_args[3] = {&x, &s, &n};
+  return cubind_module_launch(&cubind_g_templates_module, 3, cfg, cubind_args);
+}
+
+cubind_status scale_int_call(const cubind_config *cfg, int *x, int s, int n) {
+  void *cubind_args[3] = {&x, &s, &n};
+  cubind_host_arg cubind_host_args[1] = {
+      {0, CUBIND_DIRECTION_INOUT, (void *)x, cubind_count_result(cubind_count_int(n)), 4, "n"}};
+  return cubind_module_call(&cubind_g_templates_module, 3, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status scale_int_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_templates_module, 3, out);
+}
+
+cubind_status scale_int_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_templates_module, 3, n, shared_bytes, out);
+}
+
+cubind_status scale_half_launch(const cubind_config *cfg, cubind_half *x, cubind_half s, int n) {
+  void *cubind_args[3] = {&x, &s, &n};
+  return cubind_module_launch(&cubind_g_templates_module, 4, cfg, cubind_args);
+}
+
+cubind_status scale_half_call(const cubind_config *cfg, cubind_half *x, cubind_half s, int n) {
+  void *cubind_args[3] = {&x, &s, &n};
+  cubind_host_arg cubind_host_args[1] = {
+      {0, CUBIND_DIRECTION_INOUT, (void *)x, cubind_count_result(cubind_count_int(n)), 2, "n"}};
+  return cubind_module_call(&cubind_g_templates_module, 4, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status scale_half_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_templates_module, 4, out);
+}
+
+cubind_status scale_half_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_templates_module, 4, n, shared_bytes, out);
+}
+
+cubind_status fill_unsigned_int_4_launch(const cubind_config *cfg, unsigned int *x) {
+  void *cubind_args[1] = {&x};
+  return cubind_module_launch(&cubind_g_templates_module, 5, cfg, cubind_args);
+}
+
+cubind_status fill_unsigned_int_4_call(const cubind_config *cfg, unsigned int *x) {
+  void *cubind_args[1] = {&x};
+  return cubind_module_call(&cubind_g_templates_module, 5, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status fill_unsigned_int_4_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_templates_module, 5, out);
+}
+
+cubind_status fill_unsigned_int_4_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_templates_module, 5, n, shared_bytes, out);
+}
+
+cubind_status fill_float_ptr_minus2_launch(const cubind_config *cfg, float **x) {
+  void *cubind_args[1] = {&x};
+  return cubind_module_launch(&cubind_g_templates_module, 6, cfg, cubind_args);
+}
+
+cubind_status fill_float_ptr_minus2_call(const cubind_config *cfg, float **x) {
+  void *cubind_args[1] = {&x};
+  return cubind_module_call(&cubind_g_templates_module, 6, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status fill_float_ptr_minus2_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_templates_module, 6, out);
+}
+
+cubind_status fill_float_ptr_minus2_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_templates_module, 6, n, shared_bytes, out);
+}
+
+cubind_status shift_geo_Point_launch(const cubind_config *cfg, void *points, int n) {
+  void *cubind_args[2] = {&points, &n};
+  return cubind_module_launch(&cubind_g_templates_module, 7, cfg, cubind_args);
+}
+
+cubind_status shift_geo_Point_call(const cubind_config *cfg, void *points, int n) {
+  void *cubind_args[2] = {&points, &n};
+  return cubind_module_call(&cubind_g_templates_module, 7, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status shift_geo_Point_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_templates_module, 7, out);
+}
+
+cubind_status shift_geo_Point_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_templates_module, 7, n, shared_bytes, out);
+}
+
+#endif /* CUBIND_GENERATED_TEMPLATES_IMPLEMENTATION */

@@ -47,3 +47,88 @@ cubind_status tiled_config_occupancy(size_t n, unsigned shared_bytes, cubind_con
 #endif
 
 #endif /* CUBIND_GENERATED_TOOLKIT_HEADERS_H */
+
+/* The definitions, compiled where CUBIND_GENERATED_TOOLKIT_HEADERS_IMPLEMENTATION is defined (by the .cubind.c). */
+#if defined(CUBIND_GENERATED_TOOLKIT_HEADERS_IMPLEMENTATION) && !defined(CUBIND_GENERATED_TOOLKIT_HEADERS_IMPLEMENTATION_DONE)
+#define CUBIND_GENERATED_TOOLKIT_HEADERS_IMPLEMENTATION_DONE
+#include <cubind/generated.h>
+
+#if CUBIND_ABI_VERSION != 3
+#error "toolkit_headers.cubind.h was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
+#endif
+
+/* The fatbin, embedded by `cubind-gen --embed-fatbin` into toolkit_headers.fatbin.c. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern const unsigned char cubind_fatbin_toolkit_headers[];
+extern const size_t cubind_fatbin_toolkit_headers_size;
+#ifdef __cplusplus
+}
+#endif
+
+/* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
+   runtime checks them against the loaded kernel. */
+static const cubind_param_info cubind_g_toolkit_headers_params0[] = {{"values", 0, 8}, {"sums", 8, 8}, {"n", 16, 4}};
+static const cubind_param_info cubind_g_toolkit_headers_params1[] = {{"data", 0, 8}};
+
+/* {C name, cubin symbol, parameters, number of parameters} */
+static const cubind_kernel_info cubind_g_toolkit_headers_kernels[] = {
+    {"block_sums", "_Z10block_sumsPKiPii", cubind_g_toolkit_headers_params0, 3},
+    {"tiled", "_Z5tiledPf", cubind_g_toolkit_headers_params1, 1},
+};
+
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state cubind_g_toolkit_headers_state;
+static const cubind_module cubind_g_toolkit_headers_module = {
+    3, "toolkit_headers", cubind_fatbin_toolkit_headers, &cubind_fatbin_toolkit_headers_size,
+    cubind_g_toolkit_headers_kernels, 2, &cubind_g_toolkit_headers_state, NULL, 0};
+
+#if defined(__GNUC__)
+/* Registers the module when the program starts, so that cubind_preload() finds it. */
+__attribute__((constructor)) static void cubind_g_toolkit_headers_register(void) {
+  cubind_module_register(&cubind_g_toolkit_headers_module);
+}
+#endif
+
+cubind_status block_sums_launch(const cubind_config *cfg, const int *values, int *sums, int n) {
+  void *cubind_args[3] = {&values, &sums, &n};
+  return cubind_module_launch(&cubind_g_toolkit_headers_module, 0, cfg, cubind_args);
+}
+
+cubind_status block_sums_call(const cubind_config *cfg, const int *values, int *sums, int n) {
+  void *cubind_args[3] = {&values, &sums, &n};
+  cubind_host_arg cubind_host_args[2] = {
+      {0, CUBIND_DIRECTION_IN, (void *)values, cubind_count_result(cubind_count_int(n)), 4, "n"},
+      {1, CUBIND_DIRECTION_OUT, (void *)sums, cubind_count_result(cubind_count_div(cubind_count_add(cubind_count_int(n), cubind_count_int(255LL)), cubind_count_int(256LL))), 4, "(n + 255) / 256"}};
+  return cubind_module_call(&cubind_g_toolkit_headers_module, 0, cfg, cubind_args, cubind_host_args, 2);
+}
+
+cubind_status block_sums_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_toolkit_headers_module, 0, out);
+}
+
+cubind_status block_sums_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_toolkit_headers_module, 0, n, shared_bytes, out);
+}
+
+cubind_status tiled_launch(const cubind_config *cfg, float *data) {
+  void *cubind_args[1] = {&data};
+  return cubind_module_launch(&cubind_g_toolkit_headers_module, 1, cfg, cubind_args);
+}
+
+cubind_status tiled_call(const cubind_config *cfg, float *data) {
+  void *cubind_args[1] = {&data};
+  return cubind_module_call(&cubind_g_toolkit_headers_module, 1, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status tiled_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_toolkit_headers_module, 1, out);
+}
+
+cubind_status tiled_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_toolkit_headers_module, 1, n, shared_bytes, out);
+}
+
+#endif /* CUBIND_GENERATED_TOOLKIT_HEADERS_IMPLEMENTATION */

@@ -70,3 +70,142 @@ cubind_status variables_scale_from_device(double *dst, size_t count);
 #endif
 
 #endif /* CUBIND_GENERATED_VARIABLES_H */
+
+/* The definitions, compiled where CUBIND_GENERATED_VARIABLES_IMPLEMENTATION is defined (by the .cubind.c). */
+#if defined(CUBIND_GENERATED_VARIABLES_IMPLEMENTATION) && !defined(CUBIND_GENERATED_VARIABLES_IMPLEMENTATION_DONE)
+#define CUBIND_GENERATED_VARIABLES_IMPLEMENTATION_DONE
+#include <cubind/generated.h>
+
+#if CUBIND_ABI_VERSION != 3
+#error "variables.cubind.h was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
+#endif
+
+/* The fatbin, embedded by `cubind-gen --embed-fatbin` into variables.fatbin.c. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern const unsigned char cubind_fatbin_variables[];
+extern const size_t cubind_fatbin_variables_size;
+#ifdef __cplusplus
+}
+#endif
+
+/* The host must lay out each struct the kernels take by value as the device does
+   (CUBIND_LAYOUT_CHECK: a compile-time assertion, from cubind/generated.h). */
+struct cubind_g_variables_0_limits_align { char c; limits t; };
+CUBIND_LAYOUT_CHECK(cubind_g_variables_0_limits_sizeof, sizeof(limits) == 8);
+CUBIND_LAYOUT_CHECK(cubind_g_variables_0_limits_alignof, offsetof(struct cubind_g_variables_0_limits_align, t) == 4);
+CUBIND_LAYOUT_CHECK(cubind_g_variables_0_limits_field_lo, offsetof(limits, lo) == 0);
+CUBIND_LAYOUT_CHECK(cubind_g_variables_0_limits_field_hi, offsetof(limits, hi) == 4);
+
+/* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
+   runtime checks them against the loaded kernel. */
+static const cubind_param_info cubind_g_variables_params0[] = {{"out", 0, 8}};
+
+/* {C name, cubin symbol, parameters, number of parameters} */
+static const cubind_kernel_info cubind_g_variables_kernels[] = {
+    {"use", "use", cubind_g_variables_params0, 1},
+};
+/* {C name, cubin symbol} of each __constant__ / __device__ variable */
+static const cubind_global_info cubind_g_variables_globals[] = {
+    {"coeffs", "coeffs"},
+    {"bounds", "bounds"},
+    {"counter", "counter"},
+    {"table_ptr", "table_ptr"},
+    {"grid2d", "grid2d"},
+    {"scale", "_ZN2ns5scaleE"},
+};
+
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state cubind_g_variables_state;
+static const cubind_module cubind_g_variables_module = {
+    3, "variables", cubind_fatbin_variables, &cubind_fatbin_variables_size,
+    cubind_g_variables_kernels, 1, &cubind_g_variables_state, cubind_g_variables_globals, 6};
+
+#if defined(__GNUC__)
+/* Registers the module when the program starts, so that cubind_preload() finds it. */
+__attribute__((constructor)) static void cubind_g_variables_register(void) {
+  cubind_module_register(&cubind_g_variables_module);
+}
+#endif
+
+cubind_status use_launch(const cubind_config *cfg, float *out) {
+  void *cubind_args[1] = {&out};
+  return cubind_module_launch(&cubind_g_variables_module, 0, cfg, cubind_args);
+}
+
+cubind_status use_call(const cubind_config *cfg, float *out) {
+  void *cubind_args[1] = {&out};
+  return cubind_module_call(&cubind_g_variables_module, 0, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status use_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_variables_module, 0, out);
+}
+
+cubind_status use_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_variables_module, 0, n, shared_bytes, out);
+}
+
+cubind_status variables_coeffs_to_device(float const *src, size_t count) {
+  return cubind_module_global_copy(&cubind_g_variables_module, 0, (void *)src, count,
+                                   sizeof(float), CUBIND_COPY_TO_DEVICE);
+}
+
+cubind_status variables_coeffs_from_device(float *dst, size_t count) {
+  return cubind_module_global_copy(&cubind_g_variables_module, 0, (void *)dst, count,
+                                   sizeof(float), CUBIND_COPY_FROM_DEVICE);
+}
+
+cubind_status variables_bounds_to_device(limits const *src, size_t count) {
+  return cubind_module_global_copy(&cubind_g_variables_module, 1, (void *)src, count,
+                                   sizeof(limits), CUBIND_COPY_TO_DEVICE);
+}
+
+cubind_status variables_bounds_from_device(limits *dst, size_t count) {
+  return cubind_module_global_copy(&cubind_g_variables_module, 1, (void *)dst, count,
+                                   sizeof(limits), CUBIND_COPY_FROM_DEVICE);
+}
+
+cubind_status variables_counter_to_device(unsigned long long const *src, size_t count) {
+  return cubind_module_global_copy(&cubind_g_variables_module, 2, (void *)src, count,
+                                   sizeof(unsigned long long), CUBIND_COPY_TO_DEVICE);
+}
+
+cubind_status variables_counter_from_device(unsigned long long *dst, size_t count) {
+  return cubind_module_global_copy(&cubind_g_variables_module, 2, (void *)dst, count,
+                                   sizeof(unsigned long long), CUBIND_COPY_FROM_DEVICE);
+}
+
+cubind_status variables_table_ptr_to_device(float * const *src, size_t count) {
+  return cubind_module_global_copy(&cubind_g_variables_module, 3, (void *)src, count,
+                                   sizeof(float *), CUBIND_COPY_TO_DEVICE);
+}
+
+cubind_status variables_table_ptr_from_device(float **dst, size_t count) {
+  return cubind_module_global_copy(&cubind_g_variables_module, 3, (void *)dst, count,
+                                   sizeof(float *), CUBIND_COPY_FROM_DEVICE);
+}
+
+cubind_status variables_grid2d_to_device(int const *src, size_t count) {
+  return cubind_module_global_copy(&cubind_g_variables_module, 4, (void *)src, count,
+                                   sizeof(int), CUBIND_COPY_TO_DEVICE);
+}
+
+cubind_status variables_grid2d_from_device(int *dst, size_t count) {
+  return cubind_module_global_copy(&cubind_g_variables_module, 4, (void *)dst, count,
+                                   sizeof(int), CUBIND_COPY_FROM_DEVICE);
+}
+
+cubind_status variables_scale_to_device(double const *src, size_t count) {
+  return cubind_module_global_copy(&cubind_g_variables_module, 5, (void *)src, count,
+                                   sizeof(double), CUBIND_COPY_TO_DEVICE);
+}
+
+cubind_status variables_scale_from_device(double *dst, size_t count) {
+  return cubind_module_global_copy(&cubind_g_variables_module, 5, (void *)dst, count,
+                                   sizeof(double), CUBIND_COPY_FROM_DEVICE);
+}
+
+#endif /* CUBIND_GENERATED_VARIABLES_IMPLEMENTATION */

@@ -51,3 +51,131 @@ cubind_status alignment_config_occupancy(size_t n, unsigned shared_bytes, cubind
 #endif
 
 #endif /* CUBIND_GENERATED_VECTORS_H */
+
+/* The definitions, compiled where CUBIND_GENERATED_VECTORS_IMPLEMENTATION is defined (by the .cubind.c). */
+#if defined(CUBIND_GENERATED_VECTORS_IMPLEMENTATION) && !defined(CUBIND_GENERATED_VECTORS_IMPLEMENTATION_DONE)
+#define CUBIND_GENERATED_VECTORS_IMPLEMENTATION_DONE
+#include <cubind/generated.h>
+
+#if CUBIND_ABI_VERSION != 3
+#error "vectors.cubind.h was generated for cubind ABI 3: regenerate it with this cubind's cubind-gen"
+#endif
+
+/* The fatbin, embedded by `cubind-gen --embed-fatbin` into vectors.fatbin.c. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern const unsigned char cubind_fatbin_vectors[];
+extern const size_t cubind_fatbin_vectors_size;
+#ifdef __cplusplus
+}
+#endif
+
+/* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
+   runtime checks them against the loaded kernel. */
+static const cubind_param_info cubind_g_vectors_params0[] = {
+    {"f4", 0, 16},
+    {"i2", 16, 8},
+    {"u4", 24, 4},
+    {"d2", 32, 16},
+    {"c1", 48, 1},
+    {"ull2", 64, 16},
+    {"s3", 80, 6},
+    {"out", 88, 8},
+};
+static const cubind_param_info cubind_g_vectors_params1[] = {
+    {"points", 0, 8},
+    {"offsets", 8, 8},
+    {"ids", 16, 8},
+    {"n", 24, 4},
+};
+static const cubind_param_info cubind_g_vectors_params2[] = {
+    {"a", 0, 4},
+    {"b", 16, 16},
+    {"c", 32, 1},
+    {"d", 48, 16},
+};
+
+/* {C name, cubin symbol, parameters, number of parameters} */
+static const cubind_kernel_info cubind_g_vectors_kernels[] = {
+    {"by_value", "_Z8by_value6float44int26uchar47double25char110ulonglong26short3Pf", cubind_g_vectors_params0, 8},
+    {"by_pointer", "_Z10by_pointerP6float4PK4int2P5uint3i", cubind_g_vectors_params1, 4},
+    {"alignment", "_Z9alignmenti6float4c7double2", cubind_g_vectors_params2, 4},
+};
+
+/* The module: its descriptor (read-only) and the runtime's state for it (written only by
+   libcubind, zero until first use). */
+static cubind_module_state cubind_g_vectors_state;
+static const cubind_module cubind_g_vectors_module = {
+    3, "vectors", cubind_fatbin_vectors, &cubind_fatbin_vectors_size,
+    cubind_g_vectors_kernels, 3, &cubind_g_vectors_state, NULL, 0};
+
+#if defined(__GNUC__)
+/* Registers the module when the program starts, so that cubind_preload() finds it. */
+__attribute__((constructor)) static void cubind_g_vectors_register(void) {
+  cubind_module_register(&cubind_g_vectors_module);
+}
+#endif
+
+cubind_status by_value_launch(const cubind_config *cfg, float4 f4, int2 i2, uchar4 u4, double2 d2,
+    char1 c1, ulonglong2 ull2, short3 s3, float *out) {
+  void *cubind_args[8] = {&f4, &i2, &u4, &d2, &c1, &ull2, &s3, &out};
+  return cubind_module_launch(&cubind_g_vectors_module, 0, cfg, cubind_args);
+}
+
+cubind_status by_value_call(const cubind_config *cfg, float4 f4, int2 i2, uchar4 u4, double2 d2,
+    char1 c1, ulonglong2 ull2, short3 s3, float *out) {
+  void *cubind_args[8] = {&f4, &i2, &u4, &d2, &c1, &ull2, &s3, &out};
+  return cubind_module_call(&cubind_g_vectors_module, 0, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status by_value_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_vectors_module, 0, out);
+}
+
+cubind_status by_value_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_vectors_module, 0, n, shared_bytes, out);
+}
+
+cubind_status by_pointer_launch(const cubind_config *cfg, float4 *points, const int2 *offsets,
+    uint3 *ids, int n) {
+  void *cubind_args[4] = {&points, &offsets, &ids, &n};
+  return cubind_module_launch(&cubind_g_vectors_module, 1, cfg, cubind_args);
+}
+
+cubind_status by_pointer_call(const cubind_config *cfg, float4 *points, const int2 *offsets,
+    uint3 *ids, size_t ids_count, int n) {
+  void *cubind_args[4] = {&points, &offsets, &ids, &n};
+  cubind_host_arg cubind_host_args[2] = {
+      {0, CUBIND_DIRECTION_INOUT, (void *)points, cubind_count_result(cubind_count_int(n)), 16, "n"},
+      {2, CUBIND_DIRECTION_OUT, (void *)ids, ids_count, 12, NULL}};
+  return cubind_module_call(&cubind_g_vectors_module, 1, cfg, cubind_args, cubind_host_args, 2);
+}
+
+cubind_status by_pointer_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_vectors_module, 1, out);
+}
+
+cubind_status by_pointer_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_vectors_module, 1, n, shared_bytes, out);
+}
+
+cubind_status alignment_launch(const cubind_config *cfg, int a, float4 b, char c, double2 d) {
+  void *cubind_args[4] = {&a, &b, &c, &d};
+  return cubind_module_launch(&cubind_g_vectors_module, 2, cfg, cubind_args);
+}
+
+cubind_status alignment_call(const cubind_config *cfg, int a, float4 b, char c, double2 d) {
+  void *cubind_args[4] = {&a, &b, &c, &d};
+  return cubind_module_call(&cubind_g_vectors_module, 2, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status alignment_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_vectors_module, 2, out);
+}
+
+cubind_status alignment_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_vectors_module, 2, n, shared_bytes, out);
+}
+
+#endif /* CUBIND_GENERATED_VECTORS_IMPLEMENTATION */
