@@ -563,6 +563,17 @@ function(_cubind_add_build_steps target)
   set(compile_commands "")
   foreach(source IN LISTS sources)
     # (the .cu files are no sources of the library: nothing else would check them this early)
+    if(source MATCHES "\\$<")
+      message(FATAL_ERROR "${caller}: SOURCES holds a generator expression ('${source}'): each "
+                          ".cu must be known when CMake configures (its stubs' names come from "
+                          "it); choose the files with if() instead")
+    endif()
+    get_filename_component(name "${source}" NAME)
+    if(name MATCHES "#")
+      message(FATAL_ERROR "${caller}: SOURCES file '${source}' has a '#' in its name, which "
+                          "CMake refuses in the name of a build output (its fatbin and stubs "
+                          "are named after it): rename the file")
+    endif()
     get_source_file_property(generated_source "${source}" GENERATED)
     if(NOT EXISTS "${source}" AND NOT generated_source)
       message(FATAL_ERROR "${caller}: SOURCES file '${source}' does not exist")

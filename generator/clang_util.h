@@ -9,6 +9,7 @@
  *   parse_wrapper.c  kernels reached through a wrapper translation unit (explicit
  *                    instantiations, the kernels of nvcc's binary)
  *   parse_decls.c    kernels, parameters, templates and variables of the .cu
+ *   parse_templates.c  specialisations: C names from template arguments, template constants
  *   parse_structs.c  structs and unions taken by value
  *   parse_types.c    C++ types -> C spellings
  *   clang_session.c  clang's command line, the precompiled prelude, parsing, diagnostics

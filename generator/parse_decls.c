@@ -8,6 +8,7 @@
 #include "clang_util.h"
 #include "fs.h"
 #include "parse_structs.h"
+#include "parse_templates.h"
 #include "parse_types.h"
 #include "util.h"
 
@@ -150,8 +151,12 @@ static void drop_internal_mark(char *symbol) {
 void parse_kernel(parse_context *ctx, CXCursor function, cubind_kernel *kernel) {
   int anonymous, i, count = clang_Cursor_getNumArguments(function);
   kernel->usr = cx_usr(function);
-  kernel->c_name = cx_spelling(function);
   kernel->display_name = cx_qualified_name(function, &anonymous);
+  /* a full explicit specialisation (template <> __global__ void fill<int>(...)) is named like
+     an instantiation, fill_int: fill<int> and fill<float> must not both be fill */
+  kernel->c_name = clang_Cursor_getNumTemplateArguments(function) > 0
+                       ? parse_specialization_c_name(function, kernel->display_name)
+                       : cx_spelling(function);
   kernel->symbol = cx_string(clang_Cursor_getMangling(function));
   kernel->doc = cx_doc_comment(function, &kernel->doc_location.line);
   if (kernel->doc) {

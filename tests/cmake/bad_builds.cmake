@@ -84,6 +84,12 @@ endfunction()
 expect_configure_error(missing_source "add_gpu_kernels\\(k\\): SOURCES file '[^']*/nothere\\.cu' does not exist"
   "add_gpu_kernels(k SOURCES nothere.cu ARCHS 90)\nadd_executable(app main.c)\ntarget_link_libraries(app PRIVATE k)"
   "main.c=main_c")
+# What CMake itself would refuse with an internal message: a generator expression in SOURCES,
+# a '#' in a .cu's name (no build output may have one).
+expect_configure_error(generator_expression_source "add_gpu_kernels\\(k\\): SOURCES holds a generator expression"
+  "add_gpu_kernels(k SOURCES $<$<CONFIG:Release>:k.cu> ARCHS 90)" "k.cu=good_cu")
+expect_configure_error(hash_in_source_name "add_gpu_kernels\\(k\\): SOURCES file '[^']*/k#1\\.cu' has a '#' in its name"
+  "add_gpu_kernels(k SOURCES \"k#1.cu\" ARCHS 90)" "k#1.cu=good_cu")
 # CMake's meaning of CMAKE_CUDA_ARCHITECTURES is checked as ARCHS is.
 expect_configure_error(bad_cmake_architectures
   "CUDA_ARCHITECTURES entry 'sm_80' is not an architecture"

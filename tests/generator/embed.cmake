@@ -2,7 +2,7 @@
 # each with a program that writes the array back out, and compares bytes; also checks the
 # 16-byte alignment and that a rerun leaves the unchanged output alone. Then what is refused,
 # before anything is read or written: an empty file, a host ELF file, a truncated fatbin, a
-# device (/dev/zero would be read until memory runs out).
+# device (/dev/zero would be read until memory runs out), a FIFO (would block forever).
 #
 #   cmake -DGEN=cubind-gen -DFATBIN=x.fatbin -DCUBIN=x.cubin -DCC=cc -DOUT_DIR=dir -P embed.cmake
 cmake_minimum_required(VERSION 3.20)
@@ -60,7 +60,11 @@ file(WRITE "${OUT_DIR}/empty.bin" "")
 file(READ "${FATBIN}" head LIMIT 40 HEX) # a fatbin cut inside its first entry header
 string(REGEX REPLACE "([0-9a-f][0-9a-f])" "\\\\x\\1" escaped "${head}")
 execute_process(COMMAND printf "${escaped}" OUTPUT_FILE "${OUT_DIR}/truncated.fatbin")
-foreach(bad IN ITEMS "empty.bin=neither a fatbin nor a cubin"
+execute_process(COMMAND mkfifo "${OUT_DIR}/fifo.fatbin" RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "mkfifo failed")
+endif()
+foreach(bad IN ITEMS "empty.bin=neither a fatbin nor a cubin" "fifo.fatbin=not a regular file"
                      "truncated.fatbin=truncated or malformed fatbin"
                      "${GEN}=no 64-bit CUDA cubin" "/dev/zero=not a regular file")
   string(REGEX MATCH "^([^=]+)=(.*)$" matched "${bad}")

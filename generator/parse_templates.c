@@ -1,0 +1,244 @@
+/* parse_templates.c: template specialisations: C names and template constants (see
+   parse_templates.h). */
+#include "parse_templates.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clang_util.h"
+#include "util.h"
+
+/* A template's parameters, in order (visitor state of collect_template_params). */
+typedef struct template_params {
+  CXCursor items[64];
+  unsigned count;
+} template_params;
+
+static enum CXChildVisitResult collect_template_params(CXCursor cursor, CXCursor parent,
+                                                       CXClientData data) {
+  template_params *params = data;
+  enum CXCursorKind kind = clang_getCursorKind(cursor);
+  (void)parent;
+  if ((kind == CXCursor_TemplateTypeParameter || kind == CXCursor_NonTypeTemplateParameter ||
+       kind == CXCursor_TemplateTemplateParameter) &&
+      params->count < sizeof params->items / sizeof params->items[0])
+    params->items[params->count++] = cursor;
+  return CXChildVisit_Continue;
+}
+
+/* The parameters of the template `specialization` specialises (none when it is no template). */
+static void specialization_params(CXCursor specialization, template_params *params) {
+  CXCursor pattern = clang_getSpecializedCursorTemplate(specialization);
+  params->count = 0;
+  if (!clang_Cursor_isNull(pattern))
+    clang_visitChildren(pattern, collect_template_params, params);
+}
+
+/* Visitor state: the enumerator of an enum with a given value. */
+typedef struct enumerator_search {
+  long long value;
+  char *name;
+} enumerator_search;
+
+static enum CXChildVisitResult find_enumerator(CXCursor cursor, CXCursor parent,
+                                               CXClientData data) {
+  enumerator_search *search = data;
+  (void)parent;
+  if (clang_getCursorKind(cursor) == CXCursor_EnumConstantDecl &&
+      clang_getEnumConstantDeclValue(cursor) == search->value) {
+    search->name = cx_spelling(cursor);
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Continue;
+}
+
+/*
+ * Integral template argument i of a specialisation as text. In a C name (in_name): "true" /
+ * "false", an enumerator's name ("Add"), else the number ("256", "minus2"). In a count
+ * expression: the value as a C literal ("1", "256", "(-2)").
+ */
+static char *integral_argument(CXCursor specialization, const template_params *params,
+                               unsigned i, int in_name) {
+  long long value = clang_Cursor_getTemplateArgumentValue(specialization, i);
+  CXType type = {CXType_Invalid, {NULL, NULL}};
+  if (i < params->count)
+    type = clang_getCanonicalType(clang_getCursorType(params->items[i]));
+  switch (type.kind) {
+  case CXType_Bool:
+    return cubind_xstrdup(in_name ? (value ? "true" : "false") : (value ? "1" : "0"));
+  case CXType_Enum:
+    if (in_name) {
+      enumerator_search search;
+      search.value = value;
+      search.name = NULL;
+      clang_visitChildren(clang_getTypeDeclaration(type), find_enumerator, &search);
+      if (search.name)
+        return search.name;
+    }
+    break;
+  case CXType_UChar:
+  case CXType_UShort:
+  case CXType_UInt:
+  case CXType_ULong:
+  case CXType_ULongLong:
+  case CXType_Char16:
+  case CXType_Char32:
+    return cubind_xasprintf("%llu",
+                            clang_Cursor_getTemplateArgumentUnsignedValue(specialization, i));
+  default:
+    break;
+  }
+  if (value < 0)
+    return in_name ? cubind_xasprintf("minus%llu", 0ull - (unsigned long long)value)
+                   : cubind_xasprintf("(%lld)", value);
+  return cubind_xasprintf("%lld", value);
+}
+
+/* parse_substitute_template_constants: see parse_templates.h. */
+void parse_substitute_template_constants(CXCursor specialization, cubind_kernel *kernel) {
+  int count = clang_Cursor_getNumTemplateArguments(specialization);
+  template_params params;
+  size_t p, a;
+  specialization_params(specialization, &params);
+  if (count <= 0 || !params.count)
+    return;
+  for (p = 0; p < kernel->num_params; p++) {
+    cubind_strlist *annotations = &kernel->params[p].annotations;
+    for (a = 0; a < annotations->count; a++) {
+      const char *text = annotations->items[a], *colon = strchr(text, ':'), *at;
+      cubind_buf out = {0};
+      if (!colon)
+        continue;
+      cubind_buf_append(&out, text, (size_t)(colon + 1 - text));
+      for (at = colon + 1; *at;) {
+        const char *start = at;
+        unsigned i;
+        if (!(isalpha((unsigned char)*at) || *at == '_')) {
+          /* numbers keep their suffixes ("10u") whole */
+          if (isdigit((unsigned char)*at))
+            while (isalnum((unsigned char)*at) || *at == '_' || *at == '.')
+              at++;
+          else
+            at++;
+          cubind_buf_append(&out, start, (size_t)(at - start));
+          continue;
+        }
+        while (isalnum((unsigned char)*at) || *at == '_')
+          at++;
+        for (i = 0; i < params.count && i < (unsigned)count; i++) {
+          char *name = cx_spelling(params.items[i]);
+          int same = strlen(name) == (size_t)(at - start) &&
+                     strncmp(name, start, (size_t)(at - start)) == 0;
+          free(name);
+          if (same && clang_Cursor_getTemplateArgumentKind(specialization, i) ==
+                          CXTemplateArgumentKind_Integral)
+            break;
+        }
+        if (i < params.count && i < (unsigned)count) {
+          char *value = integral_argument(specialization, &params, i, 0);
+          cubind_buf_puts(&out, value);
+          free(value);
+        } else {
+          cubind_buf_append(&out, start, (size_t)(at - start));
+        }
+      }
+      free(annotations->items[a]);
+      annotations->items[a] = out.data;
+    }
+  }
+}
+
+/*
+ * Template argument `index` of `args` ("<&scale, 4>", as written or demangled) as text, without
+ * the brackets: the pieces between top-level commas. NULL when there is no such piece.
+ */
+static char *argument_text(const char *args, int index) {
+  const char *at = strchr(args, '<'), *start;
+  int depth = 0, piece = 0;
+  if (!at)
+    return NULL;
+  for (start = ++at; *at; at++) {
+    if (*at == '<' || *at == '(' || *at == '[')
+      depth++;
+    else if ((*at == '>' || *at == ')' || *at == ']') && depth > 0)
+      depth--;
+    else if ((*at == ',' || *at == '>') && depth == 0) {
+      if (piece++ == index)
+        return cubind_xstrndup(start, (size_t)(at - start));
+      if (*at == '>')
+        return NULL;
+      start = at + 1;
+    }
+  }
+  return NULL;
+}
+
+/* parse_specialization_c_name: see parse_templates.h. */
+char *parse_specialization_c_name(CXCursor specialization, const char *args) {
+  cubind_buf text = {0};
+  int i, count = clang_Cursor_getNumTemplateArguments(specialization);
+  char *name = cx_spelling(specialization), *result;
+  size_t k, length = 0;
+  template_params params;
+  specialization_params(specialization, &params);
+  cubind_buf_puts(&text, name);
+  free(name);
+  if (count < 0) { /* a pack or another form libclang does not break down: use the text */
+    cubind_buf_printf(&text, " %s", args);
+    count = 0;
+  }
+  for (i = 0; i < count; i++) {
+    enum CXTemplateArgumentKind kind =
+        clang_Cursor_getTemplateArgumentKind(specialization, (unsigned)i);
+    if (kind == CXTemplateArgumentKind_Type) {
+      char *type =
+          cx_type_spelling(clang_Cursor_getTemplateArgumentType(specialization, (unsigned)i));
+      char *star;
+      while ((star = strchr(type, '*')) != NULL) { /* "float *" -> "float ptr" */
+        char *spelled = cubind_xasprintf("%.*s ptr %s", (int)(star - type), type, star + 1);
+        free(type);
+        type = spelled;
+      }
+      cubind_buf_printf(&text, " %s", type);
+      free(type);
+    } else if (kind == CXTemplateArgumentKind_Integral) {
+      char *value = integral_argument(specialization, &params, (unsigned)i, 1);
+      cubind_buf_printf(&text, " %s", value);
+      free(value);
+    } else if (kind == CXTemplateArgumentKind_Pack) {
+      /* a pack: every written argument from here on is one of its elements ("sum<1, 2, 3>"
+         and "sum<1, 23>" must not both become sum_1) */
+      int piece;
+      char *written;
+      for (piece = i; (written = argument_text(args, piece)) != NULL; piece++) {
+        cubind_buf_printf(&text, " %s", written);
+        free(written);
+      }
+    } else {
+      char *written = argument_text(args, i);
+      if (written)
+        cubind_buf_printf(&text, " %s", written);
+      else
+        cubind_buf_printf(&text, " arg%d", i);
+      free(written);
+    }
+  }
+  /* every run of non-identifier characters becomes one '_'; leading underscores of names such
+     as __half go too */
+  result = cubind_xmalloc(text.length + 1);
+  for (k = 0; k < text.length; k++) {
+    unsigned char c = (unsigned char)text.data[k];
+    int word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (word)
+      result[length++] = (char)c;
+    else if (length && result[length - 1] != '_')
+      result[length++] = '_';
+  }
+  while (length && result[length - 1] == '_')
+    length--;
+  result[length] = '\0';
+  cubind_buf_free(&text);
+  return result;
+}
