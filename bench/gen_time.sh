@@ -6,11 +6,15 @@
 #
 # CPU only: run it on the build machine (cubind-gen needs libclang, which GPU machines may lack).
 # Files: bench/kernels/bench_kernels.cu (4 kernels), <build>/bench/many/many_kernels.cu (2000
-# kernels, written by bench/CMakeLists.txt) and tests/gpu/implicit.cu (14 kernels, 12 of them
-# template specialisations that only host code instantiates). Steps, median wall time of `runs`
-# each:
+# kernels, written by bench/CMakeLists.txt), tests/gpu/implicit.cu (14 kernels, 12 of them
+# template specialisations that only host code instantiates) and bench/kernels/cub_heavy.cu
+# (CUB: thousands of headers; its DeviceReduce kernels named by the binary only). Steps, median
+# wall time of `runs` each:
 #   nvcc_fatbin     nvcc -fatbin for sm_90 (what add_gpu_kernels runs anyway, cubind or not)
-#   gen_fresh       cubind-gen into an empty directory (parse + emit + write)
+#   gen_cold        cubind-gen with an empty cache: the precompiled prelude (clang's CUDA
+#                   headers and the toolkit headers the .cu includes first) is built first, as
+#                   in the first build in a new build tree
+#   gen_fresh       cubind-gen into an empty directory (parse + emit + write), the cache warm
 #   gen_binary      the same with --kernels-from the fatbin, as add_gpu_kernels runs it (reads
 #                   the cubins; resolves the kernels the source does not name in a second parse)
 #   gen_unchanged   cubind-gen again on the unchanged file (parse + compare; writes nothing)
@@ -48,35 +52,40 @@ timed() {
 }
 
 csv="benchmark,case,variant,metric,value,unit"$'\n'
-printf '%-16s %10s %10s %13s %13s %10s %10s %14s\n' file "nvcc ms" "gen ms" "gen+bin ms" \
-  "unchanged ms" "embed ms" "gen/nvcc" "gen+bin/nvcc"
+printf '%-16s %10s %10s %10s %13s %13s %10s %10s %14s\n' file "nvcc ms" "cold ms" "gen ms" \
+  "gen+bin ms" "unchanged ms" "embed ms" "gen/nvcc" "gen+bin/nvcc"
 for file in "$src/bench/kernels/bench_kernels.cu" "$build/bench/many/many_kernels.cu" \
-            "$src/tests/gpu/implicit.cu"; do
+            "$src/tests/gpu/implicit.cu" "$src/bench/kernels/cub_heavy.cu"; do
   [[ -f $file ]] || { echo "gen_time.sh: $file not found (configure the build first)" >&2; exit 1; }
   name=$(basename "$file" .cu)
-  declare -a t_nvcc=() t_fresh=() t_binary=() t_same=() t_embed=()
+  declare -a t_nvcc=() t_cold=() t_fresh=() t_binary=() t_same=() t_embed=()
   for ((r = 0; r < runs; r++)); do
     rm -rf "$work/out" && mkdir -p "$work/out"
     t_nvcc+=("$(timed "$nvcc" -fatbin -gencode arch=compute_90,code=sm_90 -I"$src/runtime/include" \
       -o "$work/out/$name.fatbin" "$file")")
+    rm -rf "$work/cache"
+    t_cold+=("$(timed "$gen" -I"$src/runtime/include" --cuda-path "$cuda" --module-name "$name" \
+      --cache-dir "$work/cache" -o "$work/out" "$file")")
+    rm -f "$work/out/$name.cubind."*
     t_fresh+=("$(timed "$gen" -I"$src/runtime/include" --cuda-path "$cuda" --module-name "$name" \
-      -o "$work/out" "$file")")
+      --cache-dir "$work/cache" -o "$work/out" "$file")")
     t_same+=("$(timed "$gen" -I"$src/runtime/include" --cuda-path "$cuda" --module-name "$name" \
-      -o "$work/out" "$file")")
+      --cache-dir "$work/cache" -o "$work/out" "$file")")
     rm -f "$work/out/$name.cubind."*
     t_binary+=("$(timed "$gen" -I"$src/runtime/include" --cuda-path "$cuda" --module-name "$name" \
-      --kernels-from "$work/out/$name.fatbin" -o "$work/out" "$file")")
+      --cache-dir "$work/cache" --kernels-from "$work/out/$name.fatbin" -o "$work/out" "$file")")
     t_embed+=("$(timed "$gen" --embed-fatbin "$work/out/$name.fatbin" --module-name "$name" \
       -o "$work/out")")
   done
   m_nvcc=$(printf '%s\n' "${t_nvcc[@]}" | median)
+  m_cold=$(printf '%s\n' "${t_cold[@]}" | median)
   m_fresh=$(printf '%s\n' "${t_fresh[@]}" | median)
   m_binary=$(printf '%s\n' "${t_binary[@]}" | median)
   m_same=$(printf '%s\n' "${t_same[@]}" | median)
   m_embed=$(printf '%s\n' "${t_embed[@]}" | median)
-  awk -v f="$name" -v a="$m_nvcc" -v b="$m_fresh" -v e="$m_binary" -v c="$m_same" -v d="$m_embed" \
-    'BEGIN {printf "%-16s %10.1f %10.1f %13.1f %13.1f %10.1f %10.3f %14.3f\n", f, a / 1000, b / 1000, e / 1000, c / 1000, d / 1000, b / a, e / a}'
-  for pair in nvcc_fatbin:$m_nvcc gen_fresh:$m_fresh gen_binary:$m_binary gen_unchanged:$m_same \
+  awk -v f="$name" -v a="$m_nvcc" -v k="$m_cold" -v b="$m_fresh" -v e="$m_binary" -v c="$m_same" -v d="$m_embed" \
+    'BEGIN {printf "%-16s %10.1f %10.1f %10.1f %13.1f %13.1f %10.1f %10.3f %14.3f\n", f, a / 1000, k / 1000, b / 1000, e / 1000, c / 1000, d / 1000, b / a, e / a}'
+  for pair in nvcc_fatbin:$m_nvcc gen_cold:$m_cold gen_fresh:$m_fresh gen_binary:$m_binary gen_unchanged:$m_same \
               embed_fatbin:$m_embed; do
     csv+="gen_time,$name,${pair%%:*},wall_ms_median,$(awk -v v="${pair#*:}" 'BEGIN {printf "%.3f", v / 1000}'),ms"$'\n'
   done

@@ -199,9 +199,17 @@ int session_open(clang_session *session, const cubind_parse_options *options) {
   /* Measured: libclang 14 parses files that include toolkit headers (cuda_fp16.h, cub)
      against the prelude only with errors, so every run would parse twice; the prelude is for
      16+, and only in a real cache (a temporary shim directory would make it unusable). */
-  if (options->cache_dir && !session->shim_temporary && session->major >= 16)
-    session->prelude =
-        prelude_cache_get(session->index, &session->args, options->cache_dir, options->cuda_path);
+  if (options->cache_dir && !session->shim_temporary && session->major >= 16) {
+    cubind_strlist includes = {0};
+    char *text = NULL;
+    size_t size = 0;
+    if (cubind_read_file_quiet(options->input, CUBIND_MAX_SOURCE_BYTES, &text, &size) == 0)
+      prelude_toolkit_includes(text, size, options->cuda_path, &includes);
+    free(text);
+    session->prelude = prelude_cache_get(session->index, &session->args, options->cache_dir,
+                                         options->cuda_path, &includes);
+    cubind_strlist_free(&includes);
+  }
   return 0;
 }
 
@@ -404,25 +412,44 @@ unsigned session_report_errors(CXTranslationUnit tu) {
 typedef struct include_visit {
   CXTranslationUnit tu;
   cubind_strlist *deps;
+  const char *prelude; /* the prelude's .pch, whose own main file (<name>.cu) is no input */
 } include_visit;
+
+/* 1 when `name` is the main file of the prelude `prelude` (its basename, .cu for .pch). */
+static int is_prelude_source(const char *name, const char *prelude) {
+  const char *base = cubind_basename(name), *pch = cubind_basename(prelude);
+  size_t length = strlen(base);
+  return length > 3 && strlen(pch) == length + 1 && strncmp(base, pch, length - 3) == 0 &&
+         strcmp(base + length - 3, ".cu") == 0;
+}
 
 static void visit_inclusion(CXFile file, CXSourceLocation *stack, unsigned depth,
                             CXClientData data) {
   include_visit *visit = data;
   char *name;
-  (void)stack;
-  if (depth == 0 || clang_Location_isInSystemHeader(clang_getLocationForOffset(visit->tu, file, 0)))
-    return; /* the main file (listed first by the caller) or a system header */
+  /* the main file (listed first by the caller), or a file a system header includes: a system
+     header too, known without asking for a location in it, which makes clang read the file
+     (measured: 4 s over the thousands of headers behind <cub/cub.cuh>) */
+  if (depth == 0 || clang_Location_isInSystemHeader(stack[0]))
+    return;
+  if (clang_Location_isInSystemHeader(clang_getLocationForOffset(visit->tu, file, 0)))
+    return;
   name = cx_string(clang_getFileName(file));
+  if (visit->prelude && is_prelude_source(name, visit->prelude)) {
+    free(name);
+    return;
+  }
   if (!cubind_strlist_contains(visit->deps, name))
     cubind_strlist_add(visit->deps, name);
   free(name);
 }
 
 /* session_add_inclusions: see clang_session.h. */
-void session_add_inclusions(CXTranslationUnit tu, cubind_strlist *deps) {
+void session_add_inclusions(const clang_session *session, cubind_strlist *deps) {
   include_visit visit;
-  visit.tu = tu;
+  visit.tu = session->unit;
   visit.deps = deps;
-  clang_getInclusions(tu, visit_inclusion, &visit);
+  visit.prelude = session->prelude;
+  if (session->unit)
+    clang_getInclusions(session->unit, visit_inclusion, &visit);
 }

@@ -64,8 +64,11 @@ CXTranslationUnit session_parse_text(clang_session *session, const char *text, s
  */
 unsigned session_report_errors(CXTranslationUnit tu);
 
-/* session_add_inclusions: adds every non-system file `tu` read (the main file excluded). */
-void session_add_inclusions(CXTranslationUnit tu, cubind_strlist *deps);
+/*
+ * session_add_inclusions: adds every non-system file the main unit read (the main file and the
+ * prelude excluded).
+ */
+void session_add_inclusions(const clang_session *session, cubind_strlist *deps);
 
 /* session_libclang_major: the major version of the libclang we run against. */
 int session_libclang_major(void);

@@ -61,7 +61,7 @@ int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubin
       cubind_diag(NULL, 0, 0, "error", "libclang could not parse '%s' again", options->input);
     else if (deps) {
       cubind_strlist_add(deps, options->input);
-      session_add_inclusions(session.unit, deps);
+      session_add_inclusions(&session, deps);
     }
   }
   session_close(&session);

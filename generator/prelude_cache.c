@@ -60,8 +60,12 @@ static unsigned long long recorded_checksum(const char *sum_path) {
   return sum;
 }
 
-/* The cache key: the libclang version, every argument and the toolkit's cuda_runtime.h. */
-static unsigned long long cache_key(const cubind_strlist *args, const char *cuda_path) {
+/*
+ * The cache key: the libclang version, every argument, the toolkit's cuda_runtime.h and the
+ * toolkit headers the prelude includes.
+ */
+static unsigned long long cache_key(const cubind_strlist *args, const char *cuda_path,
+                                    const cubind_strlist *includes) {
   unsigned long long hash = 14695981039346656037ull;
   char *version = cubind_libclang_version(), *runtime_h;
   struct stat info;
@@ -70,6 +74,9 @@ static unsigned long long cache_key(const cubind_strlist *args, const char *cuda
   free(version);
   for (i = 0; i < args->count; i++)
     hash = hash_bytes(hash, args->items[i], strlen(args->items[i]) + 1);
+  hash = hash_bytes(hash, "\0includes", 10);
+  for (i = 0; i < includes->count; i++)
+    hash = hash_bytes(hash, includes->items[i], strlen(includes->items[i]) + 1);
   runtime_h = cubind_xasprintf("%s/include/cuda_runtime.h", cuda_path);
   if (stat(runtime_h, &info) == 0) {
     long long stamp[2];
@@ -85,18 +92,23 @@ static unsigned long long cache_key(const cubind_strlist *args, const char *cuda
  * Builds the prelude into `path` (through a temporary file, renamed into place) and records
  * its checksum in `sum_path` after it. Returns 1 on success.
  */
-static int build_prelude(CXIndex index, const cubind_strlist *args, const char *path,
-                         const char *sum_path) {
-  /* an empty .cu: what remains is what clang includes before every CUDA file */
+static int build_prelude(CXIndex index, const cubind_strlist *args,
+                         const cubind_strlist *includes, const char *path, const char *sum_path) {
+  /* a .cu of only the toolkit includes: with what clang includes before every CUDA file */
   char *source = cubind_xasprintf("%.*s.cu", (int)(strlen(path) - 4), path);
   char *temp = cubind_temp_path(path);
   struct CXUnsavedFile empty;
   CXTranslationUnit tu = NULL;
+  cubind_buf lines = {0};
+  size_t i;
   int ok;
   char text[32];
+  cubind_buf_puts(&lines, "");
+  for (i = 0; i < includes->count; i++)
+    cubind_buf_printf(&lines, "#include <%s>\n", includes->items[i]);
   empty.Filename = source;
-  empty.Contents = "";
-  empty.Length = 0;
+  empty.Contents = lines.data;
+  empty.Length = (unsigned long)lines.length;
   ok = clang_parseTranslationUnit2(index, source, (const char *const *)args->items,
                                    (int)args->count, &empty, 1,
                                    CXTranslationUnit_ForSerialization |
@@ -117,6 +129,7 @@ static int build_prelude(CXIndex index, const cubind_strlist *args, const char *
   }
   free(temp);
   free(source);
+  cubind_buf_free(&lines);
   return ok;
 }
 
@@ -147,10 +160,80 @@ static void sweep_stale_temps(const char *cache_dir) {
   closedir(dir);
 }
 
+/* Skips spaces, tabs, newlines and comments; returns where something else starts. */
+static const char *skip_blank(const char *at, const char *end) {
+  while (at < end) {
+    if (*at == ' ' || *at == '\t' || *at == '\n' || *at == '\r' || *at == '\f' || *at == '\v')
+      at++;
+    else if (end - at >= 2 && at[0] == '/' && at[1] == '/')
+      while (at < end && *at != '\n')
+        at++;
+    else if (end - at >= 2 && at[0] == '/' && at[1] == '*') {
+      const char *close = at + 2;
+      while (close + 1 < end && !(close[0] == '*' && close[1] == '/'))
+        close++;
+      if (close + 1 >= end)
+        return end; /* an unterminated comment: nothing more to take */
+      at = close + 2;
+    } else
+      break;
+  }
+  return at;
+}
+
+/* 1 when the toolkit (its include/ or include/cccl/) has the header `name`. */
+static int toolkit_has(const char *cuda_path, const char *name) {
+  static const char *const dirs[] = {"include", "include/cccl"};
+  size_t i;
+  int found = 0;
+  for (i = 0; i < 2 && !found; i++) {
+    char *path = cubind_xasprintf("%s/%s/%s", cuda_path, dirs[i], name);
+    struct stat info;
+    found = stat(path, &info) == 0 && S_ISREG(info.st_mode);
+    free(path);
+  }
+  return found;
+}
+
+/* prelude_toolkit_includes: see prelude_cache.h. */
+void prelude_toolkit_includes(const char *text, size_t size, const char *cuda_path,
+                              cubind_strlist *includes) {
+  const char *at = text, *end = text + size;
+  while ((at = skip_blank(at, end)) < end && *at == '#') {
+    const char *name, *close, *rest;
+    char *header;
+    at = skip_blank(at + 1, end);
+    if (end - at < 7 || strncmp(at, "include", 7) != 0)
+      return;
+    at = skip_blank(at + 7, end);
+    if (at >= end || *at != '<')
+      return;
+    name = at + 1;
+    for (close = name; close < end && *close != '>' && *close != '\n'; close++)
+      ;
+    if (close >= end || *close != '>' || close == name)
+      return;
+    /* nothing else on the line but a comment */
+    for (rest = close + 1; rest < end && (*rest == ' ' || *rest == '\t' || *rest == '\r'); rest++)
+      ;
+    if (rest < end && *rest != '\n' &&
+        !(end - rest >= 2 && rest[0] == '/' && (rest[1] == '/' || rest[1] == '*')))
+      return;
+    header = cubind_xstrndup(name, (size_t)(close - name));
+    if (!toolkit_has(cuda_path, header) || strstr(header, "..")) {
+      free(header);
+      return;
+    }
+    cubind_strlist_add(includes, header);
+    free(header);
+    at = close + 1;
+  }
+}
+
 /* prelude_cache_get: see prelude_cache.h. */
 char *prelude_cache_get(CXIndex index, const cubind_strlist *args, const char *cache_dir,
-                        const char *cuda_path) {
-  unsigned long long key = cache_key(args, cuda_path), recorded;
+                        const char *cuda_path, const cubind_strlist *includes) {
+  unsigned long long key = cache_key(args, cuda_path, includes), recorded;
   char *path = cubind_xasprintf("%s/prelude-%016llx.pch", cache_dir, key);
   char *sum_path = cubind_xasprintf("%s.sum", path);
   sweep_stale_temps(cache_dir);
@@ -158,7 +241,7 @@ char *prelude_cache_get(CXIndex index, const cubind_strlist *args, const char *c
   if (!recorded || recorded != file_checksum(path)) {
     /* missing, or not what was written: build anew (a concurrent run may race us to the
        same result; whoever renames last wins, and a mismatch only costs a rebuild) */
-    if (!build_prelude(index, args, path, sum_path)) {
+    if (!build_prelude(index, args, includes, path, sum_path)) {
       free(path);
       path = NULL;
     }
