@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -218,6 +219,8 @@ void session_close(clang_session *session) {
   size_t i;
   if (session->text_unit)
     clang_disposeTranslationUnit(session->text_unit);
+  if (session->reuse_unit)
+    clang_disposeTranslationUnit(session->reuse_unit);
   if (session->unit)
     clang_disposeTranslationUnit(session->unit);
   free(session->main_text);
@@ -274,25 +277,14 @@ static CXTranslationUnit parse(clang_session *session, const cubind_strlist *arg
   return tu;
 }
 
-/*
- * The flags of the main parse. With a binary, texts follow it (the kernels nvcc emitted that
- * the source does not name): measured on a .cu including CUB, the precompiled preamble makes
- * the main parse ~25% dearer and each text parse after it ~15x cheaper. Without one, at most
- * one text follows (explicit instantiations), so the preamble would not pay.
- */
-static unsigned main_flags(const clang_session *session) {
-  return session->options->binary ? CXTranslationUnit_PrecompiledPreamble |
-                                        CXTranslationUnit_CreatePreambleOnFirstParse
-                                  : 0;
-}
-
-/* Keeps `tu` as the session's main unit, and the .cu's text as it read it. */
-static CXTranslationUnit keep_unit(clang_session *session, CXTranslationUnit tu) {
+/* Keeps `tu` as the session's main unit, the .cu's text as it read it, and its CPU time. */
+static CXTranslationUnit keep_unit(clang_session *session, CXTranslationUnit tu,
+                                   clock_t started) {
   CXFile file = clang_getFile(tu, session->options->input);
   size_t size = 0;
   const char *text = file ? clang_getFileContents(tu, file, &size) : NULL;
   session->unit = tu;
-  session->unit_reusable = main_flags(session) != 0;
+  session->main_seconds = (double)(clock() - started) / CLOCKS_PER_SEC;
   session->main_text = cubind_xstrndup(text ? text : "", text ? size : 0);
   session->main_length = text ? size : 0;
   return tu;
@@ -302,15 +294,15 @@ static CXTranslationUnit keep_unit(clang_session *session, CXTranslationUnit tu)
 CXTranslationUnit session_parse_input(clang_session *session) {
   enum CXErrorCode status = CXError_Success;
   CXTranslationUnit tu = NULL;
-  unsigned flags = main_flags(session);
+  clock_t started = clock();
   if (session->prelude) {
-    tu = parse(session, &session->args, session->prelude, NULL, 0, flags, &status);
+    tu = parse(session, &session->args, session->prelude, NULL, 0, 0, &status);
     if (tu && cx_count_errors(tu) == 0)
-      return keep_unit(session, tu);
+      return keep_unit(session, tu, started);
     if (tu)
       clang_disposeTranslationUnit(tu);
   }
-  tu = parse(session, &session->args, NULL, NULL, 0, flags, &status);
+  tu = parse(session, &session->args, NULL, NULL, 0, 0, &status);
   if (session->prelude) {
     /* Only the parse with the prelude failed: the prelude is stale. */
     if (tu && cx_count_errors(tu) == 0)
@@ -325,8 +317,16 @@ CXTranslationUnit session_parse_input(clang_session *session) {
                 session->options->input, (int)status, session->options->cuda_path);
     return NULL;
   }
-  return keep_unit(session, tu);
+  return keep_unit(session, tu, started);
 }
+
+/*
+ * A main parse slower than this (CPU seconds) makes the texts after it keep their preamble
+ * precompiled: measured, it makes the first text ~20% dearer and each later one ~15x cheaper on
+ * a .cu whose headers take seconds (CUB, Thrust behind a user header, without a prelude that
+ * holds them), and costs ~0.7 s on a light file, where no text is dear.
+ */
+#define SLOW_MAIN_PARSE_SECONDS 1.0
 
 /* session_parse_text: see clang_session.h. */
 CXTranslationUnit session_parse_text(clang_session *session, const char *text, size_t length,
@@ -337,19 +337,25 @@ CXTranslationUnit session_parse_text(clang_session *session, const char *text, s
   if (session->text_unit)
     clang_disposeTranslationUnit(session->text_unit);
   session->text_unit = NULL;
-  if (!cuda_arch && session->unit && session->unit_reusable) {
-    /* the .cu's text, then lines: the same preamble, so only what follows it is parsed */
+  if (!cuda_arch && session->reuse_unit) {
+    /* the .cu's text, then other lines: the same preamble, so only what follows is parsed */
     struct CXUnsavedFile unsaved;
     unsaved.Filename = session->options->input;
     unsaved.Contents = text;
     unsaved.Length = (unsigned long)length;
-    if (clang_reparseTranslationUnit(session->unit, 1, &unsaved,
-                                     clang_defaultReparseOptions(session->unit)) == 0)
-      return session->unit;
-    clang_disposeTranslationUnit(session->unit); /* invalid after a failed reparse */
-    session->unit = NULL;
+    if (clang_reparseTranslationUnit(session->reuse_unit, 1, &unsaved,
+                                     clang_defaultReparseOptions(session->reuse_unit)) == 0)
+      return session->reuse_unit;
+    clang_disposeTranslationUnit(session->reuse_unit); /* invalid after a failed reparse */
+    session->reuse_unit = NULL;
     return NULL;
   }
+  if (!cuda_arch && session->main_seconds > SLOW_MAIN_PARSE_SECONDS)
+    return session->reuse_unit =
+               parse(session, &session->args, session->prelude, text, length,
+                     CXTranslationUnit_PrecompiledPreamble |
+                         CXTranslationUnit_CreatePreambleOnFirstParse,
+                     &status);
   if (!cuda_arch)
     return session->text_unit =
                parse(session, &session->args, session->prelude, text, length, 0, &status);

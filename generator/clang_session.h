@@ -20,14 +20,14 @@ typedef struct clang_session {
   char *shim_dir;       /* headers CUDA 13 removed that clang's CUDA wrapper includes */
   int shim_temporary;   /* shim_dir is a temporary directory (removed on close) */
   int major;            /* libclang's major version */
-  /* The main unit, the session's. With a binary to resolve, it keeps the .cu's preamble (its
-     leading #includes: CUB, Thrust...) precompiled, and the texts parsed at the main
-     __CUDA_ARCH__ reparse it: a CUB-heavy .cu is then parsed in full once, not 2-3 times. */
-  CXTranslationUnit unit;
-  int unit_reusable;    /* `unit` was made with a preamble, to be reparsed */
-  CXTranslationUnit text_unit; /* the last text parsed without reparsing (the session's) */
-  char *main_text;      /* the .cu as the main parse read it */
+  CXTranslationUnit unit;       /* the main parse's unit (the session's) */
+  double main_seconds;          /* the CPU time it took */
+  char *main_text;              /* the .cu as it read it */
   size_t main_length;
+  CXTranslationUnit text_unit;  /* the last text parsed afresh (the session's) */
+  CXTranslationUnit reuse_unit; /* after a slow main parse: the text unit whose preamble (the
+                                   .cu's leading #includes) stays precompiled, reparsed for
+                                   each later text at the main __CUDA_ARCH__ */
 } clang_session;
 
 /*
@@ -42,9 +42,8 @@ void session_close(clang_session *session);
 /*
  * session_parse_input: parses the .cu, with the cached prelude when there is one. A parse with
  * the prelude that reports any error is redone without it, so that what the user sees never
- * depends on the cache. Returns the translation unit (the session's: valid until the first
- * session_parse_text at the main __CUDA_ARCH__, which may reparse it), or NULL after reporting
- * why. session->main_text then holds the .cu's text.
+ * depends on the cache. Returns the translation unit (the session's, valid until
+ * session_close), or NULL after reporting why. session->main_text then holds the .cu's text.
  */
 CXTranslationUnit session_parse_input(clang_session *session);
 
@@ -52,8 +51,8 @@ CXTranslationUnit session_parse_input(clang_session *session);
  * session_parse_text: parses `text` as if it were the .cu (same path, so that its relative
  * includes resolve and its declarations count as the .cu's), with __CUDA_ARCH__ set to
  * `cuda_arch` (750 for sm_75; 0: the main parse's). `text` must begin with the .cu's text
- * (session->main_text): only then is reparsing the main unit the same parse. Returns the
- * translation unit (the session's, valid until the next session_parse_text) or NULL.
+ * (session->main_text), so that its preamble is the .cu's. Returns the translation unit (the
+ * session's, valid until the next session_parse_text) or NULL.
  */
 CXTranslationUnit session_parse_text(clang_session *session, const char *text, size_t length,
                                      unsigned cuda_arch);

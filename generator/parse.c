@@ -56,10 +56,7 @@ int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubin
       parse_binary_kernels(&ctx, &session);
       mark_bound_elsewhere(&ctx);
     }
-    /* the main unit, or what reparsing it made (the same files: the .cu's text came first) */
-    if (!session.unit)
-      cubind_diag(NULL, 0, 0, "error", "libclang could not parse '%s' again", options->input);
-    else if (deps) {
+    if (deps) {
       cubind_strlist_add(deps, options->input);
       session_add_inclusions(&session, deps);
     }

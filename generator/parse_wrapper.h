@@ -28,8 +28,7 @@
 
 /*
  * parse_instantiations: records a kernel for every explicit instantiation of the main file's
- * template kernels, and a finding for each that clang could not resolve. `tu`: the main parse
- * (read before the wrapper parse, which may reparse it).
+ * template kernels, and a finding for each that clang could not resolve. `tu`: the main parse.
  */
 void parse_instantiations(parse_context *ctx, clang_session *session, CXTranslationUnit tu);
 
