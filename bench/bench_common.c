@@ -83,6 +83,12 @@ void bench_driver_load(void) {
   BENCH_LOAD(cuModuleLoadData);
   BENCH_LOAD(cuModuleGetFunction);
   BENCH_LOAD(cuModuleUnload);
+  BENCH_LOAD(cuLibraryLoadData);
+  BENCH_LOAD(cuLibraryGetKernel);
+  BENCH_LOAD(cuKernelGetFunction);
+  BENCH_LOAD(cuKernelGetParamInfo);
+  BENCH_LOAD(cuFuncGetParamInfo);
+  BENCH_LOAD(cuFuncGetAttribute);
   BENCH_LOAD(cuLaunchKernel);
   BENCH_LOAD(cuLaunchKernelEx);
   BENCH_LOAD(cuStreamSynchronize);

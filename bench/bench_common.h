@@ -58,6 +58,14 @@ typedef struct bench_driver {
   CUresult (*cuModuleLoadData)(CUmodule *mod, const void *image);
   CUresult (*cuModuleGetFunction)(CUfunction *f, CUmodule mod, const char *name);
   CUresult (*cuModuleUnload)(CUmodule mod);
+  CUresult (*cuLibraryLoadData)(CUlibrary *library, const void *code, CUjit_option *jit_options,
+                                void **jit_values, unsigned num_jit, CUlibraryOption *options,
+                                void **values, unsigned num_options);
+  CUresult (*cuLibraryGetKernel)(CUkernel *kernel, CUlibrary library, const char *name);
+  CUresult (*cuKernelGetFunction)(CUfunction *f, CUkernel kernel);
+  CUresult (*cuKernelGetParamInfo)(CUkernel kernel, size_t index, size_t *offset, size_t *size);
+  CUresult (*cuFuncGetParamInfo)(CUfunction f, size_t index, size_t *offset, size_t *size);
+  CUresult (*cuFuncGetAttribute)(int *value, CUfunction_attribute attribute, CUfunction f);
   CUresult (*cuLaunchKernel)(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                              unsigned by, unsigned bz, unsigned shared, CUstream stream,
                              void **params, void **extra);

@@ -9,6 +9,14 @@
  *             then the first launch of the last kernel
  *   raw       cubind_init (same driver init), then cuModuleLoadData of the same bytes with the
  *             driver, cuModuleGetFunction + launch of the first and the last kernel
+ *   rawlib    the same through the library API: cuLibraryLoadData, then cuLibraryGetKernel +
+ *             cuKernelGetFunction + launch of the first and the last kernel
+ *   rawlib_check    rawlib whose load step also asks every kernel's parameter layout from its
+ *             CUkernel (cuLibraryGetKernel + cuKernelGetParamInfo): an ABI check that needs no
+ *             function loaded on the device
+ *   rawlib_resolve  rawlib whose load step also resolves every kernel as a launch needs it
+ *             (cuKernelGetFunction, cuFuncGetParamInfo, two attributes): what loading all
+ *             kernels eagerly costs
  * The driver's own lazy loading (CUDA_MODULE_LOADING=LAZY, the default since CUDA 12.2, or EAGER)
  * changes what "load" does; bench/module_load.sh runs every mode under both.
  *
@@ -48,8 +56,9 @@ static double ms_since(int64_t t0) { return (double)(bench_now_ns() - t0) / 1e6;
 
 int main(int argc, char **argv) {
   if (argc != 2 ||
-      (strcmp(argv[1], "preload") && strcmp(argv[1], "lazy") && strcmp(argv[1], "raw"))) {
-    fprintf(stderr, "usage: module_load preload|lazy|raw\n");
+      (strcmp(argv[1], "preload") && strcmp(argv[1], "lazy") && strcmp(argv[1], "raw") &&
+       strncmp(argv[1], "rawlib", 6))) {
+    fprintf(stderr, "usage: module_load preload|lazy|raw|rawlib|rawlib_check|rawlib_resolve\n");
     return 2;
   }
   const char *mode = argv[1];
@@ -80,6 +89,47 @@ int main(int argc, char **argv) {
     first_ms = ms_since(t);
     t = bench_now_ns();
     CHECK_CU(bench_cu.cuModuleGetFunction(&f, mod, BENCH_STR(BENCH_MANY_LAST)));
+    CHECK_CU(bench_cu.cuLaunchKernel(f, 4, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
+    CHECK_CU(bench_cu.cuStreamSynchronize(NULL));
+    last_ms = ms_since(t);
+  } else if (strncmp(mode, "rawlib", 6) == 0) {
+    bench_driver_load();
+    bench_driver_use_primary_context();
+    CUlibrary lib;
+    CUkernel kernel;
+    CUfunction f;
+    int n = 1024;
+    void *args[] = {&dev, &n};
+    t = bench_now_ns();
+    CHECK_CU(bench_cu.cuLibraryLoadData(&lib, cubind_fatbin_many_kernels, NULL, NULL, 0, NULL,
+                                        NULL, 0));
+    for (int k = 0; mode[6] && k < BENCH_MANY_COUNT; k++) {
+      char name[16];
+      size_t offset, size;
+      snprintf(name, sizeof name, "k%04d", k);
+      CHECK_CU(bench_cu.cuLibraryGetKernel(&kernel, lib, name));
+      if (strcmp(mode, "rawlib_check") == 0) {
+        for (size_t p = 0; p < 2; p++)
+          CHECK_CU(bench_cu.cuKernelGetParamInfo(kernel, p, &offset, &size));
+      } else {
+        int value;
+        CHECK_CU(bench_cu.cuKernelGetFunction(&f, kernel));
+        for (size_t p = 0; p < 2; p++)
+          CHECK_CU(bench_cu.cuFuncGetParamInfo(f, p, &offset, &size));
+        CHECK_CU(bench_cu.cuFuncGetAttribute(&value, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f));
+        CHECK_CU(bench_cu.cuFuncGetAttribute(&value, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f));
+      }
+    }
+    load_ms = ms_since(t);
+    t = bench_now_ns();
+    CHECK_CU(bench_cu.cuLibraryGetKernel(&kernel, lib, "k0000"));
+    CHECK_CU(bench_cu.cuKernelGetFunction(&f, kernel));
+    CHECK_CU(bench_cu.cuLaunchKernel(f, 4, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
+    CHECK_CU(bench_cu.cuStreamSynchronize(NULL));
+    first_ms = ms_since(t);
+    t = bench_now_ns();
+    CHECK_CU(bench_cu.cuLibraryGetKernel(&kernel, lib, BENCH_STR(BENCH_MANY_LAST)));
+    CHECK_CU(bench_cu.cuKernelGetFunction(&f, kernel));
     CHECK_CU(bench_cu.cuLaunchKernel(f, 4, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
     CHECK_CU(bench_cu.cuStreamSynchronize(NULL));
     last_ms = ms_since(t);

@@ -5,7 +5,8 @@
 #   bench/module_load.sh <build dir> [runs (default 5)] [out dir]
 #
 # Runs <build>/bench-bin/module_load in each mode (preload: cubind_preload up front; lazy: the
-# first launch loads; raw: the driver's cuModuleLoadData of the same bytes) under the driver's
+# first launch loads; raw: the driver's cuModuleLoadData of the same bytes; rawlib*: the library
+# API, alone, with a parameter-layout check per kernel, with every kernel resolved) under the driver's
 # CUDA_MODULE_LOADING=LAZY and =EAGER, `runs` times each, interleaved, and prints the medians:
 #   load ms     the explicit loading step (cubind_preload / cuModuleLoadData; 0 for lazy)
 #   first ms    first launch + sync of the first kernel (includes the whole load for lazy)
@@ -29,7 +30,7 @@ log=$(mktemp)
 trap 'rm -f "$rows" "$log"' EXIT
 for ((r = 0; r < runs; r++)); do
   for loading in LAZY EAGER; do
-    for mode in preload lazy raw; do
+    for mode in ${BENCH_MODULE_MODES:-preload lazy raw rawlib rawlib_check rawlib_resolve}; do
       CUDA_MODULE_LOADING=$loading "$prog" "$mode" >"$log" 2>&1
       rc=$?
       if [[ $rc -eq 77 ]]; then cat "$log"; exit 77; fi
@@ -45,11 +46,11 @@ for ((r = 0; r < runs; r++)); do
 done
 
 echo "Module load: $(grep -c . "$rows") processes, median of $runs per row"
-printf '%-8s %-8s %10s %10s %10s %10s %10s\n' driver cubind "load ms" "first ms" "last ms" \
+printf '%-8s %-15s %10s %10s %10s %10s %10s\n' driver mode "load ms" "first ms" "last ms" \
   "total ms" "rss KiB"
 csv=""
 for loading in LAZY EAGER; do
-  for mode in preload lazy raw; do
+  for mode in ${BENCH_MODULE_MODES:-preload lazy raw rawlib rawlib_check rawlib_resolve}; do
     # Median of each column over this (loading, mode)'s runs.
     line=$(awk -v l="$loading" -v m="$mode" '$1 == l && $2 == m {
         n++; load[n] = $3; first[n] = $4; last[n] = $5; total[n] = $3 + $4 + $5; rss[n] = $6 }
@@ -58,8 +59,12 @@ for loading in LAZY EAGER; do
         return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
       END { printf "%.3f %.3f %.3f %.3f %.0f", med(load, n), med(first, n), med(last, n), med(total, n), med(rss, n) }' "$rows")
     read -r load first last total rss <<<"$line"
-    variant=$([[ $mode == raw ]] && echo "cuModuleLoadData" || echo "cubind_$mode")
-    printf '%-8s %-8s %10.1f %10.1f %10.1f %10.1f %10s\n' "$loading" "$mode" "$load" "$first" \
+    case $mode in
+    raw) variant=cuModuleLoadData ;;
+    rawlib*) variant=cuLibraryLoadData${mode#rawlib} ;;
+    *) variant=cubind_$mode ;;
+    esac
+    printf '%-8s %-15s %10.1f %10.1f %10.1f %10.1f %10s\n' "$loading" "$mode" "$load" "$first" \
       "$last" "$total" "$rss"
     for metric in load:$load first_launch:$first last_launch:$last total:$total; do
       csv+="module_load,${loading,,}_driver_loading,$variant,${metric%%:*}_ms,${metric#*:},ms"$'\n'

@@ -6,7 +6,8 @@
 # Builds nothing (build first: cmake --build <build dir> --target cubind_benchmarks). Runs, in
 # order: launch_overhead, call_transfer (4 KiB .. 1 GiB; then pageable only with cubind's
 # pageable staging off, CUBIND_PAGEABLE_STAGING=0, for comparison), launch_allocs,
-# cold_start.sh, module_load.sh and the footprint of the static runtime library. Only <build>/bench-bin is read,
+# cold_start.sh, module_load.sh, python_peers.py (PyCUDA, CuPy, numba where installed) and the
+# footprint of the static runtime library. Only <build>/bench-bin is read,
 # so carrying that folder alone to the GPU machine is enough. Writes into <out dir>:
 #   summary.txt     every table, as printed (also on stdout), after the machine's description
 #   results.csv     all numbers: benchmark,case,variant,metric,value,unit
@@ -86,6 +87,13 @@ run call_transfer_nostaging env CUBIND_PAGEABLE_STAGING=0 "$bin/call_transfer" $
 run launch_allocs "$bin/launch_allocs" "$parts/launch_allocs.csv"
 run cold_start "$here/cold_start.sh" "$build" "${BENCH_COLD_RUNS:-20}" "$parts"
 run module_load "$here/module_load.sh" "$build" "${BENCH_MODULE_RUNS:-5}" "$parts"
+# What users compare with (issue 16): PyCUDA, CuPy, numba-cuda on the same kernels and sizes,
+# where the python3 on PATH has them (BENCH_PYTHON picks another); BENCH_NO_PYTHON=1 skips.
+if [[ ${BENCH_NO_PYTHON:-0} != 1 ]]; then
+  echo "benchmark,case,variant,metric,value,unit" >"$parts/python_peers.csv"
+  run python_peers "${BENCH_PYTHON:-python3}" "$here/python_peers.py" \
+    --repeats "${BENCH_PYTHON_REPEATS:-10}" --csv "$parts/python_peers.csv"
+fi
 
 # Footprint: the static runtime library as linked into every program.
 say "== footprint"
@@ -121,7 +129,7 @@ say
 {
   echo "benchmark,case,variant,metric,value,unit"
   for f in launch_overhead call_transfer $staging_parts launch_allocs cold_start module_load \
-    footprint; do
+    python_peers footprint; do
     if [[ -f $parts/$f.csv ]]; then tail -n +2 "$parts/$f.csv"; fi
   done
 } >"$out/results.csv"

@@ -37,7 +37,7 @@ core=()
 for f in check count_expr model emit template fs util; do core+=("$root/generator/$f.c"); done
 core+=("$templates")
 parse=()
-for f in parse parse_wrapper parse_decls parse_structs parse_types parse_context clang_session \
+for f in parse parse_wrapper parse_decls parse_templates parse_structs parse_types parse_context clang_session \
          prelude_cache clang_util; do
   parse+=("$root/generator/$f.c")
 done
