@@ -5,6 +5,8 @@
 # HARNESS: model (no libclang: check + emit + fatbin embedder, thousands of inputs a second)
 #          generate (parse -> check -> emit in-process through libclang; tens a second)
 #          binary (the fatbin/cubin reader behind --kernels-from, and the demangler)
+#          paths (the check that no output is an input or another output, against the file
+#          system: a scratch tree of directories, symlinks and a hard link)
 # TEMPLATES_C is the build's generator/templates.c (the embedded templates). The corpus grows
 # in WORK_DIR/corpus-HARNESS; seeds come from tests/fuzz/seeds-HARNESS (model, binary) or
 # tests/generator/fixtures (generate). A crash leaves WORK_DIR/crash-* (the input) and fails.
@@ -65,10 +67,15 @@ case $harness in
     seeds=("$root/tests/fuzz/seeds-binary")
     extra=(-max_len=65536)
     ;;
+  paths)
+    "$cc" "${flags[@]}" "$root/tests/fuzz/fuzz_paths.c" "${core[@]}" -o "$bin"
+    seeds=()
+    extra=(-max_len=64)
+    ;;
   *) echo "run.sh: unknown harness '$harness'" >&2; exit 2 ;;
 esac
 existing=()
-for dir in "${seeds[@]}"; do [ -d "$dir" ] && existing+=("$dir"); done
+for dir in "${seeds[@]+"${seeds[@]}"}"; do [ -d "$dir" ] && existing+=("$dir"); done
 
 # Leaks: LeakSanitizer is on; libclang's own process-lifetime allocations are suppressed (see
 # scripts/lsan.supp). Diagnostics for bad inputs go to stderr: keep only libFuzzer's lines.
@@ -77,7 +84,7 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 log=$work/fuzz_$harness.log
 status=0
 "$bin" -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$work/" "${extra[@]}" \
-  "$@" "$corpus" "${existing[@]}" >"$log" 2>&1 || status=$?
+  "$@" "$corpus" "${existing[@]+"${existing[@]}"}" >"$log" 2>&1 || status=$?
 grep -E '^(#[0-9]+ +(INITED|DONE)|Done |stat::|==[0-9]+==|SUMMARY|.*runtime error|.*deadly signal|artifact_prefix|Test unit written)' "$log" || true
 if [ "$status" -ne 0 ]; then
   echo "fuzz.$harness: FAILED (exit $status); the input is in $work/ (crash-*, leak-*, timeout-*)"
