@@ -62,15 +62,19 @@ void bench_driver_load(void) {
   memcpy(&get_proc, &sym, sizeof get_proc);
 
   /* Legacy-stream flavours: stream 0 means the legacy default stream, as in cubind. */
-#define BENCH_LOAD(name)                                                                         \
+  /* #name before any expansion: cuda.h maps some names to their _v2 symbols, which
+     cuGetProcAddress does not know; a function newer than BENCH_DRIVER_ABI is asked for as of
+     the version that added it */
+#define BENCH_LOAD(name) BENCH_LOAD_AS(name, #name, BENCH_DRIVER_ABI)
+#define BENCH_LOAD_SINCE(name, version) BENCH_LOAD_AS(name, #name, version)
+#define BENCH_LOAD_AS(field, symbol, version)                                                    \
   do {                                                                                           \
     void *pfn = NULL;                                                                            \
     CUdriverProcAddressQueryResult found;                                                        \
-    CUresult r = get_proc(#name, &pfn, BENCH_DRIVER_ABI, CU_GET_PROC_ADDRESS_LEGACY_STREAM,      \
-                          &found);                                                               \
+    CUresult r = get_proc(symbol, &pfn, version, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &found);     \
     if (r != CUDA_SUCCESS || !pfn)                                                               \
-      bench_fail(__FILE__, __LINE__, "cuGetProcAddress(%s) failed (CUresult %d)", #name, (int)r); \
-    memcpy(&bench_cu.name, &pfn, sizeof pfn);                                                         \
+      bench_fail(__FILE__, __LINE__, "cuGetProcAddress(%s) failed (CUresult %d)", symbol, (int)r); \
+    memcpy(&bench_cu.field, &pfn, sizeof pfn);                                                   \
   } while (0)
   BENCH_LOAD(cuGetErrorName);
   BENCH_LOAD(cuGetErrorString);
@@ -86,8 +90,8 @@ void bench_driver_load(void) {
   BENCH_LOAD(cuLibraryLoadData);
   BENCH_LOAD(cuLibraryGetKernel);
   BENCH_LOAD(cuKernelGetFunction);
-  BENCH_LOAD(cuKernelGetParamInfo);
-  BENCH_LOAD(cuFuncGetParamInfo);
+  BENCH_LOAD_SINCE(cuKernelGetParamInfo, 12040);
+  BENCH_LOAD_SINCE(cuFuncGetParamInfo, 12040);
   BENCH_LOAD(cuFuncGetAttribute);
   BENCH_LOAD(cuLaunchKernel);
   BENCH_LOAD(cuLaunchKernelEx);

@@ -190,11 +190,6 @@ static void driver_init(void) {
 #undef CUBIND_RESOLVE_REQUIRED_
 #undef CUBIND_RESOLVE_OPTIONAL_
 
-  /* The library API comes as a set: use it only when all of it is there. */
-  if (!cubind__drv.cuLibraryLoadData || !cubind__drv.cuLibraryUnload ||
-      !cubind__drv.cuLibraryGetKernel || !cubind__drv.cuKernelGetFunction)
-    cubind__drv.cuLibraryLoadData = NULL;
-
   r = cubind__drv.cuInit(0);
   if (r == CUDA_ERROR_STUB_LIBRARY) {
     stub_library(path, file, "cuInit");

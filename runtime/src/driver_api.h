@@ -27,15 +27,10 @@
   X(cuCtxSynchronize, 2000)                                                                        \
   X(cuDevicePrimaryCtxRetain, 7000)                                                                \
   /* modules: context-independent libraries (12.0) where present, else modules */                  \
-  O(cuLibraryLoadData, 12000)                                                                      \
-  O(cuLibraryUnload, 12000)                                                                        \
-  O(cuLibraryGetKernel, 12000)                                                                     \
-  O(cuKernelGetFunction, 12000)                                                                    \
-  O(cuLibraryGetGlobal, 12000)                                                                     \
   X(cuModuleLoadData, 2000)                                                                        \
   X(cuModuleUnload, 2000)                                                                          \
   X(cuModuleGetFunction, 2000)                                                                     \
-  O(cuModuleGetGlobal, 3020)                                                                       \
+  X(cuModuleGetGlobal, 3020)                                                                       \
   /* kernels */                                                                                    \
   X(cuFuncGetAttribute, 2020)                                                                      \
   X(cuFuncSetAttribute, 9000)                                                                      \

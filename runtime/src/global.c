@@ -1,7 +1,7 @@
 /*
  * global.c: cubind_module_global_copy, behind `<module>_<var>_to_device / _from_device`: a
- * module's __constant__ / __device__ variables, looked up once per device (cuLibraryGetGlobal or
- * cuModuleGetGlobal) from the module's loaded image into a slot, published like kernels (release
+ * module's __constant__ / __device__ variables, looked up once per device (cuModuleGetGlobal)
+ * from the module's loaded image into a slot, published like kernels (release
  * store of the pointer), then copied without a lock. Modules that share an image share its
  * variables: one object, whichever module names it.
  */
@@ -21,18 +21,8 @@ static cubind_status lookup(const char *what, const cubind_module *module, int d
   const cubind_global_info *info = &module->globals[index];
   CUdeviceptr ptr = 0;
   size_t bytes = 0;
-  const char *call;
-  CUresult r;
-  if (slot->library ? !cubind__drv.cuLibraryGetGlobal : !cubind__drv.cuModuleGetGlobal)
-    return cubind__fail(CUBIND_ERROR_DRIVER_TOO_OLD, "%s: the CUDA driver has no %s", what,
-                        slot->library ? "cuLibraryGetGlobal" : "cuModuleGetGlobal");
-  if (slot->library) {
-    call = "cuLibraryGetGlobal";
-    r = cubind__drv.cuLibraryGetGlobal(&ptr, &bytes, slot->library, info->symbol);
-  } else {
-    call = "cuModuleGetGlobal";
-    r = cubind__drv.cuModuleGetGlobal(&ptr, &bytes, slot->cumodule, info->symbol);
-  }
+  const char *call = "cuModuleGetGlobal";
+  CUresult r = cubind__drv.cuModuleGetGlobal(&ptr, &bytes, slot->cumodule, info->symbol);
   if (r != CUDA_SUCCESS)
     return cubind__fail_cuda(
         r, r == CUDA_ERROR_NOT_FOUND ? CUBIND_ERROR_KERNEL_NOT_FOUND : CUBIND_ERROR_MODULE_LOAD,

@@ -1,7 +1,7 @@
 /*
  * image.h (image.c): embedded fatbins ("images") loaded once per device. Every module that
  * points at the same image (the separable-compilation case: several .cu files, one fatbin)
- * shares its record, its loaded CUlibrary / CUmodule on each device, and its lock.
+ * shares its record, its loaded CUmodule on each device, and its lock.
  */
 #ifndef CUBIND_IMAGE_H
 #define CUBIND_IMAGE_H
@@ -14,8 +14,7 @@
 typedef struct cubind__image_slot {
   int loaded;        /* 0 until committed (release store, under the image's lock) */
   CUcontext context; /* the context it was loaded in (and its kernels resolved in) */
-  CUlibrary library; /* either library (CUDA >= 12.0) ... */
-  CUmodule cumodule; /* ... or module is set */
+  CUmodule cumodule; /* the loaded image */
   unsigned max_block[3], max_grid[3];
   int optin_shared; /* MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, for resolving kernels */
 } cubind__image_slot;

@@ -20,12 +20,4 @@ CUBIND_INTERNAL cubind_status cubind__kernel_resolve(const char *what, const cub
                                                      CUcontext ctx, int device, unsigned index,
                                                      const cubind__kernel_slot **out);
 
-/*
- * cubind__kernel_resolve_all: every kernel of `module` on `device` (cubind_preload), loading
- * its image there if needed; stops at the first kernel that fails.
- */
-CUBIND_INTERNAL cubind_status cubind__kernel_resolve_all(const char *what,
-                                                         const cubind_module *module,
-                                                         CUcontext ctx, int device);
-
 #endif /* CUBIND_KERNEL_H */

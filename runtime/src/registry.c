@@ -1,13 +1,13 @@
 /*
  * registry.c: the process-wide list of the program's modules (each generated .c registers its
- * own from a constructor) and cubind_preload, which loads them all on the calling thread's
+ * own from a constructor) and cubind_preload, which loads their images on the calling thread's
  * device. The list is a lock-free push list linked through each module's state.
  */
 #include <stdio.h>
 
 #include "context.h"
 #include "error.h"
-#include "kernel.h"
+#include "image.h"
 #include "slots.h"
 
 static const cubind_module *registry;
@@ -32,6 +32,25 @@ void cubind_module_register(const cubind_module *module) {
                                         __ATOMIC_ACQUIRE));
 }
 
+/*
+ * Loads `module`'s image on `device` (once per image) and keeps it loaded. Its kernels are
+ * resolved, and checked against the stubs' layout, each at its first launch: resolving them
+ * here would make the driver load every kernel of the module, where the driver's own lazy
+ * loading loads only those that run (kernel.c).
+ */
+static cubind_status load_image(const char *what, const cubind_module *module, CUcontext ctx,
+                                int device) {
+  cubind__module_slots *slots;
+  cubind__image_slot *slot;
+  cubind_status status = cubind__slots_get(what, module, &slots);
+  if (status == CUBIND_SUCCESS)
+    status = cubind__image_enter(what, module, slots->image, ctx, device, &slot);
+  if (status != CUBIND_SUCCESS) return status;
+  cubind__image_commit(slot);
+  cubind__image_leave(slots->image, slot);
+  return CUBIND_SUCCESS;
+}
+
 cubind_status cubind_preload(void) {
   const cubind_module *module = __atomic_load_n(&foreign, __ATOMIC_ACQUIRE);
   cubind_status status;
@@ -44,7 +63,7 @@ cubind_status cubind_preload(void) {
   if (status != CUBIND_SUCCESS) return status;
   for (module = __atomic_load_n(&registry, __ATOMIC_ACQUIRE); module; module = module->state->next) {
     snprintf(what, sizeof what, "cubind_preload (module %s)", module->name);
-    status = cubind__kernel_resolve_all(what, module, ctx, device);
+    status = load_image(what, module, ctx, device);
     if (status != CUBIND_SUCCESS) return status;
   }
   return CUBIND_SUCCESS;

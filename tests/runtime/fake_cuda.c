@@ -347,45 +347,15 @@ static CUresult unload_image(void *image) {
   return CUDA_SUCCESS;
 }
 
-static CUresult fake_cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jo,
-                                       void **jv, unsigned nj, CUlibraryOption *lo, void **lv,
-                                       unsigned nl) {
-  (void)jo, (void)jv, (void)nj, (void)lo, (void)lv, (void)nl;
-  ENTER("cuLibraryLoadData");
-  return load_image(code, (fake_image **)library);
-}
-
-/*
- * The unload calls release the image even when made to fail: the runtime only unloads while
- * reporting another failure and cannot retry, so a leak here would be the fake's, not its own.
- */
-static CUresult fake_cuLibraryUnload(CUlibrary library) {
-  CUresult injected = enter("cuLibraryUnload"), r = unload_image(library);
-  return injected != CUDA_SUCCESS ? injected : r;
-}
-
-static CUresult fake_cuLibraryGetKernel(CUkernel *kernel, CUlibrary library, const char *name) {
-  const fake_kernel *k;
-  ENTER("cuLibraryGetKernel");
-  if (!library || !name) return CUDA_ERROR_INVALID_VALUE;
-  if (!(k = find_kernel(name))) return CUDA_ERROR_NOT_FOUND;
-  *kernel = (CUkernel)k;
-  return CUDA_SUCCESS;
-}
-
-static CUresult fake_cuKernelGetFunction(CUfunction *function, CUkernel kernel) {
-  ENTER("cuKernelGetFunction");
-  if (!as_kernel(kernel)) return CUDA_ERROR_INVALID_HANDLE;
-  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
-  *function = (CUfunction)kernel;
-  return CUDA_SUCCESS;
-}
-
 static CUresult fake_cuModuleLoadData(CUmodule *module, const void *image) {
   ENTER("cuModuleLoadData");
   return load_image(image, (fake_image **)module);
 }
 
+/*
+ * The unload call releases the image even when made to fail: the runtime only unloads while
+ * reporting another failure and cannot retry, so a leak here would be the fake's, not its own.
+ */
 static CUresult fake_cuModuleUnload(CUmodule module) {
   CUresult injected = enter("cuModuleUnload"), r = unload_image(module);
   return injected != CUDA_SUCCESS ? injected : r;
@@ -525,13 +495,6 @@ static CUresult find_global(CUdeviceptr *dptr, size_t *bytes, fake_image *image,
   *dptr = (CUdeviceptr)(uintptr_t)image->coeffs;
   if (bytes) *bytes = sizeof image->coeffs;
   return CUDA_SUCCESS;
-}
-
-static CUresult fake_cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library,
-                                        const char *name) {
-  ENTER("cuLibraryGetGlobal");
-  if (!library) return CUDA_ERROR_INVALID_HANDLE;
-  return find_global(dptr, bytes, (fake_image *)library, name);
 }
 
 static CUresult fake_cuModuleGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUmodule module,

@@ -15,7 +15,7 @@
  * cuPointerGetAttributes(MEMORY_TYPE) says CU_MEMORYTYPE_HOST inside cuMemAllocHost allocations and
  * 0 elsewhere (pageable), without an error, as the driver does.
  *
- * Images: cuLibraryLoadData / cuModuleLoadData accept anything that starts like a fatbin; each
+ * Images: cuModuleLoadData accepts anything that starts like a fatbin; each
  * loaded image has its own __device__ variable "coeffs" (8 doubles), so modules that share one
  * loaded image share it, and separately loaded images do not.
  * Kernels report 16 registers, 1 KiB of static shared memory and PTX/binary version = the

@@ -23,7 +23,7 @@ static void kernel_attributes(void **state) {
   /* the kernel was resolved by the query: its launch needs no resolution */
   fake_cuda_reset();
   assert_int_equal(launch_kernel(&vec_module, 2), CUBIND_SUCCESS);
-  assert_int_equal(fake_cuda_calls("cuLibraryGetKernel"), 0);
+  assert_int_equal(fake_cuda_calls("cuModuleGetFunction"), 0);
   assert_int_equal(cubind_module_kernel_attributes(&vec_module, 2, NULL),
                    CUBIND_ERROR_INVALID_VALUE);
   assert_contains(cubind_last_error(), "small_attributes: out is NULL");

@@ -29,12 +29,12 @@ static void module_variables(void **state) {
   for (i = 0; i < 8; i++)
     assert_true(out[i] == 1.5 * i);
   /* looked up once per device: later copies call no lookup */
-  lookups = fake_cuda_calls("cuLibraryGetGlobal");
+  lookups = fake_cuda_calls("cuModuleGetGlobal");
   assert_int_equal(lookups, 1);
   assert_int_equal(cubind_module_global_copy(&var_module, 0, out, 2, sizeof(double),
                                              CUBIND_COPY_FROM_DEVICE),
                    CUBIND_SUCCESS);
-  assert_int_equal(fake_cuda_calls("cuLibraryGetGlobal"), lookups);
+  assert_int_equal(fake_cuda_calls("cuModuleGetGlobal"), lookups);
   assert_int_equal(cubind_module_global_copy(&var_module, 0, in, 9, sizeof(double),
                                              CUBIND_COPY_TO_DEVICE),
                    CUBIND_ERROR_INVALID_VALUE);
@@ -84,16 +84,16 @@ static void shared_variables(void **state) {
                                              CUBIND_COPY_FROM_DEVICE),
                    CUBIND_SUCCESS);
   assert_memory_equal(out, in, sizeof in);
-  assert_int_equal(fake_cuda_calls("cuLibraryLoadData"), 1); /* one load for both */
+  assert_int_equal(fake_cuda_calls("cuModuleLoadData"), 1); /* one load for both */
   memset(out, 0xFF, sizeof out);
   assert_int_equal(cubind_module_global_copy(other, 0, out, 8, sizeof(double),
                                              CUBIND_COPY_FROM_DEVICE),
                    CUBIND_SUCCESS);
   assert_true(out[0] == 0.0 && out[7] == 0.0); /* its own, untouched variable */
-  assert_int_equal(fake_cuda_calls("cuLibraryLoadData"), 2);
+  assert_int_equal(fake_cuda_calls("cuModuleLoadData"), 2);
   /* b's kernels come from the same load */
   assert_int_equal(launch_kernel(b, 0), CUBIND_SUCCESS);
-  assert_int_equal(fake_cuda_calls("cuLibraryLoadData"), 2);
+  assert_int_equal(fake_cuda_calls("cuModuleLoadData"), 2);
 }
 
 static cubind_status scenario_variable(void *arg) {
@@ -108,10 +108,10 @@ static cubind_status scenario_variable(void *arg) {
 
 static void every_variable_call_fails_cleanly(void **state) {
   static const injection cases[] = {
-      {"cuLibraryLoadData", CUDA_ERROR_INVALID_IMAGE, scenario_variable, NULL,
+      {"cuModuleLoadData", CUDA_ERROR_INVALID_IMAGE, scenario_variable, NULL,
        CUBIND_ERROR_MODULE_LOAD, {"vec_coeffs_to_device", "loading module vec on device 0"}, 0},
       /* a loaded image stays loaded, whatever the lookup or the copy says */
-      {"cuLibraryGetGlobal", CUDA_ERROR_UNKNOWN, scenario_variable, NULL,
+      {"cuModuleGetGlobal", CUDA_ERROR_UNKNOWN, scenario_variable, NULL,
        CUBIND_ERROR_MODULE_LOAD,
        {"vec_coeffs_to_device", "variable 'coeffs' (symbol 'coeffs') in module vec on device 0"},
        1},

@@ -46,7 +46,7 @@ static void shared_images(void **state) {
   assert_int_equal(launch_kernel(b, 0), CUBIND_SUCCESS); /* b's kernel, a's load */
   assert_int_equal(launch_kernel(b, 1), CUBIND_SUCCESS);
   assert_int_equal(fake_cuda_loads(0) - before0, 1);
-  assert_int_equal(fake_cuda_calls("cuLibraryGetKernel"), 3); /* each kernel resolved once */
+  assert_int_equal(fake_cuda_calls("cuModuleGetFunction"), 3); /* each kernel resolved once */
   assert_int_equal(fake_cuda_live_images(), images + 1);
   /* the same bytes at another address: another image, loaded on its own */
   assert_int_equal(launch_kernel(copy, 0), CUBIND_SUCCESS);
@@ -74,7 +74,7 @@ static void shared_image_failures(void **state) {
   (void)state;
   e = module_sharing(d, "e", b_kernels, 2, NULL, 0);
   f = module_sharing(d, "f", gone, 1, NULL, 0);
-  fake_cuda_fail("cuLibraryGetKernel", 1, CUDA_ERROR_NOT_FOUND, 0);
+  fake_cuda_fail("cuModuleGetFunction", 1, CUDA_ERROR_NOT_FOUND, 0);
   assert_int_equal(launch_kernel(d, 0), CUBIND_ERROR_KERNEL_NOT_FOUND);
   assert_int_equal(fake_cuda_live_images(), images); /* unloaded again */
   assert_int_equal(launch_kernel(e, 0), CUBIND_SUCCESS);
@@ -91,7 +91,7 @@ static void no_binary_for_gpu(void **state) {
   long images = fake_cuda_live_images();
   (void)state;
   fake_cuda_set_compute_capability(7, 5);
-  fake_cuda_fail("cuLibraryLoadData", 1, CUDA_ERROR_NO_BINARY_FOR_GPU, 0);
+  fake_cuda_fail("cuModuleLoadData", 1, CUDA_ERROR_NO_BINARY_FOR_GPU, 0);
   assert_int_equal(launch_first_kernel(fresh_module(vec_kernels, 3)), CUBIND_ERROR_NO_KERNEL_IMAGE);
   assert_contains(cubind_last_error(), "doublify_launch");
   assert_contains(cubind_last_error(), "module vec has no code for device 0 (sm_75)");
@@ -100,7 +100,7 @@ static void no_binary_for_gpu(void **state) {
   assert_contains(cubind_last_error(), "CUDA_ERROR_NO_BINARY_FOR_GPU");
   assert_int_equal(fake_cuda_live_images(), images);
   /* Lazy loading reports it when the kernel is resolved: same message. */
-  fake_cuda_fail("cuKernelGetFunction", 1, CUDA_ERROR_NO_BINARY_FOR_GPU, 0);
+  fake_cuda_fail("cuModuleGetFunction", 1, CUDA_ERROR_NO_BINARY_FOR_GPU, 0);
   assert_int_equal(launch_first_kernel(fresh_module(vec_kernels, 3)), CUBIND_ERROR_NO_KERNEL_IMAGE);
   assert_contains(cubind_last_error(), "sm_80 (cubin), sm_90 (cubin), sm_90 (PTX)");
   assert_int_equal(fake_cuda_live_images(), images);
@@ -144,9 +144,9 @@ static void fatbin_archs(void **state) {
 
 static void every_load_call_fails_cleanly(void **state) {
   static const injection cases[] = {
-      {"cuLibraryLoadData", CUDA_ERROR_OUT_OF_MEMORY, scenario_load_and_launch, NULL,
+      {"cuModuleLoadData", CUDA_ERROR_OUT_OF_MEMORY, scenario_load_and_launch, NULL,
        CUBIND_ERROR_OUT_OF_MEMORY, {LAUNCH_TEXT, "failed loading module vec on device 0"}, 0},
-      {"cuLibraryLoadData", CUDA_ERROR_INVALID_IMAGE, scenario_load_and_launch, NULL,
+      {"cuModuleLoadData", CUDA_ERROR_INVALID_IMAGE, scenario_load_and_launch, NULL,
        CUBIND_ERROR_MODULE_LOAD, {LAUNCH_TEXT}, 0},
       {"cuDeviceGet", CUDA_ERROR_UNKNOWN, scenario_load_and_launch, NULL, CUBIND_ERROR_MODULE_LOAD,
        {LAUNCH_TEXT, "loading module vec on device 0"}, 0},

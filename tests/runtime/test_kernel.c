@@ -6,7 +6,7 @@
  */
 #include "test_support.h"
 
-static unsigned long resolutions(void) { return fake_cuda_calls("cuLibraryGetKernel"); }
+static unsigned long resolutions(void) { return fake_cuda_calls("cuModuleGetFunction"); }
 
 /* Kernels are resolved on their own first launch, once per device. */
 static void kernels_resolve_lazily(void **state) {
@@ -50,12 +50,12 @@ static void lazy_resolution_failures(void **state) {
     cubind_status expected;
     const char *expect;
   } cases[] = {
-      {"cuLibraryGetKernel", CUDA_ERROR_NOT_FOUND, CUBIND_ERROR_KERNEL_NOT_FOUND,
-       "cuLibraryGetKernel failed for kernel 'doublify' (symbol 'doublify') in module vec on "
+      {"cuModuleGetFunction", CUDA_ERROR_NOT_FOUND, CUBIND_ERROR_KERNEL_NOT_FOUND,
+       "cuModuleGetFunction failed for kernel 'doublify' (symbol 'doublify') in module vec on "
        "device 0: CUDA_ERROR_NOT_FOUND"},
-      {"cuKernelGetFunction", CUDA_ERROR_UNKNOWN, CUBIND_ERROR_MODULE_LOAD,
-       "cuKernelGetFunction failed for kernel 'doublify'"},
-      {"cuKernelGetFunction", CUDA_ERROR_NO_BINARY_FOR_GPU, CUBIND_ERROR_NO_KERNEL_IMAGE,
+      {"cuModuleGetFunction", CUDA_ERROR_UNKNOWN, CUBIND_ERROR_MODULE_LOAD,
+       "cuModuleGetFunction failed for kernel 'doublify'"},
+      {"cuModuleGetFunction", CUDA_ERROR_NO_BINARY_FOR_GPU, CUBIND_ERROR_NO_KERNEL_IMAGE,
        "sm_80 (cubin), sm_90 (cubin), sm_90 (PTX)"},
       {"cuFuncGetParamInfo", CUDA_ERROR_UNKNOWN, CUBIND_ERROR_MODULE_LOAD,
        "cuFuncGetParamInfo failed for parameter 0 of kernel 'doublify' (module vec)"},
@@ -111,10 +111,10 @@ static void abi_mismatch(void **state) {
   assert_int_equal(launch_first_kernel(fresh_module(too_many, 1)), CUBIND_ERROR_ABI_MISMATCH);
   assert_contains(cubind_last_error(), "has only 0");
   /* A failing unload during that cleanup does not change the report. */
-  fake_cuda_fail("cuLibraryUnload", 1, CUDA_ERROR_UNKNOWN, 0);
+  fake_cuda_fail("cuModuleUnload", 1, CUDA_ERROR_UNKNOWN, 0);
   assert_int_equal(launch_first_kernel(fresh_module(kernels, 1)), CUBIND_ERROR_ABI_MISMATCH);
   assert_contains(cubind_last_error(), "parameter 1 'n'");
-  assert_int_equal(fake_cuda_calls("cuLibraryUnload"), 3);
+  assert_int_equal(fake_cuda_calls("cuModuleUnload"), 3);
   assert_int_equal(fake_cuda_live_images(), images);
 }
 
@@ -128,9 +128,9 @@ static void missing_symbol(void **state) {
 
 static void every_resolution_call_fails_cleanly(void **state) {
   static const injection cases[] = {
-      {"cuLibraryGetKernel", CUDA_ERROR_NOT_FOUND, scenario_load_and_launch, NULL,
+      {"cuModuleGetFunction", CUDA_ERROR_NOT_FOUND, scenario_load_and_launch, NULL,
        CUBIND_ERROR_KERNEL_NOT_FOUND, {LAUNCH_TEXT}, 0},
-      {"cuKernelGetFunction", CUDA_ERROR_UNKNOWN, scenario_load_and_launch, NULL,
+      {"cuModuleGetFunction", CUDA_ERROR_UNKNOWN, scenario_load_and_launch, NULL,
        CUBIND_ERROR_MODULE_LOAD, {LAUNCH_TEXT}, 0},
       {"cuFuncGetParamInfo", CUDA_ERROR_UNKNOWN, scenario_load_and_launch, NULL,
        CUBIND_ERROR_MODULE_LOAD, {LAUNCH_TEXT}, 0},

@@ -44,7 +44,7 @@ static void foreign_modules(void **state) {
   stateless->state = NULL;
   assert_int_equal(launch_first_kernel(stateless), CUBIND_ERROR_INVALID_VALUE);
   assert_contains(cubind_last_error(), "module vec has no state");
-  assert_int_equal(fake_cuda_calls("cuLibraryLoadData"), 0);
+  assert_int_equal(fake_cuda_calls("cuModuleLoadData"), 0);
 }
 
 int main(void) {

@@ -74,7 +74,7 @@ static void concurrent_first_launches(void **state) {
   assert_int_equal(fake_cuda_loads(0), 1);
   assert_int_equal(fake_cuda_loads(1), 1);
   /* each kernel of each module once per device */
-  assert_int_equal(fake_cuda_calls("cuLibraryGetKernel"), (3 + 2) * 2);
+  assert_int_equal(fake_cuda_calls("cuModuleGetFunction"), (3 + 2) * 2);
   assert_int_equal(fake_cuda_calls("cuLaunchKernel"), THREADS * 21);
   assert_int_equal(fake_cuda_live_device_allocations(), 0);
 }

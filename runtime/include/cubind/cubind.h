@@ -210,7 +210,10 @@ cubind_status cubind_get_device(int *ordinal);
 
 /*
  * cubind_preload: loads every module the program links (every registered fatbin) on the calling
- * thread's device now, so that no later launch pays for loading. Optional.
+ * thread's device now, so that no later launch pays for loading the image (a missing
+ * architecture or a damaged fatbin is reported here). Each kernel is still resolved, and its
+ * parameter layout checked, at its first launch: as with the driver's cuModuleLoadData, the
+ * driver's lazy loading then loads only the kernels that run. Optional.
  */
 cubind_status cubind_preload(void);
 

@@ -17,7 +17,7 @@
  * Shared images (relocatable device code, add_gpu_kernels SEPARABLE): several modules (one per
  * .cu file, each with its own descriptor and kernel table) may point at the same embedded
  * fatbin, i.e. the same `image` pointer. The runtime loads each image once per device and shares
- * the loaded library among all modules that point at it: their kernels are resolved from it and
+ * the loaded module among all modules that point at it: their kernels are resolved from it and
  * a __device__ variable is one object for all of them. The image pointer is the identity: two
  * copies of the same bytes are two images.
  */
@@ -291,8 +291,8 @@ cubind_status cubind_module_call(const cubind_module *module, unsigned kernel_in
  * cubind_module_global_copy: copies count * elem_size bytes between `host` and the start of
  * variable `global_index` of `module` on the calling thread's device, synchronously (ordered
  * after the work of the legacy default stream, like cudaMemcpyToSymbol). The first use on a
- * device loads the module's image there and looks the variable up (cuLibraryGetGlobal or
- * cuModuleGetGlobal); later uses take no lock. More bytes than the variable holds fail with
+ * device loads the module's image there and looks the variable up (cuModuleGetGlobal); later
+ * uses take no lock. More bytes than the variable holds fail with
  * CUBIND_ERROR_INVALID_VALUE naming the variable and both sizes; count 0 copies nothing.
  */
 cubind_status cubind_module_global_copy(const cubind_module *module, unsigned global_index,
