@@ -735,6 +735,25 @@ static CUresult fake_cuMemsetD8(CUdeviceptr dst, unsigned char value, size_t byt
   return CUDA_SUCCESS;
 }
 
+/* Stream-ordered allocation (reductions' scratch): the fake runs everything in order. */
+static CUresult fake_cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes, CUstream s) {
+  (void)s;
+  return fake_cuMemAlloc(dptr, bytes);
+}
+static CUresult fake_cuMemFreeAsync(CUdeviceptr dptr, CUstream s) {
+  (void)s;
+  return fake_cuMemFree(dptr);
+}
+static CUresult fake_cuMemsetD32Async(CUdeviceptr dst, unsigned value, size_t count, CUstream s) {
+  size_t i;
+  (void)s;
+  ENTER("cuMemsetD32Async");
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  flush_all();
+  for (i = 0; i < count; i++) ((unsigned *)(uintptr_t)dst)[i] = value;
+  return CUDA_SUCCESS;
+}
+
 /* ---- streams and events -------------------------------------------------------------------- */
 
 typedef struct fake_event {

@@ -315,6 +315,17 @@ cubind_status cubind_module_config_occupancy(const cubind_module *module, unsign
                                              size_t n, unsigned shared_bytes, cubind_config *out);
 
 /*
+ * cubind_fail: sets the calling thread's last error (cubind_last_error) to the printf-style
+ * message, calls the error hook, and returns `status`: libraries built on libcubind
+ * (cubind::array) report their own failures the way the runtime does.
+ */
+cubind_status cubind_fail(cubind_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/*
  * The kernels of <cubind/elementwise.cuh> (CUBIND_ELEMENTWISE, CUBIND_VECTORIZE,
  * CUBIND_REDUCTION): what their stubs tell the runtime besides the arguments. Added in ABI 3
  * without changing anything above: stubs of other kernels never use it.
