@@ -112,7 +112,7 @@ static cubind_status launch_reduction(const char *entry, const cubind_module *mo
   size_t bytes = CUBIND_REDUCTION_PARTIALS_OFFSET + (size_t)cfg->grid.x * shape->result_size;
   const char *failed = NULL;
   cubind_status status = CUBIND_SUCCESS;
-  CUresult r = CUDA_ERROR_NOT_SUPPORTED;
+  CUresult r = CUDA_ERROR_NOT_SUPPORTED, freed;
   if (cubind__drv.cuMemAllocAsync && cubind__drv.cuMemFreeAsync && cubind__drv.cuMemsetD32Async)
     r = cubind__drv.cuMemAllocAsync(&scratch, bytes, cfg->stream);
   if (r != CUDA_SUCCESS) {
@@ -124,9 +124,11 @@ static cubind_status launch_reduction(const char *entry, const cubind_module *mo
       *(void **)args[shape->scratch_index] = (void *)(uintptr_t)scratch;
       status = cubind__launch_resolved(entry, module, kernel_index, cfg, args, k, device);
     }
-    r = cubind__drv.cuMemFreeAsync(scratch, cfg->stream);
-    if (r != CUDA_SUCCESS && !failed && status == CUBIND_SUCCESS)
+    freed = cubind__drv.cuMemFreeAsync(scratch, cfg->stream);
+    if (freed != CUDA_SUCCESS && !failed && status == CUBIND_SUCCESS) {
+      r = freed;
       failed = "cuMemFreeAsync of its scratch";
+    }
   }
   if (failed) {
     char what[512];
