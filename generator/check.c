@@ -94,20 +94,23 @@ static const char *element_count_name(const cubind_kernel *kernel) {
   size_t p, a;
   for (p = 0; p < kernel->num_params; p++)
     for (a = 0; a < kernel->params[p].annotations.count; a++)
-      if (strcmp(kernel->params[p].annotations.items[a], CUBIND_ANNOTATION_ELEMENT_COUNT) == 0)
+      if (strcmp(kernel->params[p].annotations.items[a], CUBIND_ANNOTATION_ELEMENT_COUNT) == 0 ||
+          strcmp(kernel->params[p].annotations.items[a], CUBIND_ANNOTATION_ELEMENT_MAP) == 0)
         return kernel->params[p].name;
   return NULL;
 }
 
 /* The role annotations of <cubind/elementwise.cuh>: 1 when `text` is one (recorded), else 0. */
 static int resolve_role(const cubind_kernel *kernel, cubind_param *param, const char *text) {
-  cubind_param_role role = strcmp(text, CUBIND_ANNOTATION_ELEMENT_COUNT) == 0 ? CUBIND_ROLE_ELEMENT_COUNT
-                           : strcmp(text, CUBIND_ANNOTATION_REDUCTION_SCRATCH) == 0
-                               ? CUBIND_ROLE_REDUCTION_SCRATCH
-                               : CUBIND_ROLE_NONE;
+  cubind_param_role role =
+      strcmp(text, CUBIND_ANNOTATION_ELEMENT_COUNT) == 0       ? CUBIND_ROLE_ELEMENT_COUNT
+      : strcmp(text, CUBIND_ANNOTATION_ELEMENT_MAP) == 0       ? CUBIND_ROLE_ELEMENT_MAP
+      : strcmp(text, CUBIND_ANNOTATION_REDUCTION_SCRATCH) == 0 ? CUBIND_ROLE_REDUCTION_SCRATCH
+                                                               : CUBIND_ROLE_NONE;
   if (role == CUBIND_ROLE_NONE)
     return 0;
-  if (role == CUBIND_ROLE_ELEMENT_COUNT ? !param->is_scalar || param->is_pointer : !param->is_pointer)
+  if (role != CUBIND_ROLE_REDUCTION_SCRATCH ? !param->is_scalar || param->is_pointer
+                                            : !param->is_pointer)
     error_take(&param->location,
                cubind_xasprintf("annotation '%s' on parameter '%s' of kernel '%s' (its type is "
                                 "'%s'): it belongs to <cubind/elementwise.cuh>'s macros",

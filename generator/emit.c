@@ -766,23 +766,32 @@ static char *args_array(const cubind_kernel *kernel) {
   return out.data;
 }
 
+/* The index of a kernel's element count (CUBIND_ELEMENT_COUNT or _MAP), or -1. */
+static long count_index(const cubind_kernel *kernel) {
+  long count = role_index(kernel, CUBIND_ROLE_ELEMENT_COUNT);
+  return count >= 0 ? count : role_index(kernel, CUBIND_ROLE_ELEMENT_MAP);
+}
+
 /*
  * A kernel of <cubind/elementwise.cuh>: "  const cubind_elementwise_shape cubind_shape = {n, 3,
- * 4};" (its element count, the reduction's scratch parameter or CUBIND_NO_SCRATCH, the bytes of
- * its result's element); "" for other kernels.
+ * 4, 2, 0};" (its element count, the reduction's scratch parameter or CUBIND_NO_SCRATCH, the
+ * bytes of its result's element, the count's parameter, 1 for an element map); "" for other
+ * kernels.
  */
 static char *shape_line(const cubind_kernel *kernel) {
-  long count = role_index(kernel, CUBIND_ROLE_ELEMENT_COUNT);
+  long count = count_index(kernel);
   long scratch = role_index(kernel, CUBIND_ROLE_REDUCTION_SCRATCH);
+  int map = kernel->params[count < 0 ? 0 : count].role == CUBIND_ROLE_ELEMENT_MAP;
   if (count < 0)
     return cubind_xstrdup("");
   if (scratch < 0)
     return cubind_xasprintf("  const cubind_elementwise_shape cubind_shape = {%s, "
-                            "CUBIND_NO_SCRATCH, 0};",
-                            kernel->params[count].name);
+                            "CUBIND_NO_SCRATCH, 0, %ld, %d};",
+                            kernel->params[count].name, count, map);
   /* the result is the reduction's first parameter (elementwise.cuh) */
-  return cubind_xasprintf("  const cubind_elementwise_shape cubind_shape = {%s, %ld, %llu};",
-                          kernel->params[count].name, scratch, kernel->params[0].elem_size);
+  return cubind_xasprintf("  const cubind_elementwise_shape cubind_shape = {%s, %ld, %llu, %ld, "
+                          "0};",
+                          kernel->params[count].name, scratch, kernel->params[0].elem_size, count);
 }
 
 /* `text` as a C string literal (quotes, backslashes and C99 trigraphs escaped), a new string. */
@@ -848,7 +857,7 @@ static int each_kernel_stubs(tpl_writer *writer, const char *block, const void *
     unsigned num_host = 0;
     char *strings[9];
     tpl_marker markers[14];
-    int elementwise = role_index(kernel, CUBIND_ROLE_ELEMENT_COUNT) >= 0;
+    int elementwise = count_index(kernel) >= 0;
     int failed;
     for (i = 0; i < kernel->num_params; i++)
       num_host += kernel->params[i].direction != CUBIND_PARAM_DEVICE;

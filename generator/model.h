@@ -37,6 +37,7 @@ typedef enum cubind_param_direction {
 typedef enum cubind_param_role {
   CUBIND_ROLE_NONE = 0,
   CUBIND_ROLE_ELEMENT_COUNT,   /* CUBIND_ELEMENT_COUNT: the `size_t n` of an elementwise kernel */
+  CUBIND_ROLE_ELEMENT_MAP,     /* CUBIND_ELEMENT_MAP: the same, element i touching only i */
   CUBIND_ROLE_REDUCTION_SCRATCH /* CUBIND_REDUCTION_SCRATCH: passed by the runtime, hidden */
 } cubind_param_role;
 

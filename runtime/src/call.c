@@ -12,6 +12,7 @@
 #include "elementwise.h"
 #include "error.h"
 #include "launch.h"
+#include "pipeline.h"
 #include "result.h"
 #include "scratch.h"
 #include "staging.h"
@@ -97,6 +98,12 @@ cubind_status cubind__call(const cubind_module *module, unsigned kernel_index,
   if (num_host_args > 0) {
     status = cubind__staging_check(what);
     if (status != CUBIND_SUCCESS) return status;
+  }
+  if (shape) { /* an element map over large buffers: in chunks, overlapped */
+    size_t chunk = cubind__pipeline_chunk(shape, host_args, num_host_args);
+    if (chunk)
+      return cubind__pipeline(what, module, kernel_index, cfg, args, host_args, num_host_args,
+                              shape, chunk);
   }
 
   status = cubind__launch_prepare("call", module, kernel_index, cfg, &k, &device);

@@ -92,6 +92,7 @@ static cubind_status check_arguments(const char *entry, const cubind_module *mod
                                      const cubind_elementwise_shape *shape) {
   if (CUBIND_UNLIKELY(!module || kernel_index >= module->num_kernels || !shape ||
                       (!args && module->kernels[kernel_index].num_params > 0) ||
+                      shape->count_index >= module->kernels[kernel_index].num_params ||
                       (shape->scratch_index != CUBIND_NO_SCRATCH &&
                        (shape->scratch_index >= module->kernels[kernel_index].num_params ||
                         shape->result_size == 0))))

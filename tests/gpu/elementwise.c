@@ -3,7 +3,8 @@
  * against CPU references on random data: cfg NULL and given, n == 0, n not a multiple of the
  * block, outputs poisoned to catch unwritten elements, _launch on device arrays and _call on
  * host arrays, reductions bit-identical over repeated runs and on two streams at once, a
- * reduction's block size refused, and n above 2^32 on bytes when the device has the memory.
+ * reduction's block size refused, n above 2^32 on bytes when the device has the memory, and
+ * vector_add_call in chunks over large pageable and page-locked host arrays.
  */
 #include "gpu_check.h"
 
@@ -175,6 +176,51 @@ static size_t test_huge(void) {
   return 0;
 }
 
+/*
+ * vector_add_call over host arrays large enough to run in chunks on several streams (pipeline.c:
+ * 16 MiB chunks), pageable and page-locked, n not a multiple of the chunk: every element equal
+ * to the CPU's sum (one rounding each: exact).
+ */
+static size_t test_chunked(void) {
+  const size_t n = ((size_t)40 << 20) + 12345;
+  size_t bad = 0, i, pass;
+  float *a = malloc(n * sizeof(float)), *b = malloc(n * sizeof(float));
+  float *c = malloc(n * sizeof(float)), *pinned[3];
+  if (!a || !b || !c) {
+    printf("gpu_elementwise: chunked calls not tested: no host memory\n");
+    free(a);
+    free(b);
+    free(c);
+    return 0;
+  }
+  gpu_fill_random(a, n, -1.0f, 1.0f);
+  gpu_fill_random(b, n, -1.0f, 1.0f);
+  for (pass = 0; pass < 2; pass++) {
+    float *x = a, *y = b, *z = c;
+    if (pass == 1) { /* page-locked */
+      for (i = 0; i < 3; i++) GPU_CHECK(cubind_malloc_host((void **)&pinned[i], n * sizeof(float)));
+      memcpy(pinned[0], a, n * sizeof(float));
+      memcpy(pinned[1], b, n * sizeof(float));
+      x = pinned[0], y = pinned[1], z = pinned[2];
+    }
+    gpu_poison(z, n * sizeof(float));
+    GPU_CHECK(vector_add_call(NULL, x, y, z, n));
+    for (i = 0; i < n; i++)
+      if (!(z[i] == x[i] + y[i])) {
+        if (bad < 5)
+          fprintf(stderr, "chunked vector_add_call (%s)[%zu]: got %.9g, want %.9g\n",
+                  pass ? "page-locked" : "pageable", i, (double)z[i], (double)(x[i] + y[i]));
+        bad++;
+      }
+    if (pass == 1)
+      for (i = 0; i < 3; i++) GPU_CHECK(cubind_free_host(pinned[i]));
+  }
+  free(a);
+  free(b);
+  free(c);
+  return bad;
+}
+
 int main(void) {
   size_t bad = 0;
   float *x = malloc(N * sizeof(float)), *y = malloc(N * sizeof(float));
@@ -187,6 +233,7 @@ int main(void) {
   bad += test_elementwise(x, y, z, want);
   bad += test_dot(x, y);
   bad += test_huge();
+  bad += test_chunked();
   free(x);
   free(y);
   free(z);

@@ -57,7 +57,7 @@ static void no_allocation_per_launch(void **state) {
   { /* the same for <cubind/elementwise.cuh>'s launches with cfg NULL (shape cached) */
     void *args[2];
     int n = 512;
-    cubind_elementwise_shape shape = {512, CUBIND_NO_SCRATCH, 0};
+    cubind_elementwise_shape shape = {512, CUBIND_NO_SCRATCH, 0, 1, 0};
     args[0] = &dev;
     args[1] = &n;
     assert_int_equal(cubind_module_launch_elementwise(&vec_module, 0, NULL, args, &shape),

@@ -2,14 +2,17 @@
  * test_elementwise.c (runtime/src/elementwise.c): the launches behind the stubs of
  * <cubind/elementwise.cuh>: the shape picked for cfg NULL (seen through the fake's doublify,
  * which doubles a[i] for i below both its int n and the threads launched), n == 0, a
- * reduction's scratch taken, zeroed and given back on every path, the checks and messages.
+ * reduction's scratch taken, zeroed and given back on every path, the checks and messages, and
+ * an element map's _call in chunks on several streams (pipeline.c).
  */
 #include "test_support.h"
+
+void cubind__set_chunk_bytes(size_t bytes); /* runtime/src/pipeline.h: 0 restores the default */
 
 /* doublify through the elementwise entry: `count` is the shape's n, `n` the kernel's int. */
 static cubind_status ew_launch(const cubind_config *cfg, float *a, int n, size_t count) {
   void *args[2] = {&a, &n};
-  cubind_elementwise_shape shape = {count, CUBIND_NO_SCRATCH, 0};
+  cubind_elementwise_shape shape = {count, CUBIND_NO_SCRATCH, 0, 1, 0};
   return cubind_module_launch_elementwise(&vec_module, 0, cfg, args, &shape);
 }
 
@@ -18,7 +21,7 @@ static cubind_status reduce_launch(const cubind_config *cfg, size_t count) {
   float *a = NULL;
   int n = 0;
   void *args[2] = {&a, &n};
-  cubind_elementwise_shape shape = {count, 0, 8};
+  cubind_elementwise_shape shape = {count, 0, 8, 1, 0};
   return cubind_module_launch_elementwise(&vec_module, 0, cfg, args, &shape);
 }
 
@@ -55,7 +58,7 @@ static void zero_elements(void **state) {
   void *args[2];
   int n = 1;
   cubind_host_arg host = {0, CUBIND_DIRECTION_INOUT, &a, 0, sizeof(float), "n"};
-  cubind_elementwise_shape shape = {0, CUBIND_NO_SCRATCH, 0};
+  cubind_elementwise_shape shape = {0, CUBIND_NO_SCRATCH, 0, 1, 0};
   float *p = &a;
   (void)state;
   args[0] = &p;
@@ -109,7 +112,7 @@ static void argument_checks(void **state) {
   float *a = NULL;
   int n = 0;
   void *args[2] = {&a, &n};
-  cubind_elementwise_shape bad_scratch = {10, 2, 4}, no_size = {10, 0, 0};
+  cubind_elementwise_shape bad_scratch = {10, 2, 4, 1, 0}, no_size = {10, 0, 0, 1, 0};
   (void)state;
   assert_int_equal(cubind_module_launch_elementwise(&vec_module, 0, NULL, args, NULL),
                    CUBIND_ERROR_INVALID_VALUE);
@@ -126,6 +129,50 @@ static void argument_checks(void **state) {
   assert_int_equal(fake_cuda_calls("cuLaunchKernel"), 0);
 }
 
+/*
+ * doublify's _call as an element map: `a` INOUT with n elements. The kernel's int n is read from
+ * the low bytes of the size_t the runtime writes (little-endian), as the fake reads an int.
+ */
+static cubind_status map_call(float *a, size_t n, size_t table_count) {
+  size_t count = n;
+  void *args[2];
+  cubind_host_arg host = {0, CUBIND_DIRECTION_INOUT, a, table_count, sizeof(float), "n"};
+  cubind_elementwise_shape shape = {n, CUBIND_NO_SCRATCH, 0, 1, 1};
+  args[0] = &a;
+  args[1] = &count;
+  return cubind_module_call_elementwise(&vec_module, 0, NULL, args, &host, 1, &shape);
+}
+
+static void chunked_call(void **state) {
+  static float a[10000];
+  size_t i, bad = 0;
+  (void)state;
+  cubind__set_chunk_bytes(4096); /* 1024 floats a chunk: 10 chunks on 3 streams */
+  for (i = 0; i < 10000; i++) a[i] = (float)i;
+  assert_int_equal(map_call(a, 10000, 10000), CUBIND_SUCCESS);
+  for (i = 0; i < 10000; i++) bad += a[i] != 2.0f * (float)i;
+  assert_int_equal(bad, 0);
+  assert_int_equal(fake_cuda_calls("cuStreamCreate"), 3);
+  assert_int_equal(fake_cuda_calls("cuLaunchKernel"), 10);
+  assert_int_equal(fake_cuda_calls("cuMemcpyHtoDAsync"), 10);
+  assert_int_equal(fake_cuda_calls("cuMemcpyDtoHAsync"), 10);
+  assert_int_equal(fake_cuda_live_streams(), 0);
+  /* a buffer of another count (a table): one pass */
+  assert_int_equal(map_call(a, 10000, 10001), CUBIND_SUCCESS);
+  assert_int_equal(fake_cuda_calls("cuStreamCreate"), 3);
+  assert_true(a[9999] == 4.0f * 9999.0f);
+  /* small: one pass */
+  assert_int_equal(map_call(a, 2048, 2048), CUBIND_SUCCESS);
+  assert_int_equal(fake_cuda_calls("cuStreamCreate"), 3);
+  /* a failing copy: reported, every stream finished and destroyed */
+  fake_cuda_fail("cuMemcpyHtoDAsync", 4, CUDA_ERROR_UNKNOWN, 0);
+  assert_int_not_equal(map_call(a, 10000, 10000), CUBIND_SUCCESS);
+  assert_contains(cubind_last_error(), "in chunks of 1024 elements: cuMemcpyHtoDAsync");
+  assert_int_equal(fake_cuda_live_streams(), 0);
+  assert_int_equal(fake_cuda_live_registrations(), 0);
+  cubind__set_chunk_bytes(0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(shape_for_cfg_null, test_setup),
@@ -133,6 +180,7 @@ int main(void) {
       cmocka_unit_test_setup(reduction_scratch, test_setup),
       cmocka_unit_test_setup(reduction_failures, test_setup),
       cmocka_unit_test_setup(argument_checks, test_setup),
+      cmocka_unit_test_setup(chunked_call, test_setup),
   };
   return RUN_RUNTIME_TESTS(tests, 1);
 }

@@ -23,9 +23,11 @@
  *
  * The parameter names i, n, result, out and reduction_scratch belong to the macros.
  *
- * cubind-gen knows these kernels by two annotations: CUBIND_ELEMENT_COUNT on the `size_t n`
+ * cubind-gen knows these kernels by their annotations: CUBIND_ELEMENT_COUNT on the `size_t n`
  * (every annotated pointer without _N(expr) then holds n elements; `cfg` may be NULL: the
- * runtime picks the launch shape) and CUBIND_REDUCTION_SCRATCH on the reduction's scratch.
+ * runtime picks the launch shape), CUBIND_ELEMENT_MAP instead for CUBIND_VECTORIZE (element i
+ * depends on element i alone, so its _call may split host buffers into chunks), and
+ * CUBIND_REDUCTION_SCRATCH on the reduction's scratch.
  *
  * Reductions combine in a fixed order for a given grid: each thread folds its grid-stride
  * elements in index order, each block reduces its threads with cub::BlockReduce (a fixed tree)
@@ -94,7 +96,7 @@ template <typename R, typename A0, typename... Rest, int I> struct arg<R(A0, Res
   CUBIND_VECTORIZE_(name, T, params, CUBIND_NARGS_ params, __VA_ARGS__)
 #define CUBIND_VECTORIZE_(name, T, params, count, ...)                                          \
   extern "C" __global__ void name(CUBIND_CAT_(CUBIND_VEC_PARAMS_, count)(params),               \
-                                  CUBIND_OUT T *out, CUBIND_ELEMENT_COUNT size_t n) {           \
+                                  CUBIND_OUT T *out, CUBIND_ELEMENT_MAP size_t n) {             \
     struct fn_ {                                                                                \
       __device__ __forceinline__ T operator() params const __VA_ARGS__                          \
     } fn;                                                                                       \

@@ -336,6 +336,9 @@ typedef struct cubind_elementwise_shape {
   unsigned scratch_index; /* a reduction's hidden scratch parameter; CUBIND_NO_SCRATCH for an
                              elementwise kernel */
   size_t result_size;     /* a reduction: the bytes of its result type; else 0 */
+  unsigned count_index;   /* the parameter that holds n */
+  int element_map;        /* 1: element i reads and writes element i of its pointers only
+                             (CUBIND_VECTORIZE): _call may run it in chunks */
 } cubind_elementwise_shape;
 
 /*

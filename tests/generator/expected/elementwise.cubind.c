@@ -73,7 +73,7 @@ __attribute__((constructor)) static void cubind_g_elementwise_register(void) {
 cubind_status lin_comb_launch(const cubind_config *cfg, float a, const float *x, float b,
     const float *y, float *z, size_t n) {
   void *cubind_args[6] = {&a, &x, &b, &y, &z, &n};
-  const cubind_elementwise_shape cubind_shape = {n, CUBIND_NO_SCRATCH, 0};
+  const cubind_elementwise_shape cubind_shape = {n, CUBIND_NO_SCRATCH, 0, 5, 0};
   return cubind_module_launch_elementwise(&cubind_g_elementwise_module, 0, cfg, cubind_args, &cubind_shape);
 }
 
@@ -84,7 +84,7 @@ cubind_status lin_comb_call(const cubind_config *cfg, float a, const float *x, f
       {1, CUBIND_DIRECTION_IN, (void *)x, cubind_count_result(cubind_count_uint(n)), 4, "n"},
       {3, CUBIND_DIRECTION_IN, (void *)y, cubind_count_result(cubind_count_uint(n)), 4, "n"},
       {4, CUBIND_DIRECTION_OUT, (void *)z, cubind_count_result(cubind_count_uint(n)), 4, "n"}};
-  const cubind_elementwise_shape cubind_shape = {n, CUBIND_NO_SCRATCH, 0};
+  const cubind_elementwise_shape cubind_shape = {n, CUBIND_NO_SCRATCH, 0, 5, 0};
   return cubind_module_call_elementwise(&cubind_g_elementwise_module, 0, cfg, cubind_args, cubind_host_args, 3, &cubind_shape);
 }
 
@@ -99,7 +99,7 @@ cubind_status lin_comb_config_occupancy(size_t n, unsigned shared_bytes, cubind_
 cubind_status vector_add_launch(const cubind_config *cfg, const float *a, const float *b,
     float *out, size_t n) {
   void *cubind_args[4] = {&a, &b, &out, &n};
-  const cubind_elementwise_shape cubind_shape = {n, CUBIND_NO_SCRATCH, 0};
+  const cubind_elementwise_shape cubind_shape = {n, CUBIND_NO_SCRATCH, 0, 3, 1};
   return cubind_module_launch_elementwise(&cubind_g_elementwise_module, 1, cfg, cubind_args, &cubind_shape);
 }
 
@@ -110,7 +110,7 @@ cubind_status vector_add_call(const cubind_config *cfg, const float *a, const fl
       {0, CUBIND_DIRECTION_IN, (void *)a, cubind_count_result(cubind_count_uint(n)), 4, "n"},
       {1, CUBIND_DIRECTION_IN, (void *)b, cubind_count_result(cubind_count_uint(n)), 4, "n"},
       {2, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_uint(n)), 4, "n"}};
-  const cubind_elementwise_shape cubind_shape = {n, CUBIND_NO_SCRATCH, 0};
+  const cubind_elementwise_shape cubind_shape = {n, CUBIND_NO_SCRATCH, 0, 3, 1};
   return cubind_module_call_elementwise(&cubind_g_elementwise_module, 1, cfg, cubind_args, cubind_host_args, 3, &cubind_shape);
 }
 
@@ -126,7 +126,7 @@ cubind_status dot_launch(const cubind_config *cfg, float *result, const float *x
     size_t n) {
   void *cubind_scratch = NULL;
   void *cubind_args[5] = {&result, &x, &y, &n, &cubind_scratch};
-  const cubind_elementwise_shape cubind_shape = {n, 4, 4};
+  const cubind_elementwise_shape cubind_shape = {n, 4, 4, 3, 0};
   return cubind_module_launch_elementwise(&cubind_g_elementwise_module, 2, cfg, cubind_args, &cubind_shape);
 }
 
@@ -138,7 +138,7 @@ cubind_status dot_call(const cubind_config *cfg, float *result, const float *x, 
       {0, CUBIND_DIRECTION_OUT, (void *)result, cubind_count_result(cubind_count_int(1LL)), 4, "1"},
       {1, CUBIND_DIRECTION_IN, (void *)x, cubind_count_result(cubind_count_uint(n)), 4, "n"},
       {2, CUBIND_DIRECTION_IN, (void *)y, cubind_count_result(cubind_count_uint(n)), 4, "n"}};
-  const cubind_elementwise_shape cubind_shape = {n, 4, 4};
+  const cubind_elementwise_shape cubind_shape = {n, 4, 4, 3, 0};
   return cubind_module_call_elementwise(&cubind_g_elementwise_module, 2, cfg, cubind_args, cubind_host_args, 3, &cubind_shape);
 }
 
@@ -154,7 +154,7 @@ cubind_status max_i64_launch(const cubind_config *cfg, long long *result, const 
     size_t n) {
   void *cubind_scratch = NULL;
   void *cubind_args[4] = {&result, &x, &n, &cubind_scratch};
-  const cubind_elementwise_shape cubind_shape = {n, 3, 8};
+  const cubind_elementwise_shape cubind_shape = {n, 3, 8, 2, 0};
   return cubind_module_launch_elementwise(&cubind_g_elementwise_module, 3, cfg, cubind_args, &cubind_shape);
 }
 
@@ -165,7 +165,7 @@ cubind_status max_i64_call(const cubind_config *cfg, long long *result, const lo
   cubind_host_arg cubind_host_args[2] = {
       {0, CUBIND_DIRECTION_OUT, (void *)result, cubind_count_result(cubind_count_int(1LL)), 8, "1"},
       {1, CUBIND_DIRECTION_IN, (void *)x, cubind_count_result(cubind_count_uint(n)), 8, "n"}};
-  const cubind_elementwise_shape cubind_shape = {n, 3, 8};
+  const cubind_elementwise_shape cubind_shape = {n, 3, 8, 2, 0};
   return cubind_module_call_elementwise(&cubind_g_elementwise_module, 3, cfg, cubind_args, cubind_host_args, 2, &cubind_shape);
 }
 
@@ -179,7 +179,7 @@ cubind_status max_i64_config_occupancy(size_t n, unsigned shared_bytes, cubind_c
 
 cubind_status undocumented_launch(const cubind_config *cfg, double *v, const double *pair, size_t n) {
   void *cubind_args[3] = {&v, &pair, &n};
-  const cubind_elementwise_shape cubind_shape = {n, CUBIND_NO_SCRATCH, 0};
+  const cubind_elementwise_shape cubind_shape = {n, CUBIND_NO_SCRATCH, 0, 2, 0};
   return cubind_module_launch_elementwise(&cubind_g_elementwise_module, 4, cfg, cubind_args, &cubind_shape);
 }
 
@@ -188,7 +188,7 @@ cubind_status undocumented_call(const cubind_config *cfg, double *v, const doubl
   cubind_host_arg cubind_host_args[2] = {
       {0, CUBIND_DIRECTION_INOUT, (void *)v, cubind_count_result(cubind_count_uint(n)), 8, "n"},
       {1, CUBIND_DIRECTION_IN, (void *)pair, cubind_count_result(cubind_count_int(2LL)), 8, "2"}};
-  const cubind_elementwise_shape cubind_shape = {n, CUBIND_NO_SCRATCH, 0};
+  const cubind_elementwise_shape cubind_shape = {n, CUBIND_NO_SCRATCH, 0, 2, 0};
   return cubind_module_call_elementwise(&cubind_g_elementwise_module, 4, cfg, cubind_args, cubind_host_args, 2, &cubind_shape);
 }
 
