@@ -320,7 +320,7 @@ static void append_doc_text(cubind_buf *out, const char *doc) {
 static void write_doc(tpl_writer *writer, const void *data) {
   const cubind_kernel *kernel = data;
   cubind_buf doc = {0}, text = {0};
-  if (!kernel->doc)
+  if (!kernel->doc || !kernel->doc[0]) /* an empty one leaves `doc` unallocated */
     return;
   append_doc_text(&doc, kernel->doc);
   append_comment_text(&text, doc.data, 0);
