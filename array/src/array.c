@@ -50,6 +50,21 @@ static cubind_status check_pair(const char *fn, const char *xname, const cubind_
   return CUBIND_SUCCESS;
 }
 
+/*
+ * The array's memory is on the calling thread's device (checked after the arguments, before a
+ * launch or a copy: a kernel given another device's memory would fault).
+ */
+static cubind_status check_device(const char *fn, const cubind_array *a) {
+  int device = 0;
+  cubind_status status = cubind_get_device(&device);
+  if (status == CUBIND_SUCCESS && device != a->device)
+    return cubind_fail(CUBIND_ERROR_INVALID_VALUE,
+                       "%s: the array lives on device %d but the calling thread's device is %d "
+                       "(cubind_set_device)",
+                       fn, a->device, device);
+  return status;
+}
+
 /* An array's bytes, or CUBIND_ERROR_SIZE_OVERFLOW. */
 static cubind_status array_bytes(const char *fn, size_t count, cubind_dtype dtype,
                                  size_t *bytes) {
@@ -83,14 +98,34 @@ static cubind_status allocate(const char *fn, cubind_array *a, size_t count,
   return CUBIND_SUCCESS;
 }
 
-/*
- * The output of an operation on `like`: allocated now when it has no memory (data NULL), else
- * checked to match like's count and dtype.
- */
+/* The output of an operation on `like` (checked): allocated now when it has no memory. */
 static cubind_status prepare_out(const char *fn, cubind_array *out, const cubind_array *like) {
+  return out->data ? CUBIND_SUCCESS : allocate(fn, out, like->count, like->dtype);
+}
+
+/*
+ * The arguments of an operation writing `out` from x (and y, when not NULL), checked before the
+ * driver is touched: usable, matching, out NULL or unallocated or matching; then, when there
+ * are elements, x (and y and an allocated out) on the calling thread's device; then out
+ * allocated if it has no memory.
+ */
+static cubind_status check_operation(const char *fn, cubind_array *out, const cubind_array *x,
+                                     const cubind_array *y) {
+  cubind_status status = y ? check_pair(fn, "x", x, "y", y) : check_array(fn, "x", x);
+  if (status != CUBIND_SUCCESS) return status;
   if (!out) return cubind_fail(CUBIND_ERROR_INVALID_VALUE, "%s: out is NULL", fn);
-  if (!out->data) return allocate(fn, out, like->count, like->dtype);
-  return check_pair(fn, "out", out, "the input", like);
+  if (out->data) {
+    status = check_pair(fn, "out", out, "the input", x);
+    if (status != CUBIND_SUCCESS) return status;
+  }
+  if (x->count == 0) return prepare_out(fn, out, x);
+  if ((y && y->device != x->device) || (out->data && out->device != x->device))
+    return cubind_fail(CUBIND_ERROR_INVALID_VALUE, "%s: the arrays live on different devices (%d, "
+                       "%d, %d)", fn, x->device, y ? y->device : x->device,
+                       out->data ? out->device : x->device);
+  status = check_device(fn, x);
+  if (status == CUBIND_SUCCESS) status = prepare_out(fn, out, x);
+  return status;
 }
 
 cubind_status cubind_array_empty(cubind_array *a, size_t count, cubind_dtype dtype) {
@@ -127,6 +162,8 @@ cubind_status cubind_array_get(const cubind_array *a, void *host) {
     return cubind_fail(CUBIND_ERROR_INVALID_VALUE,
                        "cubind_array_get: host is NULL but the array holds %zu elements",
                        a->count);
+  status = check_device("cubind_array_get", a);
+  if (status != CUBIND_SUCCESS) return status;
   return cubind_from_device(host, a->data, a->count * dtype_sizes[a->dtype]);
 }
 
@@ -143,6 +180,8 @@ cubind_status cubind_array_free(cubind_array *a) {
 cubind_status cubind_array_fill(cubind_array *a, double value) {
   cubind_status status = check_array("cubind_array_fill", "the array", a);
   if (status != CUBIND_SUCCESS || a->count == 0) return status;
+  status = check_device("cubind_array_fill", a);
+  if (status != CUBIND_SUCCESS) return status;
   switch (a->dtype) {
   case CUBIND_F32: return cubindarray_fill_f32_launch(NULL, a->data, (float)value, a->count);
   case CUBIND_F64: return cubindarray_fill_f64_launch(NULL, a->data, value, a->count);
@@ -153,8 +192,7 @@ cubind_status cubind_array_fill(cubind_array *a, double value) {
 
 cubind_status cubind_array_scale(cubind_array *out, double alpha, const cubind_array *x) {
   const char *fn = "cubind_array_scale";
-  cubind_status status = check_array(fn, "x", x);
-  if (status == CUBIND_SUCCESS) status = prepare_out(fn, out, x);
+  cubind_status status = check_operation(fn, out, x, NULL);
   if (status != CUBIND_SUCCESS || x->count == 0) return status;
   switch (x->dtype) {
   case CUBIND_F32:
@@ -170,8 +208,7 @@ cubind_status cubind_array_scale(cubind_array *out, double alpha, const cubind_a
 cubind_status cubind_array_axpby(cubind_array *out, double alpha, const cubind_array *x,
                                  double beta, const cubind_array *y) {
   const char *fn = "cubind_array_axpby";
-  cubind_status status = check_pair(fn, "x", x, "y", y);
-  if (status == CUBIND_SUCCESS) status = prepare_out(fn, out, x);
+  cubind_status status = check_operation(fn, out, x, y);
   if (status != CUBIND_SUCCESS || x->count == 0) return status;
   switch (x->dtype) {
   case CUBIND_F32:
@@ -194,8 +231,7 @@ cubind_status cubind_array_axpby(cubind_array *out, double alpha, const cubind_a
   cubind_status cubind_array_##op(cubind_array *out, const cubind_array *x,                     \
                                   const cubind_array *y) {                                      \
     const char *fn = "cubind_array_" #op;                                                       \
-    cubind_status status = check_pair(fn, "x", x, "y", y);                                      \
-    if (status == CUBIND_SUCCESS) status = prepare_out(fn, out, x);                             \
+    cubind_status status = check_operation(fn, out, x, y);                                      \
     if (status != CUBIND_SUCCESS || x->count == 0) return status;                               \
     switch (x->dtype) {                                                                         \
     case CUBIND_F32: return cubindarray_##op##_f32_launch(NULL, out->data, x->data, y->data,    \
@@ -280,7 +316,11 @@ static cubind_status reduction(const char *fn, reduction_launch launch, const cu
     *result = 0.0;
     return CUBIND_SUCCESS;
   }
-  status = reduce(launch, x, y, &value);
+  if (y && y->device != x->device)
+    return cubind_fail(CUBIND_ERROR_INVALID_VALUE, "%s: x lives on device %d but y on %d", fn,
+                       x->device, y->device);
+  status = check_device(fn, x);
+  if (status == CUBIND_SUCCESS) status = reduce(launch, x, y, &value);
   if (status == CUBIND_SUCCESS) *result = as_double(value, x->dtype, accumulated);
   return status;
 }

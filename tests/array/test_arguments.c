@@ -1,6 +1,7 @@
 /*
  * test_arguments.c (array/src/array.c): every argument error of cubind::array is a status and a
- * message, given before the driver is touched (there is none: see CMakeLists.txt).
+ * message, given before the driver is touched (there is none: see CMakeLists.txt), arrays of two
+ * devices in one operation included.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -101,6 +102,12 @@ static void mismatches(void **state) {
   assert_refused(cubind_array_dot(&x, &y, &r), CUBIND_ERROR_INVALID_VALUE, "5");
   assert_refused(cubind_array_dot(&x, &z, &r), CUBIND_ERROR_INVALID_VALUE, "i32");
   assert_refused(cubind_array_sum(&x, NULL), CUBIND_ERROR_INVALID_VALUE, "result is NULL");
+  /* arrays of two devices */
+  y = fake(4, CUBIND_F32);
+  y.device = 1;
+  assert_refused(cubind_array_add(&x, &x, &y), CUBIND_ERROR_INVALID_VALUE, "different devices");
+  assert_refused(cubind_array_scale(&y, 2, &x), CUBIND_ERROR_INVALID_VALUE, "different devices");
+  assert_refused(cubind_array_dot(&x, &y, &r), CUBIND_ERROR_INVALID_VALUE, "device 0 but y on 1");
 }
 
 static void empty_reductions(void **state) {

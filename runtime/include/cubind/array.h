@@ -17,7 +17,8 @@
  * An `out` array whose data is NULL (`cubind_array b = {0}`, or freed) is allocated with the
  * inputs' count and dtype; an allocated `out` must match them (it may be one of the inputs).
  * Scalars (alpha, beta, fill values) are converted to the array's dtype. Operations run on the
- * legacy default stream, in order, and the array must live on the calling thread's device;
+ * legacy default stream, in order, on arrays of the calling thread's device (else, and for
+ * arrays of two devices in one operation, CUBIND_ERROR_INVALID_VALUE);
  * reductions return when their result is on the host, as a double (i64 values above 2^53 are
  * rounded). Integer division by zero is undefined, as in C.
  */
