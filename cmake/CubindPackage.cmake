@@ -21,7 +21,8 @@ set(CUBIND_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/cubind" CACHE STRING
     "Where the CMake package files go, relative to the install prefix")
 
 # The names users write after the cubind:: namespace.
-foreach(pair IN ITEMS cubind_runtime:runtime cubind_runtime_shared:runtime_shared cubind-gen:gen)
+foreach(pair IN ITEMS cubind_runtime:runtime cubind_runtime_shared:runtime_shared cubind-gen:gen
+                     cubind_array:array)
   string(REPLACE ":" ";" pair "${pair}")
   list(GET pair 0 target)
   list(GET pair 1 export_name)

@@ -86,6 +86,40 @@ static void check_count_expr(const cubind_kernel *kernel, cubind_param *param, c
   }
 }
 
+/*
+ * The name of the kernel's CUBIND_ELEMENT_COUNT parameter (<cubind/elementwise.cuh>'s `n`,
+ * which every annotated pointer without _N(expr) counts), or NULL for another kernel.
+ */
+static const char *element_count_name(const cubind_kernel *kernel) {
+  size_t p, a;
+  for (p = 0; p < kernel->num_params; p++)
+    for (a = 0; a < kernel->params[p].annotations.count; a++)
+      if (strcmp(kernel->params[p].annotations.items[a], CUBIND_ANNOTATION_ELEMENT_COUNT) == 0 ||
+          strcmp(kernel->params[p].annotations.items[a], CUBIND_ANNOTATION_ELEMENT_MAP) == 0)
+        return kernel->params[p].name;
+  return NULL;
+}
+
+/* The role annotations of <cubind/elementwise.cuh>: 1 when `text` is one (recorded), else 0. */
+static int resolve_role(const cubind_kernel *kernel, cubind_param *param, const char *text) {
+  cubind_param_role role =
+      strcmp(text, CUBIND_ANNOTATION_ELEMENT_COUNT) == 0       ? CUBIND_ROLE_ELEMENT_COUNT
+      : strcmp(text, CUBIND_ANNOTATION_ELEMENT_MAP) == 0       ? CUBIND_ROLE_ELEMENT_MAP
+      : strcmp(text, CUBIND_ANNOTATION_REDUCTION_SCRATCH) == 0 ? CUBIND_ROLE_REDUCTION_SCRATCH
+                                                               : CUBIND_ROLE_NONE;
+  if (role == CUBIND_ROLE_NONE)
+    return 0;
+  if (role != CUBIND_ROLE_REDUCTION_SCRATCH ? !param->is_scalar || param->is_pointer
+                                            : !param->is_pointer)
+    error_take(&param->location,
+               cubind_xasprintf("annotation '%s' on parameter '%s' of kernel '%s' (its type is "
+                                "'%s'): it belongs to <cubind/elementwise.cuh>'s macros",
+                                text, param->name, kernel->display_name, param->type_spelling));
+  else
+    param->role = role;
+  return 1;
+}
+
 /* Turns a parameter's annotate strings into its direction and count expression. */
 static void resolve_annotations(const cubind_kernel *kernel, cubind_param *param) {
   const annotation_kind *first = NULL;
@@ -93,6 +127,8 @@ static void resolve_annotations(const cubind_kernel *kernel, cubind_param *param
   for (i = 0; i < param->annotations.count; i++) {
     const char *text = param->annotations.items[i];
     const annotation_kind *kind = find_annotation(text);
+    if (!kind && resolve_role(kernel, param, text))
+      continue;
     if (!kind) {
       error_take(&param->location,
                  cubind_xasprintf("unknown cubind annotation '%s' on parameter '%s'", text,
@@ -133,8 +169,9 @@ static void resolve_annotations(const cubind_kernel *kernel, cubind_param *param
       continue;
     }
     param->direction = kind->direction;
-    if (kind->has_count) {
-      const char *expr = text + strlen(kind->text);
+    if (kind->has_count || element_count_name(kernel)) {
+      /* an elementwise kernel's pointers without _N(expr) hold its element count */
+      const char *expr = kind->has_count ? text + strlen(kind->text) : element_count_name(kernel);
       param->count_expr = cubind_xstrdup(expr);
       check_count_expr(kernel, param, expr);
     }

@@ -114,23 +114,53 @@ cubind_linkage cx_linkage(CXCursor cursor) {
                                                                 : CUBIND_LINKAGE_EXTERNAL;
 }
 
-/* cx_doc_comment: see clang_util.h. */
-char *cx_doc_comment(CXCursor cursor, unsigned *line_out) {
-  char *raw = cx_string(clang_Cursor_getRawCommentText(cursor));
+/*
+ * The doc comment that ends right before byte `offset` of `text` (only blanks between):
+ * a / ** or / *! block, or a run of /// or //! lines; a new string with its first line in
+ * *line, or NULL. For declarations a macro makes, to which clang attaches no comment.
+ */
+static char *comment_before(const char *text, size_t offset, unsigned *line) {
+  size_t end = offset, start = 0, i;
+  int found = 0;
+  while (end > 0 && strchr(" \t\r\n", text[end - 1]))
+    end--;
+  if (end >= 4 && text[end - 1] == '/' && text[end - 2] == '*') {
+    for (start = end - 2; start > 0 && !(text[start - 1] == '/' && text[start] == '*'); start--)
+      ;
+    if (start == 0 || start + 1 >= end - 2 || (text[start + 1] != '*' && text[start + 1] != '!'))
+      return NULL;
+    start--;
+  } else {
+    size_t at = end;
+    for (;;) { /* the start of the line that ends at `at`, while it is a /// or //! line */
+      size_t begin = at, lead;
+      while (begin > 0 && text[begin - 1] != '\n')
+        begin--;
+      for (lead = begin; lead < at && (text[lead] == ' ' || text[lead] == '\t'); lead++)
+        ;
+      if (at - lead < 3 || text[lead] != '/' || text[lead + 1] != '/' ||
+          (text[lead + 2] != '/' && text[lead + 2] != '!'))
+        break;
+      start = lead;
+      found = 1;
+      if (begin == 0)
+        break;
+      at = begin - 1;
+    }
+    if (!found)
+      return NULL;
+  }
+  *line = 1;
+  for (i = 0; i < start; i++)
+    *line += text[i] == '\n';
+  return cubind_xstrndup(text + start, end - start);
+}
+
+/* Re-indents a raw comment's continuation lines (see cx_doc_comment); frees `raw`. */
+static char *reindent_comment(char *raw) {
   cubind_buf out = {0};
   const char *line = raw;
   int first = 1;
-  *line_out = 0;
-  if (!raw[0]) {
-    free(raw);
-    return NULL;
-  }
-  {
-    CXSourceRange range = clang_Cursor_getCommentRange(cursor);
-    CXFile file;
-    unsigned column, offset;
-    clang_getExpansionLocation(clang_getRangeStart(range), &file, line_out, &column, &offset);
-  }
   while (*line) {
     const char *end = strchr(line, '\n');
     size_t length = end ? (size_t)(end - line) : strlen(line);
@@ -150,6 +180,35 @@ char *cx_doc_comment(CXCursor cursor, unsigned *line_out) {
   }
   free(raw);
   return out.data;
+}
+
+/* cx_doc_comment: see clang_util.h. */
+char *cx_doc_comment(CXCursor cursor, unsigned *line_out) {
+  char *raw = cx_string(clang_Cursor_getRawCommentText(cursor));
+  *line_out = 0;
+  if (!raw[0]) {
+    /* Made by a macro (<cubind/elementwise.cuh>): the comment before the macro's use. */
+    CXSourceLocation start = clang_getRangeStart(clang_getCursorExtent(cursor));
+    CXFile file, spelled;
+    unsigned line, column, offset, spelled_offset;
+    size_t size = 0;
+    const char *text;
+    free(raw);
+    clang_getExpansionLocation(start, &file, &line, &column, &offset);
+    clang_getSpellingLocation(start, &spelled, &line, &column, &spelled_offset);
+    if (!file || (clang_File_isEqual(file, spelled) && offset == spelled_offset))
+      return NULL;
+    text = clang_getFileContents(clang_Cursor_getTranslationUnit(cursor), file, &size);
+    raw = text && offset <= size ? comment_before(text, offset, line_out) : NULL;
+    return raw ? reindent_comment(raw) : NULL;
+  }
+  {
+    CXSourceRange range = clang_Cursor_getCommentRange(cursor);
+    CXFile file;
+    unsigned column, offset;
+    clang_getExpansionLocation(clang_getRangeStart(range), &file, line_out, &column, &offset);
+  }
+  return reindent_comment(raw);
 }
 
 /* cx_count_errors: see clang_util.h. */

@@ -132,8 +132,8 @@ static char *signature(const cubind_kernel *kernel, int with_counts, int definit
   append_argument(&out, &column, "const cubind_config *cfg", 1);
   for (i = 0; i < kernel->num_params; i++) {
     const cubind_param *param = &kernel->params[i];
-    if (param->is_empty) /* a tag type: nothing to pass */
-      continue;
+    if (param->is_empty || param->role == CUBIND_ROLE_REDUCTION_SCRATCH)
+      continue; /* a tag type, or what the runtime passes: nothing for the caller to pass */
     argument.length = 0;
     append_declarator(&argument, param->c_type, param->name, definition);
     append_argument(&out, &column, argument.data, 0);
@@ -321,7 +321,7 @@ static void append_doc_text(cubind_buf *out, const char *doc) {
 static void write_doc(tpl_writer *writer, const void *data) {
   const cubind_kernel *kernel = data;
   cubind_buf doc = {0}, text = {0};
-  if (!kernel->doc)
+  if (!kernel->doc || !kernel->doc[0]) /* an empty one leaves `doc` unallocated */
     return;
   append_doc_text(&doc, kernel->doc);
   append_comment_text(&text, doc.data ? doc.data : "", 0); /* an empty comment adds nothing */
@@ -775,9 +775,19 @@ static const char *direction_name(cubind_param_direction direction) {
   }
 }
 
+/* The index of the kernel's parameter with `role`, or -1. */
+static long role_index(const cubind_kernel *kernel, cubind_param_role role) {
+  size_t i;
+  for (i = 0; i < kernel->num_params; i++)
+    if (kernel->params[i].role == role)
+      return (long)i;
+  return -1;
+}
+
 /*
  * "  void *cubind_args[2] = {&a, &n};" (nothing for a kernel without parameters); an empty tag
- * parameter gets the address of a zero byte, its whole value.
+ * parameter gets the address of a zero byte, its whole value; a reduction's scratch the address
+ * of a pointer the runtime sets.
  */
 static char *args_array(const cubind_kernel *kernel) {
   cubind_buf out = {0};
@@ -785,12 +795,45 @@ static char *args_array(const cubind_kernel *kernel) {
   cubind_buf_puts(&out, "");
   if (!kernel->num_params)
     return out.data;
+  if (role_index(kernel, CUBIND_ROLE_REDUCTION_SCRATCH) >= 0)
+    cubind_buf_puts(&out, "  void *cubind_scratch = NULL;\n");
   cubind_buf_printf(&out, "  void *cubind_args[%u] = {", (unsigned)kernel->num_params);
   for (i = 0; i < kernel->num_params; i++)
     cubind_buf_printf(&out, "%s&%s", i ? ", " : "",
-                      kernel->params[i].is_empty ? "cubind_empty_arg" : kernel->params[i].name);
+                      kernel->params[i].is_empty ? "cubind_empty_arg"
+                      : kernel->params[i].role == CUBIND_ROLE_REDUCTION_SCRATCH
+                          ? "cubind_scratch"
+                          : kernel->params[i].name);
   cubind_buf_puts(&out, "};");
   return out.data;
+}
+
+/* The index of a kernel's element count (CUBIND_ELEMENT_COUNT or _MAP), or -1. */
+static long count_index(const cubind_kernel *kernel) {
+  long count = role_index(kernel, CUBIND_ROLE_ELEMENT_COUNT);
+  return count >= 0 ? count : role_index(kernel, CUBIND_ROLE_ELEMENT_MAP);
+}
+
+/*
+ * A kernel of <cubind/elementwise.cuh>: "  const cubind_elementwise_shape cubind_shape = {n, 3,
+ * 4, 2, 0};" (its element count, the reduction's scratch parameter or CUBIND_NO_SCRATCH, the
+ * bytes of its result's element, the count's parameter, 1 for an element map); "" for other
+ * kernels.
+ */
+static char *shape_line(const cubind_kernel *kernel) {
+  long count = count_index(kernel);
+  long scratch = role_index(kernel, CUBIND_ROLE_REDUCTION_SCRATCH);
+  int map = kernel->params[count < 0 ? 0 : count].role == CUBIND_ROLE_ELEMENT_MAP;
+  if (count < 0)
+    return cubind_xstrdup("");
+  if (scratch < 0)
+    return cubind_xasprintf("  const cubind_elementwise_shape cubind_shape = {%s, "
+                            "CUBIND_NO_SCRATCH, 0, %ld, %d};",
+                            kernel->params[count].name, count, map);
+  /* the result is the reduction's first parameter (elementwise.cuh) */
+  return cubind_xasprintf("  const cubind_elementwise_shape cubind_shape = {%s, %ld, %llu, %ld, "
+                          "0};",
+                          kernel->params[count].name, scratch, kernel->params[0].elem_size, count);
 }
 
 /* `text` as a C string literal (quotes, backslashes and C99 trigraphs escaped), a new string. */
@@ -854,8 +897,9 @@ static int each_kernel_stubs(tpl_writer *writer, const char *block, const void *
   for (k = 0; k < model->num_kernels; k++) {
     const cubind_kernel *kernel = &model->kernels[k];
     unsigned num_host = 0;
-    char *strings[8];
-    tpl_marker markers[11];
+    char *strings[9];
+    tpl_marker markers[14];
+    int elementwise = count_index(kernel) >= 0;
     int failed;
     for (i = 0; i < kernel->num_params; i++)
       num_host += kernel->params[i].direction != CUBIND_PARAM_DEVICE;
@@ -867,6 +911,7 @@ static int each_kernel_stubs(tpl_writer *writer, const char *block, const void *
     strings[5] = cubind_xasprintf("%u", num_host);
     strings[6] = cubind_xstrdup(num_host ? "cubind_host_args" : "NULL");
     strings[7] = internal_prefix(model);
+    strings[8] = shape_line(kernel);
     memset(markers, 0, sizeof markers);
     markers[0].name = "LAUNCH", markers[0].value = strings[0];
     markers[1].name = "CALL", markers[1].value = strings[1];
@@ -879,6 +924,9 @@ static int each_kernel_stubs(tpl_writer *writer, const char *block, const void *
     markers[8].name = "NAME", markers[8].value = kernel->c_name;
     markers[9].name = "MODULE", markers[9].value = model->module_name;
     markers[10].name = "INTERNAL", markers[10].value = strings[7];
+    markers[11].name = "SHAPE", markers[11].value = strings[8];
+    markers[12].name = "KIND", markers[12].value = elementwise ? "_elementwise" : "";
+    markers[13].name = "SHAPE_ARG", markers[13].value = elementwise ? ", &cubind_shape" : "";
     failed = tpl_fill(writer, "cubind_stubs.c", block, 0, markers, COUNT_OF(markers));
     for (i = 0; i < COUNT_OF(strings); i++)
       free(strings[i]);

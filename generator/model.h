@@ -33,6 +33,14 @@ typedef enum cubind_param_direction {
   CUBIND_PARAM_INOUT = 3
 } cubind_param_direction;
 
+/* A parameter's part in a kernel of <cubind/elementwise.cuh> (from its annotation). */
+typedef enum cubind_param_role {
+  CUBIND_ROLE_NONE = 0,
+  CUBIND_ROLE_ELEMENT_COUNT,   /* CUBIND_ELEMENT_COUNT: the `size_t n` of an elementwise kernel */
+  CUBIND_ROLE_ELEMENT_MAP,     /* CUBIND_ELEMENT_MAP: the same, element i touching only i */
+  CUBIND_ROLE_REDUCTION_SCRATCH /* CUBIND_REDUCTION_SCRATCH: passed by the runtime, hidden */
+} cubind_param_role;
+
 /* Headers the generated header must include for the C types it spells. */
 enum {
   CUBIND_NEEDS_STDINT = 1,      /* int8_t ... uint64_t, intptr_t */
@@ -66,6 +74,7 @@ typedef struct cubind_param {
   cubind_param_direction direction;
   char *count_expr;             /* the _N(expr) text; NULL when the caller passes a count */
   char *count_code;             /* the C that computes it in the stub (a size_t; count_expr.h) */
+  cubind_param_role role;
 } cubind_param;
 
 /* A declaration's linkage, as far as the generated C cares. */

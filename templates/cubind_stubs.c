@@ -29,7 +29,9 @@
  *   global_table  once when there are variables, with global_entry: one line per variable
  *   kernel        each kernel's functions: LAUNCH / CALL (definitions' names and parameters),
  *                 ARGS_ARRAY, HOST_ARGS_ARRAY (the _call's host buffers), ARGS, HOST_ARGS,
- *                 NUM_HOST_ARGS, INDEX, NAME
+ *                 NUM_HOST_ARGS, INDEX, NAME; for the kernels of <cubind/elementwise.cuh>,
+ *                 KIND "_elementwise", SHAPE (the cubind_elementwise_shape line) and SHAPE_ARG
+ *                 (", &cubind_shape"), all empty for other kernels
  *   empty_arg     once when a kernel has an empty (tag type) parameter: the byte passed for it
  *   variable      each variable's copy functions
  */
@@ -110,13 +112,15 @@ static char cubind_empty_arg;
 
 cubind_status @@LAUNCH@@ {
 @@ARGS_ARRAY@@
-  return cubind_module_launch(&@@INTERNAL@@_module, @@INDEX@@, cfg, @@ARGS@@);
+@@SHAPE@@
+  return cubind_module_launch@@KIND@@(&@@INTERNAL@@_module, @@INDEX@@, cfg, @@ARGS@@@@SHAPE_ARG@@);
 }
 
 cubind_status @@CALL@@ {
 @@ARGS_ARRAY@@
 @@HOST_ARGS_ARRAY@@
-  return cubind_module_call(&@@INTERNAL@@_module, @@INDEX@@, cfg, @@ARGS@@, @@HOST_ARGS@@, @@NUM_HOST_ARGS@@);
+@@SHAPE@@
+  return cubind_module_call@@KIND@@(&@@INTERNAL@@_module, @@INDEX@@, cfg, @@ARGS@@, @@HOST_ARGS@@, @@NUM_HOST_ARGS@@@@SHAPE_ARG@@);
 }
 
 cubind_status @@NAME@@_attributes(cubind_kernel_attributes *out) {

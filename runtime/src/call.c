@@ -7,9 +7,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "call.h"
 #include "driver.h"
+#include "elementwise.h"
 #include "error.h"
 #include "launch.h"
+#include "pipeline.h"
 #include "result.h"
 #include "scratch.h"
 #include "staging.h"
@@ -65,9 +68,9 @@ static cubind_status check_host_arg(const char *what, const cubind_module *modul
   return CUBIND_SUCCESS;
 }
 
-cubind_status cubind_module_call(const cubind_module *module, unsigned kernel_index,
-                                 const cubind_config *cfg, void **args,
-                                 const cubind_host_arg *host_args, unsigned num_host_args) {
+cubind_status cubind__call(const cubind_module *module, unsigned kernel_index,
+                          const cubind_config *cfg, void **args, const cubind_host_arg *host_args,
+                          unsigned num_host_args, const cubind_elementwise_shape *shape) {
   const cubind__kernel_slot *k = NULL;
   unsigned long long registered = 0; /* bit i: host argument i is registered for this call */
   CUdeviceptr base = 0;
@@ -95,6 +98,12 @@ cubind_status cubind_module_call(const cubind_module *module, unsigned kernel_in
   if (num_host_args > 0) {
     status = cubind__staging_check(what);
     if (status != CUBIND_SUCCESS) return status;
+  }
+  if (shape) { /* an element map over large buffers: in chunks, overlapped */
+    size_t chunk = cubind__pipeline_chunk(shape, host_args, num_host_args);
+    if (chunk)
+      return cubind__pipeline(what, module, kernel_index, cfg, args, host_args, num_host_args,
+                              shape, chunk);
   }
 
   status = cubind__launch_prepare("call", module, kernel_index, cfg, &k, &device);
@@ -133,7 +142,8 @@ cubind_status cubind_module_call(const cubind_module *module, unsigned kernel_in
     offset += ALIGN_UP(bytes);
   }
 
-  status = cubind__launch_resolved("call", module, kernel_index, cfg, args, k, device);
+  status = shape ? cubind__launch_shaped("call", module, kernel_index, cfg, args, k, device, shape)
+                 : cubind__launch_resolved("call", module, kernel_index, cfg, args, k, device);
   if (status != CUBIND_SUCCESS) {
     (void)cubind__drv.cuStreamSynchronize(cfg->stream); /* the copies in must not outlive us */
     goto finish;
@@ -174,4 +184,10 @@ finish:
                                    param_name(module, kernel_index, h->param_index));
     }
   return status;
+}
+
+cubind_status cubind_module_call(const cubind_module *module, unsigned kernel_index,
+                                 const cubind_config *cfg, void **args,
+                                 const cubind_host_arg *host_args, unsigned num_host_args) {
+  return cubind__call(module, kernel_index, cfg, args, host_args, num_host_args, NULL);
 }

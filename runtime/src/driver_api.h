@@ -49,6 +49,9 @@
   X(cuMemcpyHtoDAsync, 3020)                                                                       \
   X(cuMemcpyDtoHAsync, 3020)                                                                       \
   X(cuMemsetD8, 3020)                                                                              \
+  O(cuMemAllocAsync, 11020)   /* reductions: per-call scratch on the call's stream */              \
+  O(cuMemFreeAsync, 11020)                                                                         \
+  O(cuMemsetD32Async, 3020)                                                                        \
   O(cuPointerGetAttributes, 7000) /* _call: page-locked or pageable host buffer */                 \
   O(cuMemHostRegister, 6050)      /* _call: large pageable buffers, page-locked for the call */    \
   O(cuMemHostUnregister, 4000)                                                                     \

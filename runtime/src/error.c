@@ -42,13 +42,27 @@ void cubind_set_error_hook(cubind_error_hook hook, void *user_data) {
   __atomic_store_n(&error_hook, hook, __ATOMIC_RELEASE);
 }
 
-cubind_status cubind__fail(cubind_status status, const char *fmt, ...) {
+/* Sets the message and calls the hook: both failure entries. */
+static cubind_status fail_v(cubind_status status, const char *fmt, va_list ap) {
   cubind_error_hook hook;
-  va_list ap;
-  va_start(ap, fmt);
   vsnprintf(last_error, sizeof last_error, fmt, ap);
-  va_end(ap);
   hook = __atomic_load_n(&error_hook, __ATOMIC_ACQUIRE);
   if (hook) hook(status, last_error, __atomic_load_n(&error_hook_data, __ATOMIC_RELAXED));
+  return status;
+}
+
+cubind_status cubind__fail(cubind_status status, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  status = fail_v(status, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+cubind_status cubind_fail(cubind_status status, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  status = fail_v(status, fmt, ap);
+  va_end(ap);
   return status;
 }

@@ -24,6 +24,9 @@ typedef struct cubind__kernel_slot {
   unsigned max_threads;         /* cuFuncGetAttribute MAX_THREADS_PER_BLOCK */
   unsigned max_dynamic_shared;  /* dynamic shared memory the launch may ask for */
   unsigned cluster_required[3]; /* the kernel's __cluster_dims__ (all 0: none) */
+  unsigned elementwise_grid;    /* <cubind/elementwise.cuh> kernels: the grid of a launch with
+                                   cfg NULL (elementwise.c); 0 until its first one. Relaxed
+                                   atomics: racing first launches store the same value */
 } __attribute__((aligned(64))) cubind__kernel_slot;
 
 /* One __constant__ / __device__ variable on one device: looked up once, published by ptr. */

@@ -1,5 +1,5 @@
 # Builds tests/cmake/consumer against the installed package in PREFIX (find_package(cubind 0.2),
-# add_gpu_kernels, link) with one generator, then the same program with plain cc and pkg-config:
+# add_gpu_kernels, link; cubind::array and a CUBIND_VECTORIZE kernel too) with one generator, then the same program with plain cc and pkg-config:
 # `cubind` (the static runtime: no libcubind among the program's needed libraries) and
 # `cubind-shared`, both compiled with -std=c99 -pedantic -Werror; runs each without a GPU (exit
 # 77 expected). Also: the package version file (0.2 found, 0.1 and 0.3 not) and
@@ -17,6 +17,7 @@ cubind_run(output "${CMAKE_COMMAND}" -S "${CMAKE_CURRENT_LIST_DIR}/consumer" -B 
            -G "${GENERATOR}" "-DCMAKE_PREFIX_PATH=${PREFIX}" "-DCMAKE_C_COMPILER=${C_COMPILER}")
 cubind_run(output "${CMAKE_COMMAND}" --build "${build}")
 cubind_expect_no_gpu(consumer "${build}/app")
+cubind_expect_no_gpu(array_app "${build}/array_app")
 
 # needed_libraries(<out> <program>): the NEEDED entries of its dynamic section.
 function(needed_libraries out program)

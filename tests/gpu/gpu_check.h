@@ -126,6 +126,15 @@ static inline double gpu_now_ms(void) {
   return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
+/*
+ * 1 when scripts/gpu-suite.sh runs the program under compute-sanitizer (CUBIND_UNDER_SANITIZER
+ * set): tests that move gigabytes leave those parts out there (each run has 120 s).
+ */
+static inline int gpu_under_sanitizer(void) {
+  const char *value = getenv("CUBIND_UNDER_SANITIZER");
+  return value && *value && strcmp(value, "0") != 0;
+}
+
 /* The program's verdict: prints it and returns the exit code. */
 static inline int gpu_finish(const char *program, size_t bad) {
   if (bad) {

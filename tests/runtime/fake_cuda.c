@@ -698,6 +698,37 @@ static CUresult fake_cuMemsetD8(CUdeviceptr dst, unsigned char value, size_t byt
   return CUDA_SUCCESS;
 }
 
+/* Stream-ordered allocation (reductions' scratch): the fake runs everything in order. */
+static CUresult fake_cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes, CUstream s) {
+  void *p;
+  (void)s;
+  ENTER("cuMemAllocAsync");
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  if (!(p = aligned_alloc(256, (bytes + 255) & ~(size_t)255))) return CUDA_ERROR_OUT_OF_MEMORY;
+  __atomic_add_fetch(&live_device, 1, __ATOMIC_RELAXED);
+  *dptr = (CUdeviceptr)(uintptr_t)p;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuMemFreeAsync(CUdeviceptr dptr, CUstream s) {
+  (void)s;
+  ENTER("cuMemFreeAsync");
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  if (!dptr) return CUDA_ERROR_INVALID_VALUE;
+  flush_all(); /* in stream order: after what was queued before it */
+  free((void *)(uintptr_t)dptr);
+  __atomic_sub_fetch(&live_device, 1, __ATOMIC_RELAXED);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuMemsetD32Async(CUdeviceptr dst, unsigned value, size_t count, CUstream s) {
+  size_t i;
+  (void)s;
+  ENTER("cuMemsetD32Async");
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  flush_all();
+  for (i = 0; i < count; i++) ((unsigned *)(uintptr_t)dst)[i] = value;
+  return CUDA_SUCCESS;
+}
+
 /* ---- streams and events -------------------------------------------------------------------- */
 
 typedef struct fake_event {

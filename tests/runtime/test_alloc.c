@@ -1,6 +1,7 @@
 /*
  * test_alloc.c: shows that a launch allocates no heap memory once its module is loaded, and that
- * a steady-state _call allocates none either (its scratch is reused). malloc, calloc, realloc and
+ * a steady-state _call allocates none either (its scratch is reused), and neither does an
+ * elementwise launch with cfg NULL (<cubind/elementwise.cuh>: its shape is cached). malloc, calloc, realloc and
  * aligned allocations of the whole process are counted by the interposers below.
  */
 #define _GNU_SOURCE
@@ -52,6 +53,24 @@ static void no_allocation_per_launch(void **state) {
   print_message("[ allocs   ] %lu heap allocations in 100000 launches after the first\n",
                 after - before);
   assert_int_equal(after - before, 0);
+
+  { /* the same for <cubind/elementwise.cuh>'s launches with cfg NULL (shape cached) */
+    void *args[2];
+    int n = 512;
+    cubind_elementwise_shape shape = {512, CUBIND_NO_SCRATCH, 0, 1, 0};
+    args[0] = &dev;
+    args[1] = &n;
+    assert_int_equal(cubind_module_launch_elementwise(&vec_module, 0, NULL, args, &shape),
+                     CUBIND_SUCCESS);
+    before = count();
+    for (i = 0; i < 100000; i++)
+      assert_int_equal(cubind_module_launch_elementwise(&vec_module, 0, NULL, args, &shape),
+                       CUBIND_SUCCESS);
+    after = count();
+    print_message("[ allocs   ] %lu heap allocations in 100000 elementwise launches (cfg NULL)\n",
+                  after - before);
+    assert_int_equal(after - before, 0);
+  }
 
   for (i = 0; i < 512; i++)
     host[i] = 1.0f;

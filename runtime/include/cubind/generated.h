@@ -314,6 +314,59 @@ cubind_status cubind_module_kernel_attributes(const cubind_module *module, unsig
 cubind_status cubind_module_config_occupancy(const cubind_module *module, unsigned kernel_index,
                                              size_t n, unsigned shared_bytes, cubind_config *out);
 
+/*
+ * cubind_fail: sets the calling thread's last error (cubind_last_error) to the printf-style
+ * message, calls the error hook, and returns `status`: libraries built on libcubind
+ * (cubind::array) report their own failures the way the runtime does.
+ */
+cubind_status cubind_fail(cubind_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/*
+ * The kernels of <cubind/elementwise.cuh> (CUBIND_ELEMENTWISE, CUBIND_VECTORIZE,
+ * CUBIND_REDUCTION): what their stubs tell the runtime besides the arguments. Added in ABI 3
+ * without changing anything above: stubs of other kernels never use it.
+ */
+#define CUBIND_NO_SCRATCH 0xffffffffu
+typedef struct cubind_elementwise_shape {
+  size_t n;               /* the element count (the kernel's `size_t n`) */
+  unsigned scratch_index; /* a reduction's hidden scratch parameter; CUBIND_NO_SCRATCH for an
+                             elementwise kernel */
+  size_t result_size;     /* a reduction: the bytes of its result type; else 0 */
+  unsigned count_index;   /* the parameter that holds n */
+  int element_map;        /* 1: element i reads and writes element i of its pointers only
+                             (CUBIND_VECTORIZE): _call may run it in chunks */
+} cubind_elementwise_shape;
+
+/*
+ * cubind_module_launch_elementwise: cubind_module_launch for such a kernel. `cfg` may be NULL:
+ * then the grid is the device's multiprocessor count times the blocks of 256 threads
+ * (CUBIND_REDUCTION_BLOCK) each can hold for this kernel (cached in the kernel's slot at the
+ * first such launch), capped by what n needs, on the legacy default stream. An elementwise
+ * kernel with n == 0 returns CUBIND_SUCCESS without launching. A reduction always launches
+ * (n == 0 writes the neutral value); its blocks must be CUBIND_REDUCTION_BLOCK threads; its
+ * scratch (a ticket and one partial per block) is taken with cuMemAllocAsync on the launch's
+ * stream, zeroed there, and freed there after the kernel (cuMemFreeAsync): calls on several
+ * streams never share it.
+ */
+cubind_status cubind_module_launch_elementwise(const cubind_module *module, unsigned kernel_index,
+                                               const cubind_config *cfg, void **args,
+                                               const cubind_elementwise_shape *shape);
+
+/*
+ * cubind_module_call_elementwise: cubind_module_call for such a kernel, with the launch of
+ * cubind_module_launch_elementwise (cfg may be NULL); an elementwise kernel with n == 0 copies
+ * and launches nothing.
+ */
+cubind_status cubind_module_call_elementwise(const cubind_module *module, unsigned kernel_index,
+                                             const cubind_config *cfg, void **args,
+                                             const cubind_host_arg *host_args,
+                                             unsigned num_host_args,
+                                             const cubind_elementwise_shape *shape);
+
 #ifdef __cplusplus
 }
 #endif

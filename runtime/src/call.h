@@ -1,0 +1,20 @@
+/*
+ * call.h (call.c): the host-buffer launch behind cubind_module_call and
+ * cubind_module_call_elementwise.
+ */
+#ifndef CUBIND_CALL_H
+#define CUBIND_CALL_H
+
+#include "internal.h"
+
+/*
+ * cubind__call: cubind_module_call (generated.h) with the launch of `shape`'s kernel
+ * (cubind__launch_shaped) when shape is not NULL; `cfg` is never NULL here.
+ */
+CUBIND_INTERNAL cubind_status cubind__call(const cubind_module *module, unsigned kernel_index,
+                                           const cubind_config *cfg, void **args,
+                                           const cubind_host_arg *host_args,
+                                           unsigned num_host_args,
+                                           const cubind_elementwise_shape *shape);
+
+#endif /* CUBIND_CALL_H */

@@ -1,0 +1,181 @@
+/*
+ * elementwise.c: cubind_module_launch_elementwise and cubind_module_call_elementwise, behind the
+ * stubs of <cubind/elementwise.cuh>'s kernels.
+ *
+ * Launch shape with cfg NULL: blocks of CUBIND_REDUCTION_BLOCK (256) threads, as many as the
+ * device holds at once for the kernel (multiprocessors x cuOccupancyMaxActiveBlocksPerMultiprocessor,
+ * computed at the kernel's first such launch and cached in its slot), fewer when n needs fewer:
+ * the kernels loop over the grid, so one wave streams any n and no block idles.
+ *
+ * A reduction's scratch: a ticket counter (zeroed) and one partial per block
+ * (CUBIND_REDUCTION_PARTIALS_OFFSET + grid * result_size bytes), taken from the device's
+ * stream-ordered pool on the launch's stream and given back there after the kernel: no lock, no
+ * host allocation, nothing shared between streams.
+ */
+#include <stdio.h>
+
+#include <cubind/annotations.h>
+
+#include "call.h"
+#include "driver.h"
+#include "elementwise.h"
+#include "error.h"
+#include "launch.h"
+#include "result.h"
+
+/* The grid for n elements when the caller gave no configuration (see above). */
+static cubind_status default_grid(const char *entry, const cubind_module *module,
+                                  unsigned kernel_index, const cubind_config *cfg,
+                                  const cubind__kernel_slot *k, int device, size_t n,
+                                  unsigned *grid) {
+  unsigned full = __atomic_load_n(&k->elementwise_grid, __ATOMIC_RELAXED);
+  size_t needed = n / CUBIND_REDUCTION_BLOCK + (n % CUBIND_REDUCTION_BLOCK != 0);
+  if (CUBIND_UNLIKELY(full == 0)) {
+    int per_sm = 1, sms = 1;
+    CUdevice dev;
+    CUresult r = cubind__drv.cuDeviceGet(&dev, device);
+    if (r == CUDA_SUCCESS)
+      r = cubind__drv.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+    if (r == CUDA_SUCCESS && cubind__drv.cuOccupancyMaxActiveBlocksPerMultiprocessor)
+      r = cubind__drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k->function,
+                                                                 CUBIND_REDUCTION_BLOCK, 0);
+    if (r != CUDA_SUCCESS) {
+      char what[512];
+      cubind__describe_launch(what, sizeof what, entry, module, kernel_index, cfg);
+      return cubind__fail_cuda(r, CUBIND_ERROR_CUDA,
+                               "%s: reading device %d's multiprocessor count and the kernel's "
+                               "occupancy failed",
+                               what, device);
+    }
+    full = (unsigned)(sms > 0 ? sms : 1) * (unsigned)(per_sm > 0 ? per_sm : 1);
+    if (full > k->max_grid[0]) full = k->max_grid[0];
+    __atomic_store_n(&((cubind__kernel_slot *)k)->elementwise_grid, full, __ATOMIC_RELAXED);
+  }
+  *grid = needed == 0 ? 1 : needed < full ? (unsigned)needed : full;
+  return CUBIND_SUCCESS;
+}
+
+/*
+ * The configuration of a launch: *cfg when given, else the default shape on the legacy default
+ * stream; the kernel resolved on the calling thread's device into *k, *device.
+ */
+static cubind_status shape_config(const char *entry, const cubind_module *module,
+                                  unsigned kernel_index, const cubind_config *cfg,
+                                  const cubind_elementwise_shape *shape, cubind_config *out,
+                                  const cubind__kernel_slot **k, int *device) {
+  cubind_status status;
+  if (cfg) {
+    *out = *cfg;
+  } else {
+    *out = cubind_config_1d(CUBIND_REDUCTION_BLOCK, CUBIND_REDUCTION_BLOCK);
+    out->stream = NULL;
+  }
+  status = cubind__launch_prepare(entry, module, kernel_index, out, k, device);
+  if (status == CUBIND_SUCCESS && !cfg)
+    status = default_grid(entry, module, kernel_index, out, *k, *device, shape->n, &out->grid.x);
+  if (status == CUBIND_SUCCESS && shape->scratch_index != CUBIND_NO_SCRATCH &&
+      (out->block.x != CUBIND_REDUCTION_BLOCK || out->block.y != 1 || out->block.z != 1 ||
+       out->grid.y != 1 || out->grid.z != 1)) {
+    char what[512];
+    cubind__describe_launch(what, sizeof what, entry, module, kernel_index, out);
+    return cubind__fail(CUBIND_ERROR_INVALID_CONFIG,
+                        "%s: a reduction's grid is 1-D and its blocks are (%u,1,1) "
+                        "(CUBIND_REDUCTION_BLOCK); pass cfg NULL to let cubind pick the shape",
+                        what, CUBIND_REDUCTION_BLOCK);
+  }
+  return status;
+}
+
+/* Checks the arguments every entry shares (cfg may be NULL). */
+static cubind_status check_arguments(const char *entry, const cubind_module *module,
+                                     unsigned kernel_index, void **args,
+                                     const cubind_elementwise_shape *shape) {
+  if (CUBIND_UNLIKELY(!module || kernel_index >= module->num_kernels || !shape ||
+                      (!args && module->kernels[kernel_index].num_params > 0) ||
+                      shape->count_index >= module->kernels[kernel_index].num_params ||
+                      (shape->scratch_index != CUBIND_NO_SCRATCH &&
+                       (shape->scratch_index >= module->kernels[kernel_index].num_params ||
+                        shape->result_size == 0))))
+    return cubind__fail(CUBIND_ERROR_INVALID_VALUE,
+                        "cubind_module_%s_elementwise: invalid arguments (module %s, kernel index "
+                        "%u, args %s, shape %s)",
+                        entry, module ? module->name : "NULL", kernel_index,
+                        args ? "set" : "NULL", shape ? "set" : "NULL or inconsistent");
+  return CUBIND_SUCCESS;
+}
+
+/* A reduction: its scratch on the stream, the launch, the scratch given back (see above). */
+static cubind_status launch_reduction(const char *entry, const cubind_module *module,
+                                      unsigned kernel_index, const cubind_config *cfg,
+                                      void **args, const cubind__kernel_slot *k, int device,
+                                      const cubind_elementwise_shape *shape) {
+  CUdeviceptr scratch = 0;
+  size_t bytes = CUBIND_REDUCTION_PARTIALS_OFFSET + (size_t)cfg->grid.x * shape->result_size;
+  const char *failed = NULL;
+  cubind_status status = CUBIND_SUCCESS;
+  CUresult r = CUDA_ERROR_NOT_SUPPORTED, freed;
+  if (cubind__drv.cuMemAllocAsync && cubind__drv.cuMemFreeAsync && cubind__drv.cuMemsetD32Async)
+    r = cubind__drv.cuMemAllocAsync(&scratch, bytes, cfg->stream);
+  if (r != CUDA_SUCCESS) {
+    failed = "cuMemAllocAsync of its scratch (CUDA 11.2 or newer drivers have it)";
+  } else {
+    r = cubind__drv.cuMemsetD32Async(scratch, 0, 1, cfg->stream); /* the ticket */
+    if (r != CUDA_SUCCESS) failed = "cuMemsetD32Async of its ticket";
+    else {
+      *(void **)args[shape->scratch_index] = (void *)(uintptr_t)scratch;
+      status = cubind__launch_resolved(entry, module, kernel_index, cfg, args, k, device);
+    }
+    freed = cubind__drv.cuMemFreeAsync(scratch, cfg->stream);
+    if (freed != CUDA_SUCCESS && !failed && status == CUBIND_SUCCESS) {
+      r = freed;
+      failed = "cuMemFreeAsync of its scratch";
+    }
+  }
+  if (failed) {
+    char what[512];
+    cubind__describe_launch(what, sizeof what, entry, module, kernel_index, cfg);
+    return cubind__fail_cuda(r, CUBIND_ERROR_CUDA, "%s: the reduction's %s (%zu bytes) failed",
+                             what, failed, bytes);
+  }
+  return status;
+}
+
+cubind_status cubind__launch_shaped(const char *entry, const cubind_module *module,
+                                    unsigned kernel_index, const cubind_config *cfg, void **args,
+                                    const cubind__kernel_slot *k, int device,
+                                    const cubind_elementwise_shape *shape) {
+  if (shape->scratch_index != CUBIND_NO_SCRATCH)
+    return launch_reduction(entry, module, kernel_index, cfg, args, k, device, shape);
+  if (shape->n == 0) return CUBIND_SUCCESS;
+  return cubind__launch_resolved(entry, module, kernel_index, cfg, args, k, device);
+}
+
+cubind_status cubind_module_launch_elementwise(const cubind_module *module, unsigned kernel_index,
+                                               const cubind_config *cfg, void **args,
+                                               const cubind_elementwise_shape *shape) {
+  const cubind__kernel_slot *k = NULL;
+  cubind_config local;
+  int device = 0;
+  cubind_status status = check_arguments("launch", module, kernel_index, args, shape);
+  if (status != CUBIND_SUCCESS) return status;
+  if (shape->n == 0 && shape->scratch_index == CUBIND_NO_SCRATCH) return CUBIND_SUCCESS;
+  status = shape_config("launch", module, kernel_index, cfg, shape, &local, &k, &device);
+  if (status != CUBIND_SUCCESS) return status;
+  return cubind__launch_shaped("launch", module, kernel_index, &local, args, k, device, shape);
+}
+
+cubind_status cubind_module_call_elementwise(const cubind_module *module, unsigned kernel_index,
+                                             const cubind_config *cfg, void **args,
+                                             const cubind_host_arg *host_args,
+                                             unsigned num_host_args,
+                                             const cubind_elementwise_shape *shape) {
+  const cubind__kernel_slot *k = NULL;
+  cubind_config local;
+  int device = 0;
+  cubind_status status = check_arguments("call", module, kernel_index, args, shape);
+  if (status != CUBIND_SUCCESS) return status;
+  if (shape->n == 0 && shape->scratch_index == CUBIND_NO_SCRATCH) return CUBIND_SUCCESS;
+  status = shape_config("call", module, kernel_index, cfg, shape, &local, &k, &device);
+  if (status != CUBIND_SUCCESS) return status;
+  return cubind__call(module, kernel_index, &local, args, host_args, num_host_args, shape);
+}

@@ -1,0 +1,186 @@
+/*
+ * test_elementwise.c (runtime/src/elementwise.c): the launches behind the stubs of
+ * <cubind/elementwise.cuh>: the shape picked for cfg NULL (seen through the fake's doublify,
+ * which doubles a[i] for i below both its int n and the threads launched), n == 0, a
+ * reduction's scratch taken, zeroed and given back on every path, the checks and messages, and
+ * an element map's _call in chunks on several streams (pipeline.c).
+ */
+#include "test_support.h"
+
+void cubind__set_chunk_bytes(size_t bytes); /* runtime/src/pipeline.h: 0 restores the default */
+
+/* doublify through the elementwise entry: `count` is the shape's n, `n` the kernel's int. */
+static cubind_status ew_launch(const cubind_config *cfg, float *a, int n, size_t count) {
+  void *args[2] = {&a, &n};
+  cubind_elementwise_shape shape = {count, CUBIND_NO_SCRATCH, 0, 1, 0};
+  return cubind_module_launch_elementwise(&vec_module, 0, cfg, args, &shape);
+}
+
+/* doublify as a "reduction": its pointer slot receives the scratch (n 0: the fake leaves it). */
+static cubind_status reduce_launch(const cubind_config *cfg, size_t count) {
+  float *a = NULL;
+  int n = 0;
+  void *args[2] = {&a, &n};
+  cubind_elementwise_shape shape = {count, 0, 8, 1, 0};
+  return cubind_module_launch_elementwise(&vec_module, 0, cfg, args, &shape);
+}
+
+static void shape_for_cfg_null(void **state) {
+  float host[1000], *dev = NULL;
+  int i;
+  (void)state;
+  for (i = 0; i < 1000; i++) host[i] = 1.0f;
+  assert_int_equal(cubind_malloc((void **)&dev, sizeof host), CUBIND_SUCCESS);
+  assert_int_equal(cubind_to_device(dev, host, sizeof host), CUBIND_SUCCESS);
+  /* n 300: ceil(300 / 256) = 2 blocks of 256, so 512 threads double a[0..512) */
+  assert_int_equal(ew_launch(NULL, dev, 1000, 300), CUBIND_SUCCESS);
+  assert_int_equal(cubind_from_device(host, dev, sizeof host), CUBIND_SUCCESS);
+  assert_true(host[511] == 2.0f && host[512] == 1.0f);
+  /* a large n: the device's full wave (108 x 8 blocks here), which covers all 1000 */
+  assert_int_equal(ew_launch(NULL, dev, 1000, (size_t)1 << 40), CUBIND_SUCCESS);
+  assert_int_equal(cubind_from_device(host, dev, sizeof host), CUBIND_SUCCESS);
+  assert_true(host[0] == 4.0f && host[999] == 2.0f);
+  /* the occupancy is asked once, at the first launch, then cached in the kernel's slot */
+  assert_int_equal(fake_cuda_calls("cuOccupancyMaxActiveBlocksPerMultiprocessor"), 1);
+  /* a given cfg is used as it is */
+  {
+    cubind_config cfg = cubind_config_1d(100, 64);
+    assert_int_equal(ew_launch(&cfg, dev, 1000, 1000), CUBIND_SUCCESS);
+    assert_int_equal(cubind_from_device(host, dev, sizeof host), CUBIND_SUCCESS);
+    assert_true(host[127] == 8.0f && host[128] == 4.0f);
+  }
+  assert_int_equal(cubind_free(dev), CUBIND_SUCCESS);
+}
+
+static void zero_elements(void **state) {
+  cubind_config cfg = cubind_config_1d(10, 0); /* never looked at: nothing runs */
+  float a = 1.0f;
+  void *args[2];
+  int n = 1;
+  cubind_host_arg host = {0, CUBIND_DIRECTION_INOUT, &a, 0, sizeof(float), "n"};
+  cubind_elementwise_shape shape = {0, CUBIND_NO_SCRATCH, 0, 1, 0};
+  float *p = &a;
+  (void)state;
+  args[0] = &p;
+  args[1] = &n;
+  assert_int_equal(ew_launch(NULL, NULL, 0, 0), CUBIND_SUCCESS);
+  assert_int_equal(ew_launch(&cfg, NULL, 0, 0), CUBIND_SUCCESS);
+  assert_int_equal(cubind_module_call_elementwise(&vec_module, 0, NULL, args, &host, 1, &shape),
+                   CUBIND_SUCCESS);
+  assert_int_equal(fake_cuda_calls("cuLaunchKernel"), 0);
+  assert_int_equal(fake_cuda_calls("cuMemcpyHtoDAsync"), 0);
+  assert_true(a == 1.0f);
+}
+
+static void reduction_scratch(void **state) {
+  cubind_config cfg = cubind_config_1d(1000, 256);
+  (void)state;
+  assert_int_equal(reduce_launch(NULL, 1000), CUBIND_SUCCESS);
+  assert_int_equal(reduce_launch(NULL, 0), CUBIND_SUCCESS); /* n 0 launches: it writes neutral */
+  assert_int_equal(reduce_launch(&cfg, 1000), CUBIND_SUCCESS);
+  assert_int_equal(fake_cuda_calls("cuLaunchKernel"), 3);
+  assert_int_equal(fake_cuda_calls("cuMemAllocAsync"), 3);
+  assert_int_equal(fake_cuda_calls("cuMemsetD32Async"), 3);
+  assert_int_equal(fake_cuda_calls("cuMemFreeAsync"), 3);
+  assert_int_equal(fake_cuda_live_device_allocations(), 0);
+  /* the block size the kernels are written for, a 1-D grid */
+  cfg.block.x = 128;
+  assert_int_equal(reduce_launch(&cfg, 1000), CUBIND_ERROR_INVALID_CONFIG);
+  assert_contains(cubind_last_error(), "CUBIND_REDUCTION_BLOCK");
+  cfg.block.x = 256;
+  cfg.grid.y = 2;
+  assert_int_equal(reduce_launch(&cfg, 1000), CUBIND_ERROR_INVALID_CONFIG);
+  assert_int_equal(fake_cuda_calls("cuMemAllocAsync"), 3);
+}
+
+static void reduction_failures(void **state) {
+  (void)state;
+  fake_cuda_fail("cuMemAllocAsync", 0, CUDA_ERROR_OUT_OF_MEMORY, 0);
+  assert_int_equal(reduce_launch(NULL, 1000), CUBIND_ERROR_OUT_OF_MEMORY);
+  assert_contains(cubind_last_error(), "cuMemAllocAsync");
+  assert_contains(cubind_last_error(), "CUDA_ERROR_OUT_OF_MEMORY");
+  fake_cuda_fail("cuMemsetD32Async", 0, CUDA_ERROR_UNKNOWN, 0);
+  assert_int_not_equal(reduce_launch(NULL, 1000), CUBIND_SUCCESS);
+  assert_contains(cubind_last_error(), "cuMemsetD32Async");
+  assert_int_equal(fake_cuda_live_device_allocations(), 0); /* given back */
+  fake_cuda_fail("cuLaunchKernel", 0, CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, 0);
+  assert_int_not_equal(reduce_launch(NULL, 1000), CUBIND_SUCCESS);
+  assert_int_equal(fake_cuda_live_device_allocations(), 0);
+}
+
+static void argument_checks(void **state) {
+  float *a = NULL;
+  int n = 0;
+  void *args[2] = {&a, &n};
+  cubind_elementwise_shape bad_scratch = {10, 2, 4, 1, 0}, no_size = {10, 0, 0, 1, 0};
+  (void)state;
+  assert_int_equal(cubind_module_launch_elementwise(&vec_module, 0, NULL, args, NULL),
+                   CUBIND_ERROR_INVALID_VALUE);
+  assert_contains(cubind_last_error(), "cubind_module_launch_elementwise");
+  assert_int_equal(cubind_module_launch_elementwise(&vec_module, 0, NULL, args, &bad_scratch),
+                   CUBIND_ERROR_INVALID_VALUE);
+  assert_int_equal(cubind_module_launch_elementwise(&vec_module, 0, NULL, args, &no_size),
+                   CUBIND_ERROR_INVALID_VALUE);
+  assert_int_equal(cubind_module_launch_elementwise(NULL, 0, NULL, args, &no_size),
+                   CUBIND_ERROR_INVALID_VALUE);
+  assert_int_equal(cubind_module_call_elementwise(&vec_module, 9, NULL, args, NULL, 0, &no_size),
+                   CUBIND_ERROR_INVALID_VALUE);
+  assert_contains(cubind_last_error(), "cubind_module_call_elementwise");
+  assert_int_equal(fake_cuda_calls("cuLaunchKernel"), 0);
+}
+
+/*
+ * doublify's _call as an element map: `a` INOUT with n elements. The kernel's int n is read from
+ * the low bytes of the size_t the runtime writes (little-endian), as the fake reads an int.
+ */
+static cubind_status map_call(float *a, size_t n, size_t table_count) {
+  size_t count = n;
+  void *args[2];
+  cubind_host_arg host = {0, CUBIND_DIRECTION_INOUT, a, table_count, sizeof(float), "n"};
+  cubind_elementwise_shape shape = {n, CUBIND_NO_SCRATCH, 0, 1, 1};
+  args[0] = &a;
+  args[1] = &count;
+  return cubind_module_call_elementwise(&vec_module, 0, NULL, args, &host, 1, &shape);
+}
+
+static void chunked_call(void **state) {
+  static float a[10000];
+  size_t i, bad = 0;
+  (void)state;
+  cubind__set_chunk_bytes(4096); /* 1024 floats a chunk: 10 chunks on 3 streams */
+  for (i = 0; i < 10000; i++) a[i] = (float)i;
+  assert_int_equal(map_call(a, 10000, 10000), CUBIND_SUCCESS);
+  for (i = 0; i < 10000; i++) bad += a[i] != 2.0f * (float)i;
+  assert_int_equal(bad, 0);
+  assert_int_equal(fake_cuda_calls("cuStreamCreate"), 3);
+  assert_int_equal(fake_cuda_calls("cuLaunchKernel"), 10);
+  assert_int_equal(fake_cuda_calls("cuMemcpyHtoDAsync"), 10);
+  assert_int_equal(fake_cuda_calls("cuMemcpyDtoHAsync"), 10);
+  assert_int_equal(fake_cuda_live_streams(), 0);
+  /* a buffer of another count (a table): one pass */
+  assert_int_equal(map_call(a, 10000, 10001), CUBIND_SUCCESS);
+  assert_int_equal(fake_cuda_calls("cuStreamCreate"), 3);
+  assert_true(a[9999] == 4.0f * 9999.0f);
+  /* small: one pass */
+  assert_int_equal(map_call(a, 2048, 2048), CUBIND_SUCCESS);
+  assert_int_equal(fake_cuda_calls("cuStreamCreate"), 3);
+  /* a failing copy: reported, every stream finished and destroyed */
+  fake_cuda_fail("cuMemcpyHtoDAsync", 4, CUDA_ERROR_UNKNOWN, 0);
+  assert_int_not_equal(map_call(a, 10000, 10000), CUBIND_SUCCESS);
+  assert_contains(cubind_last_error(), "in chunks of 1024 elements: cuMemcpyHtoDAsync");
+  assert_int_equal(fake_cuda_live_streams(), 0);
+  assert_int_equal(fake_cuda_live_registrations(), 0);
+  cubind__set_chunk_bytes(0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup(shape_for_cfg_null, test_setup),
+      cmocka_unit_test_setup(zero_elements, test_setup),
+      cmocka_unit_test_setup(reduction_scratch, test_setup),
+      cmocka_unit_test_setup(reduction_failures, test_setup),
+      cmocka_unit_test_setup(argument_checks, test_setup),
+      cmocka_unit_test_setup(chunked_call, test_setup),
+  };
+  return RUN_RUNTIME_TESTS(tests, 1);
+}
