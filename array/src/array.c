@@ -264,12 +264,13 @@ typedef cubind_status (*reduction_launch)(void *device, const cubind_array *x,
                                           const cubind_array *y);
 
 static cubind_status reduce(reduction_launch launch, const cubind_array *x, const cubind_array *y,
-                            reduction_value *value) {
+                            size_t result_bytes, reduction_value *value) {
   void *device = NULL;
   cubind_status status = cubind_malloc(&device, sizeof *value);
   if (status != CUBIND_SUCCESS) return status;
   status = launch(device, x, y);
-  if (status == CUBIND_SUCCESS) status = cubind_from_device(value, device, sizeof *value);
+  /* only the bytes the kernel wrote (a float's 4 of the union's 8) */
+  if (status == CUBIND_SUCCESS) status = cubind_from_device(value, device, result_bytes);
   if (status == CUBIND_SUCCESS) status = cubind_free(device);
   else (void)cubind_free(device);
   return status;
@@ -305,7 +306,7 @@ static double as_double(reduction_value value, cubind_dtype dtype, int accumulat
 static cubind_status reduction(const char *fn, reduction_launch launch, const cubind_array *x,
                                const cubind_array *y, double *result, int accumulated,
                                int nonempty) {
-  reduction_value value;
+  reduction_value value = {0};
   cubind_status status = y ? check_pair(fn, "x", x, "y", y) : check_array(fn, "x", x);
   if (status != CUBIND_SUCCESS) return status;
   if (!result) return cubind_fail(CUBIND_ERROR_INVALID_VALUE, "%s: result is NULL", fn);
@@ -320,7 +321,10 @@ static cubind_status reduction(const char *fn, reduction_launch launch, const cu
     return cubind_fail(CUBIND_ERROR_INVALID_VALUE, "%s: x lives on device %d but y on %d", fn,
                        x->device, y->device);
   status = check_device(fn, x);
-  if (status == CUBIND_SUCCESS) status = reduce(launch, x, y, &value);
+  if (status == CUBIND_SUCCESS)
+    status = reduce(launch, x, y,
+                    x->dtype == CUBIND_F32 || (x->dtype == CUBIND_I32 && !accumulated) ? 4 : 8,
+                    &value);
   if (status == CUBIND_SUCCESS) *result = as_double(value, x->dtype, accumulated);
   return status;
 }

@@ -60,6 +60,10 @@ case $harness in
            "$root/tests/corpus")
     extra=(-dict="$root/tests/fuzz/cuda.dict" -timeout=30 -max_len=8192)
     export CUBIND_FUZZ_CACHE=$work/prelude-cache
+    mkdir -p "$CUBIND_FUZZ_CACHE" # (the harness does not make it: without it, no prelude at all)
+    # libclang parses and saves on threads of its own; ASan cannot unmap such a thread's
+    # alternate signal stack when it ends ("failed to deallocate"), so it parses on ours
+    export LIBCLANG_NOTHREADS=1
     ;;
   binary)
     "$cc" "${flags[@]}" "$root/tests/fuzz/fuzz_binary.c" "$root/generator/binary.c" \

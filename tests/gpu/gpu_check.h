@@ -16,6 +16,7 @@
 #ifndef CUBIND_GPU_CHECK_H
 #define CUBIND_GPU_CHECK_H
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -100,6 +101,29 @@ static inline size_t gpu_compare_floats(const char *what, const float *got, cons
       if (bad < 5)
         fprintf(stderr, "%s[%zu]: got %.9g, want %.9g\n", what, i, (double)got[i],
                 (double)want[i]);
+      bad++;
+    }
+  }
+  if (bad) fprintf(stderr, "%s: %zu of %zu elements differ\n", what, bad, n);
+  return bad;
+}
+
+/*
+ * Compares got with a * x + b * y computed exactly, allowing what float arithmetic may differ by
+ * however the compiler rounds it: nvcc fuses a multiply and the add (either product may go into
+ * the fused multiply-add), the host may not, so the bound is a few float epsilons of the terms'
+ * magnitudes (not of the result's, which cancellation can make tiny). Returns the mismatches.
+ */
+static inline size_t gpu_compare_lin_comb(const char *what, const float *got, float a,
+                                             const float *x, float b, const float *y, size_t n) {
+  size_t i, bad = 0;
+  for (i = 0; i < n; i++) {
+    double exact = (double)a * x[i] + (double)b * y[i];
+    double bound = 4.0 * FLT_EPSILON * (fabs((double)a * x[i]) + fabs((double)b * y[i]));
+    if (!(fabs((double)got[i] - exact) <= bound)) {
+      if (bad < 5)
+        fprintf(stderr, "%s[%zu]: got %.9g, want %.9g (within %.3g)\n", what, i, (double)got[i],
+                exact, bound);
       bad++;
     }
   }
