@@ -192,6 +192,8 @@ def cupy_cases(args, sizes):
 
 
 def numba_cases(args, sizes):
+    if not hasattr(np, "row_stack"):  # numba-cuda's reduce still calls it; NumPy 2.x dropped it
+        np.row_stack = np.vstack
     from numba import cuda, vectorize, float32
 
     @cuda.jit
