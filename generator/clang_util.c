@@ -117,7 +117,8 @@ cubind_linkage cx_linkage(CXCursor cursor) {
 /*
  * The doc comment that ends right before byte `offset` of `text` (only blanks between):
  * a / ** or / *! block, or a run of /// or //! lines; a new string with its first line in
- * *line, or NULL. For declarations a macro makes, to which clang attaches no comment.
+ * *line, or NULL (also for a trailing comment). For declarations a macro makes, to which clang
+ * attaches no comment.
  */
 static char *comment_before(const char *text, size_t offset, unsigned *line) {
   size_t end = offset, start = 0, i;
@@ -150,6 +151,8 @@ static char *comment_before(const char *text, size_t offset, unsigned *line) {
     if (!found)
       return NULL;
   }
+  if (start + 3 < end && text[start + 3] == '<')
+    return NULL; /* a trailing comment (/ **< or ///<) documents what comes before it */
   *line = 1;
   for (i = 0; i < start; i++)
     *line += text[i] == '\n';
@@ -187,16 +190,19 @@ char *cx_doc_comment(CXCursor cursor, unsigned *line_out) {
   char *raw = cx_string(clang_Cursor_getRawCommentText(cursor));
   *line_out = 0;
   if (!raw[0]) {
-    /* Made by a macro (<cubind/elementwise.cuh>): the comment before the macro's use. */
+    /* Clang attaches none to a declaration a macro makes (<cubind/elementwise.cuh>): the
+       comment right before where it starts (the macro's use). Asked for every declaration
+       without one: libclang 14 cannot tell a macro's location from the file's (its
+       clang_getSpellingLocation gives the expansion), and clang attaches any doc comment that
+       directly precedes a plain declaration itself. */
     CXSourceLocation start = clang_getRangeStart(clang_getCursorExtent(cursor));
-    CXFile file, spelled;
-    unsigned line, column, offset, spelled_offset;
+    CXFile file;
+    unsigned line, column, offset;
     size_t size = 0;
     const char *text;
     free(raw);
     clang_getExpansionLocation(start, &file, &line, &column, &offset);
-    clang_getSpellingLocation(start, &spelled, &line, &column, &spelled_offset);
-    if (!file || (clang_File_isEqual(file, spelled) && offset == spelled_offset))
+    if (!file)
       return NULL;
     text = clang_getFileContents(clang_Cursor_getTranslationUnit(cursor), file, &size);
     raw = text && offset <= size ? comment_before(text, offset, line_out) : NULL;
