@@ -192,11 +192,13 @@ int main(int argc, char **argv) {
   }
   fprintf(out, "int main(void) {\n  int bad = 0;\n");
   for (k = 0; k < sizeof table / sizeof table[0]; k++) {
-    char *error = NULL, *code = cubind_count_translate(table[k].text, &kernel, &error);
+    char *error = NULL, *code = cubind_count_translate(table[k].text, &kernel, &error), *want;
     if (!code) {
       fprintf(stderr, "refused '%s': %s\n", table[k].text, error);
       return 1;
     }
+    want = table[k].want < 0 ? cubind_xstrdup("CUBIND_COUNT_INVALID")
+                             : cubind_xasprintf("%lld", table[k].want);
     fprintf(out,
             "  {\n    int n = 70000; unsigned int m = 3; long long big = 5; size_t s = 10; "
             "bool b = 1; char c = 2; float x = 0; float *p = NULL; int uint64_t = 0;\n"
@@ -205,10 +207,9 @@ int main(int argc, char **argv) {
             "(void)uint64_t;\n"
             "    if (got != want) { printf(\"%%s: got %%zu, want %%zu\\n\", \"%s\", got, want); "
             "bad = 1; }\n  }\n",
-            code,
-            table[k].want < 0 ? "CUBIND_COUNT_INVALID" : cubind_xasprintf("%lld", table[k].want),
-            table[k].text);
+            code, want, table[k].text);
     free(code);
+    free(want);
   }
   fprintf(out, "  if (!bad) printf(\"count_exprs: %u expressions exact\\n\");\n  return bad;\n}\n",
           (unsigned)(sizeof table / sizeof table[0]));
