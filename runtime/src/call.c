@@ -1,8 +1,8 @@
 /*
  * call.c: cubind_module_call, behind `<kernel>_call` (PyCUDA's In/Out/InOut): every host
  * buffer checked before anything runs, device scratch sized for all of them, large pageable
- * buffers page-locked for the call (staging.h), copies in, the launch (launch.h), copies out,
- * one synchronisation, registrations undone on every path.
+ * buffers through the staging threads (staging.h, hostcopy.h), copies in, the launch
+ * (launch.h), copies out, one synchronisation, registrations undone on every path.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -11,13 +11,14 @@
 #include "driver.h"
 #include "elementwise.h"
 #include "error.h"
+#include "hostcopy.h"
 #include "launch.h"
 #include "pipeline.h"
 #include "result.h"
 #include "scratch.h"
 #include "staging.h"
 
-#define MAX_REGISTERED 64 /* host arguments of one call that can be registered (a bit mask) */
+#define MAX_STAGED 64 /* host arguments of one call that can be staged (a bit mask, arrays) */
 
 /* A host buffer's bytes, rounded up to the scratch alignment. */
 #define ALIGN_UP(bytes)                                                                            \
@@ -68,16 +69,35 @@ static cubind_status check_host_arg(const char *what, const cubind_module *modul
   return CUBIND_SUCCESS;
 }
 
+/* Fails the call for a staged copy: names the parameter behind segment `segment`. */
+static cubind_status staged_copy_failed(const char *what, const cubind_module *module,
+                                        unsigned kernel_index, const cubind_host_arg *host_args,
+                                        const unsigned *segment_arg, unsigned segment, CUresult r,
+                                        const char *step, const char *direction) {
+  const cubind_host_arg *h = &host_args[segment_arg[segment]];
+  return cubind__fail_cuda(r, CUBIND_ERROR_MEMCPY,
+                           "%s: copying parameter %u '%s' (%zu bytes) %s through the staging "
+                           "threads: %s failed",
+                           what, h->param_index, param_name(module, kernel_index, h->param_index),
+                           h->count * h->elem_size, direction, step ? step : "a copy");
+}
+
 cubind_status cubind__call(const cubind_module *module, unsigned kernel_index,
                           const cubind_config *cfg, void **args, const cubind_host_arg *host_args,
                           unsigned num_host_args, const cubind_elementwise_shape *shape) {
   const cubind__kernel_slot *k = NULL;
   unsigned long long registered = 0; /* bit i: host argument i is registered for this call */
+  unsigned char kind[MAX_STAGED];    /* cubind__copy_kind of host argument i */
+  cubind__host_segment segments[MAX_STAGED];
+  unsigned segment_arg[MAX_STAGED]; /* the host argument behind each segment */
+  unsigned num_segments = 0, failed_segment = 0;
+  int any_staged = 0, pooled = 0;
   CUdeviceptr base = 0;
   size_t total = 0, offset;
   unsigned i;
   int device = 0;
   CUresult r;
+  const char *step = NULL;
   char what[512];
   cubind_status status = cubind__check_launch("call", module, kernel_index, cfg, args);
   if (status != CUBIND_SUCCESS) return status;
@@ -111,14 +131,24 @@ cubind_status cubind__call(const cubind_module *module, unsigned kernel_index,
     status = cubind__scratch(what, device, k->context, total, &base);
   if (status != CUBIND_SUCCESS) return status;
 
-  /* Page-lock large pageable buffers in place for the call. */
-  for (i = 0; i < num_host_args && i < MAX_REGISTERED; i++) {
+  /* How each buffer moves (staging.h): large pageable ones through the staging threads, or,
+     when those are busy, page-locked in place for the call. */
+  for (i = 0; i < num_host_args && i < MAX_STAGED; i++) {
     const cubind_host_arg *h = &host_args[i];
     size_t bytes = h->count * h->elem_size;
-    if (bytes && (h->direction & CUBIND_DIRECTION_INOUT) &&
-        cubind__staging_register(h->host, bytes))
-      registered |= 1ull << i; /* else: copied plainly */
+    kind[i] = bytes && (h->direction & CUBIND_DIRECTION_INOUT)
+                  ? (unsigned char)cubind__staging_kind(h->host, bytes)
+                  : (unsigned char)CUBIND__COPY_PLAIN;
+    any_staged |= kind[i] == CUBIND__COPY_STAGED;
   }
+  if (any_staged) pooled = cubind__staging_acquire(k->context);
+  for (i = 0; any_staged && !pooled && i < num_host_args && i < MAX_STAGED; i++)
+    if (kind[i] == CUBIND__COPY_STAGED) {
+      const cubind_host_arg *h = &host_args[i];
+      int locked = cubind__staging_register(h->host, h->count * h->elem_size);
+      if (locked) registered |= 1ull << i;
+      kind[i] = locked ? CUBIND__COPY_DIRECT : CUBIND__COPY_PLAIN;
+    }
 
   /* Copy in, and point each annotated parameter at its part of the arena. */
   offset = 0;
@@ -127,8 +157,12 @@ cubind_status cubind__call(const cubind_module *module, unsigned kernel_index,
     size_t bytes = h->count * h->elem_size;
     CUdeviceptr dev = bytes ? base + offset : 0;
     if (bytes && (h->direction & CUBIND_DIRECTION_IN)) {
-      r = cubind__drv.cuMemcpyHtoDAsync(dev, h->host, bytes, cfg->stream);
-      if (r != CUDA_SUCCESS) {
+      if (i < MAX_STAGED && kind[i] == CUBIND__COPY_STAGED) {
+        cubind__host_segment segment = {h->host, dev, bytes, 1, 0};
+        segment_arg[num_segments] = i;
+        segments[num_segments++] = segment;
+      } else if ((r = cubind__drv.cuMemcpyHtoDAsync(dev, h->host, bytes, cfg->stream)) !=
+                 CUDA_SUCCESS) {
         (void)cubind__drv.cuStreamSynchronize(cfg->stream); /* let earlier copies finish */
         status = cubind__fail_cuda(r, CUBIND_ERROR_MEMCPY,
                                    "%s: copying parameter %u '%s' (%zu bytes) to the device: "
@@ -141,6 +175,14 @@ cubind_status cubind__call(const cubind_module *module, unsigned kernel_index,
     *(void **)args[h->param_index] = (void *)(uintptr_t)dev;
     offset += ALIGN_UP(bytes);
   }
+  if (num_segments &&
+      (r = cubind__hostcopy_run(segments, num_segments, NULL, &step, &failed_segment)) !=
+          CUDA_SUCCESS) {
+    (void)cubind__drv.cuStreamSynchronize(cfg->stream);
+    status = staged_copy_failed(what, module, kernel_index, host_args, segment_arg,
+                                failed_segment, r, step, "to the device");
+    goto finish;
+  }
 
   status = shape ? cubind__launch_shaped("call", module, kernel_index, cfg, args, k, device, shape)
                  : cubind__launch_resolved("call", module, kernel_index, cfg, args, k, device);
@@ -150,12 +192,17 @@ cubind_status cubind__call(const cubind_module *module, unsigned kernel_index,
   }
 
   offset = 0;
+  num_segments = 0;
   for (i = 0; i < num_host_args; i++) {
     const cubind_host_arg *h = &host_args[i];
     size_t bytes = h->count * h->elem_size;
     if (bytes && (h->direction & CUBIND_DIRECTION_OUT)) {
-      r = cubind__drv.cuMemcpyDtoHAsync(h->host, base + offset, bytes, cfg->stream);
-      if (r != CUDA_SUCCESS) {
+      if (i < MAX_STAGED && kind[i] == CUBIND__COPY_STAGED) {
+        cubind__host_segment segment = {h->host, base + offset, bytes, 0, 0};
+        segment_arg[num_segments] = i;
+        segments[num_segments++] = segment;
+      } else if ((r = cubind__drv.cuMemcpyDtoHAsync(h->host, base + offset, bytes,
+                                                    cfg->stream)) != CUDA_SUCCESS) {
         (void)cubind__drv.cuStreamSynchronize(cfg->stream);
         status = cubind__fail_cuda(r, CUBIND_ERROR_MEMCPY,
                                    "%s: copying parameter %u '%s' (%zu bytes) back to the host: "
@@ -167,13 +214,23 @@ cubind_status cubind__call(const cubind_module *module, unsigned kernel_index,
     }
     offset += ALIGN_UP(bytes);
   }
+  if (num_segments &&
+      (r = cubind__hostcopy_run(segments, num_segments, &cfg->stream, &step, &failed_segment)) !=
+          CUDA_SUCCESS) {
+    (void)cubind__drv.cuStreamSynchronize(cfg->stream);
+    status = staged_copy_failed(what, module, kernel_index, host_args, segment_arg,
+                                failed_segment, r, step, "back to the host");
+    goto finish;
+  }
   r = cubind__drv.cuStreamSynchronize(cfg->stream);
   if (r != CUDA_SUCCESS)
     status = cubind__fail_cuda(r, CUBIND_ERROR_STREAM, "%s: cuStreamSynchronize failed", what);
 
 finish:
-  /* Every path here has synchronised the stream: no copy uses a registered buffer any more. */
-  for (i = 0; registered && i < num_host_args && i < MAX_REGISTERED; i++)
+  /* Every path here has synchronised the stream and the staging threads' copies are done: no
+     copy uses a registered buffer or a staging slot any more. */
+  if (pooled) cubind__hostcopy_release();
+  for (i = 0; registered && i < num_host_args && i < MAX_STAGED; i++)
     if (registered >> i & 1) {
       const cubind_host_arg *h = &host_args[i];
       r = cubind__staging_unregister(h->host);

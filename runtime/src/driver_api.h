@@ -55,10 +55,12 @@
   O(cuPointerGetAttributes, 7000) /* _call: page-locked or pageable host buffer */                 \
   O(cuMemHostRegister, 6050)      /* _call: large pageable buffers, page-locked for the call */    \
   O(cuMemHostUnregister, 4000)                                                                     \
+  O(cuMemHostAlloc, 2020)         /* _call: the staging threads' page-locked slots */               \
   /* streams and events */                                                                         \
   X(cuStreamCreate, 2000)                                                                          \
   X(cuStreamDestroy, 4000)                                                                         \
   X(cuStreamSynchronize, 2000)                                                                     \
+  O(cuStreamWaitEvent, 3020)      /* _call: staged copies out wait for the kernel */               \
   X(cuEventCreate, 2000)                                                                           \
   X(cuEventRecord, 2000)                                                                           \
   X(cuEventSynchronize, 2000)                                                                      \

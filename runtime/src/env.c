@@ -86,6 +86,21 @@ int cubind__env_size(const char *name, size_t fallback, size_t *out, char *messa
   return -1;
 }
 
+int cubind__env_count(const char *name, unsigned fallback, unsigned max, unsigned *out,
+                      char *message, size_t size) {
+  const char *value = getenv(name), *p;
+  unsigned long count = 0;
+  *out = fallback;
+  if (!value || !*value) return 0;
+  for (p = value; *p >= '0' && *p <= '9' && count <= max; p++) count = count * 10 + (unsigned)(*p - '0');
+  if (p != value && *p == '\0' && count <= max) {
+    *out = (unsigned)count;
+    return 0;
+  }
+  snprintf(message, size, "%s='%.100s' is not a count from 0 to %u", name, value, max);
+  return -1;
+}
+
 int cubind__env_switch(const char *name, int fallback, int *on, char *message, size_t size) {
   static const char *const words[][2] = {
       {"1", "0"}, {"on", "off"}, {"yes", "no"}, {"true", "false"}};

@@ -25,6 +25,13 @@ CUBIND_INTERNAL int cubind__env_size(const char *name, size_t fallback, size_t *
                                      size_t size);
 
 /*
+ * cubind__env_count: the count (decimal digits, at most `max`) in environment variable `name`
+ * into *out; `fallback` when it is unset or empty. Returns 0, or -1 with `message`.
+ */
+CUBIND_INTERNAL int cubind__env_count(const char *name, unsigned fallback, unsigned max,
+                                      unsigned *out, char *message, size_t size);
+
+/*
  * cubind__env_switch: the on/off environment variable `name` into *on: 1, on, yes, true or 0,
  * off, no, false (case-insensitive); `fallback` when unset or empty. Returns 0, or -1 with
  * `message`.

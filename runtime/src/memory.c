@@ -72,6 +72,42 @@ cubind_status cubind_free_host(void *host_ptr) {
   return CUBIND_SUCCESS;
 }
 
+cubind_status cubind_host_register(void *host, size_t bytes) {
+  CUresult r;
+  cubind_status status;
+  if (!host && bytes)
+    return cubind__fail(CUBIND_ERROR_INVALID_VALUE, "cubind_host_register: host is NULL");
+  if (bytes == 0) return CUBIND_SUCCESS;
+  status = cubind__enter("cubind_host_register", NULL, NULL);
+  if (status != CUBIND_SUCCESS) return status;
+  if (!cubind__drv.cuMemHostRegister || !cubind__drv.cuMemHostUnregister)
+    return cubind__fail(CUBIND_ERROR_DRIVER_TOO_OLD,
+                        "cubind_host_register: the driver has no cuMemHostRegister");
+  /* portable: page-locked for every context, as cubind_malloc_host's memory is */
+  r = cubind__drv.cuMemHostRegister(host, bytes, CU_MEMHOSTREGISTER_PORTABLE);
+  if (r != CUDA_SUCCESS)
+    return cubind__fail_cuda(r, CUBIND_ERROR_CUDA,
+                             "cubind_host_register: cuMemHostRegister(%p, %zu bytes) failed",
+                             host, bytes);
+  return CUBIND_SUCCESS;
+}
+
+cubind_status cubind_host_unregister(void *host) {
+  CUresult r;
+  cubind_status status;
+  if (!host) return CUBIND_SUCCESS;
+  status = cubind__enter("cubind_host_unregister", NULL, NULL);
+  if (status != CUBIND_SUCCESS) return status;
+  if (!cubind__drv.cuMemHostUnregister)
+    return cubind__fail(CUBIND_ERROR_DRIVER_TOO_OLD,
+                        "cubind_host_unregister: the driver has no cuMemHostUnregister");
+  r = cubind__drv.cuMemHostUnregister(host);
+  if (r != CUDA_SUCCESS)
+    return cubind__fail_cuda(r, CUBIND_ERROR_CUDA,
+                             "cubind_host_unregister: cuMemHostUnregister(%p) failed", host);
+  return CUBIND_SUCCESS;
+}
+
 /* The shared shape of the four copy functions: check pointers, enter, report failures. */
 static cubind_status copy_prologue(const char *what, const void *dst, const void *src,
                                    size_t bytes) {

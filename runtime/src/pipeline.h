@@ -19,8 +19,8 @@ CUBIND_INTERNAL size_t cubind__pipeline_chunk(const cubind_elementwise_shape *sh
 
 /*
  * cubind__pipeline: the call in chunks of `chunk` elements (host buffers already checked; `cfg`
- * never NULL): ordered after the work queued on cfg->stream, large pageable buffers page-locked
- * for the call as cubind__call does, CUBIND_PIPELINE_STREAMS streams of its own taking chunks in
+ * never NULL): ordered after the work queued on cfg->stream, large pageable buffers through the
+ * staging threads as cubind__call does, CUBIND_PIPELINE_STREAMS streams of its own taking chunks in
  * turn, each chunk's device buffers reused by the next chunk of the same stream. Each element is
  * computed once by the same code as in one pass, so the results are identical. Returns when
  * every stream is done.

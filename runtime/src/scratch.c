@@ -8,6 +8,7 @@
 
 #include "driver.h"
 #include "error.h"
+#include "hostcopy.h"
 #include "result.h"
 #include "scratch.h"
 
@@ -129,6 +130,7 @@ cubind_status cubind_release_scratch(void) {
   thread_scratch *ts;
   CUcontext current = NULL;
   CUresult r;
+  cubind__hostcopy_shutdown(); /* the staging threads and their slots, if no call uses them */
   pthread_once(&scratch_key_once, scratch_key_create);
   if (!scratch_key_ok || !(ts = pthread_getspecific(scratch_key))) return CUBIND_SUCCESS;
   (void)pthread_setspecific(scratch_key, NULL);

@@ -1,32 +1,53 @@
 /*
- * staging.h (staging.c): how `<kernel>_call` moves a pageable host buffer: the policy
- * (CUBIND_PAGEABLE_STAGING, CUBIND_STAGING_MIN) and the registration of a buffer for one call.
+ * staging.h (staging.c): how `<kernel>_call` moves each host buffer: the policy
+ * (CUBIND_PAGEABLE_STAGING, CUBIND_STAGING_MIN, CUBIND_STAGING_THREADS), the staging threads
+ * for large pageable buffers (hostcopy.h), and in-place registration when those are busy.
  */
 #ifndef CUBIND_STAGING_H
 #define CUBIND_STAGING_H
 
 #include "internal.h"
 
+/* How one host buffer is copied. */
+typedef enum cubind__copy_kind {
+  CUBIND__COPY_PLAIN,  /* by the driver as it is: small, staging off, or unknown memory */
+  CUBIND__COPY_DIRECT, /* page-locked already: DMA straight from it */
+  CUBIND__COPY_STAGED  /* large and pageable: the staging threads (or registration) */
+} cubind__copy_kind;
+
 /*
  * cubind__staging_check: CUBIND_SUCCESS, or, on every call, CUBIND_ERROR_INVALID_VALUE when
- * CUBIND_PAGEABLE_STAGING or CUBIND_STAGING_MIN holds a value that cannot be read (the message,
- * prefixed with `what`, names the variable and the forms accepted). Reads the environment once.
+ * CUBIND_PAGEABLE_STAGING, CUBIND_STAGING_MIN or CUBIND_STAGING_THREADS holds a value that
+ * cannot be read (the message, prefixed with `what`, names the variable and the forms
+ * accepted). Reads the environment once.
  */
 CUBIND_INTERNAL cubind_status cubind__staging_check(const char *what);
 
+/* cubind__staging_kind: how host[0..bytes) is to be copied (asks the driver above the threshold). */
+CUBIND_INTERNAL cubind__copy_kind cubind__staging_kind(const void *host, size_t bytes);
+
+/*
+ * cubind__staging_acquire: the staging threads for one call in `ctx` (current): 1 when the
+ * caller holds them (cubind__hostcopy_run, then cubind__hostcopy_release), 0 when they are
+ * busy, switched off or cannot start: then register or copy plainly.
+ */
+CUBIND_INTERNAL int cubind__staging_acquire(CUcontext ctx);
+
 /*
  * cubind__staging_register: page-locks host[0..bytes) in place for the duration of one call
- * (cuMemHostRegister) when the policy says so: staging on, at least the threshold, pageable
- * memory. Returns 1 if it is registered (call cubind__staging_unregister after the call's
- * final synchronisation), 0 if it is to be copied plainly (small, page-locked already, staging
- * off, or the driver refused).
+ * (cuMemHostRegister) when that pays (8 MiB and up): the path of a STAGED buffer when the
+ * staging threads are busy. Returns 1 if it is registered (call cubind__staging_unregister after
+ * the call's final synchronisation), 0 if it is to be copied plainly.
  */
 CUBIND_INTERNAL int cubind__staging_register(void *host, size_t bytes);
 
 /* cubind__staging_unregister: undoes cubind__staging_register (cuMemHostUnregister). */
 CUBIND_INTERNAL CUresult cubind__staging_unregister(void *host);
 
-/* For the tests: overrides the environment (on or off; the smallest registered buffer). */
-CUBIND_INTERNAL void cubind__set_staging(int on, size_t min_bytes);
+/*
+ * For the tests: overrides the environment (on or off; the smallest staged buffer; the staging
+ * threads, the caller included: 0 or 1 for none). A new thread count restarts the threads.
+ */
+CUBIND_INTERNAL void cubind__set_staging(int on, size_t min_bytes, unsigned threads);
 
 #endif /* CUBIND_STAGING_H */

@@ -639,6 +639,18 @@ static CUresult fake_cuMemAllocHost(void **pp, size_t bytes) {
   return CUDA_SUCCESS;
 }
 
+static CUresult fake_cuMemHostAlloc(void **pp, size_t bytes, unsigned flags) {
+  ENTER("cuMemHostAlloc");
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  if (flags & ~(unsigned)(CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP |
+                          CU_MEMHOSTALLOC_WRITECOMBINED))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!(*pp = malloc(bytes))) return CUDA_ERROR_OUT_OF_MEMORY;
+  pinned_add(*pp, bytes);
+  __atomic_add_fetch(&live_host, 1, __ATOMIC_RELAXED);
+  return CUDA_SUCCESS;
+}
+
 static CUresult fake_cuMemFreeHost(void *p) {
   ENTER("cuMemFreeHost");
   if (!current) return CUDA_ERROR_INVALID_CONTEXT;
@@ -758,6 +770,15 @@ static CUresult fake_cuStreamSynchronize(CUstream stream) {
   if (current) flush_all(); /* the device finishes its work even when the call is made to fail */
   ENTER("cuStreamSynchronize");
   return current ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+/* Streams run in order and copies are done when queued (or flushed): waiting is a no-op. */
+static CUresult fake_cuStreamWaitEvent(CUstream stream, CUevent event, unsigned flags) {
+  (void)stream;
+  ENTER("cuStreamWaitEvent");
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  if (!event || flags) return CUDA_ERROR_INVALID_HANDLE;
+  return CUDA_SUCCESS;
 }
 
 static CUresult fake_cuEventCreate(CUevent *event, unsigned flags) {

@@ -8,6 +8,7 @@
 #include "test_support.h"
 
 void cubind__set_chunk_bytes(size_t bytes); /* runtime/src/pipeline.h: 0 restores the default */
+void cubind__set_staging(int on, size_t min_bytes, unsigned threads); /* runtime/src/staging.h */
 
 /* doublify through the elementwise entry: `count` is the shape's n, `n` the kernel's int. */
 static cubind_status ew_launch(const cubind_config *cfg, float *a, int n, size_t count) {
@@ -173,6 +174,50 @@ static void chunked_call(void **state) {
   cubind__set_chunk_bytes(0);
 }
 
+/*
+ * The same over a pageable buffer through the staging threads (3 here): each step copies one
+ * chunk in and the last one out, every element doubled once; a failing copy in either
+ * direction is reported with the chunk size and the step, and the threads work again after.
+ */
+static void chunked_call_staged(void **state) {
+  enum { N = 100003 }; /* 25 chunks of 4096 floats, the last one short */
+  float *a = malloc(N * sizeof *a);
+  long streams = fake_cuda_live_streams(), host = fake_cuda_live_host_allocations();
+  size_t i, bad = 0;
+  (void)state;
+  assert_non_null(a);
+  cubind__set_staging(1, 4096, 3);
+  cubind__set_chunk_bytes(16384);
+  for (i = 0; i < N; i++) a[i] = (float)i;
+  assert_int_equal(map_call(a, N, N), CUBIND_SUCCESS);
+  for (i = 0; i < N; i++) bad += a[i] != 2.0f * (float)i;
+  assert_int_equal(bad, 0);
+  assert_int_equal(fake_cuda_calls("cuLaunchKernel"), 25);
+  assert_int_equal(fake_cuda_calls("cuMemHostRegister"), 0);
+  assert_int_equal(fake_cuda_calls("cuMemHostAlloc"), 1);
+  assert_true(fake_cuda_calls("cuMemcpyHtoDAsync") >= 25);
+  assert_int_equal(fake_cuda_calls("cuMemcpyDtoHAsync"), fake_cuda_calls("cuMemcpyHtoDAsync"));
+  assert_true(fake_cuda_calls("cuStreamWaitEvent") >= 1); /* copies out after their kernel */
+  fake_cuda_fail("cuMemcpyDtoHAsync", 7, CUDA_ERROR_UNKNOWN, 0);
+  assert_int_not_equal(map_call(a, N, N), CUBIND_SUCCESS);
+  assert_contains(cubind_last_error(), "in chunks of 4096 elements: cuMemcpyDtoHAsync into a "
+                                       "staging slot failed: CUDA_ERROR_UNKNOWN");
+  fake_cuda_fail("cuMemcpyHtoDAsync", 20, CUDA_ERROR_UNKNOWN, 0);
+  assert_int_not_equal(map_call(a, N, N), CUBIND_SUCCESS);
+  assert_contains(cubind_last_error(), "cuMemcpyHtoDAsync from a staging slot failed");
+  for (i = 0; i < N; i++) a[i] = (float)i;
+  assert_int_equal(map_call(a, N, N), CUBIND_SUCCESS);
+  for (i = 0, bad = 0; i < N; i++) bad += a[i] != 2.0f * (float)i;
+  assert_int_equal(bad, 0);
+  assert_int_equal(cubind_release_scratch(), CUBIND_SUCCESS);
+  assert_int_equal(fake_cuda_live_streams(), streams);
+  assert_int_equal(fake_cuda_live_host_allocations(), host);
+  assert_int_equal(fake_cuda_live_registrations(), 0);
+  cubind__set_chunk_bytes(0);
+  cubind__set_staging(1, (size_t)1 << 20, 2);
+  free(a);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(shape_for_cfg_null, test_setup),
@@ -181,6 +226,7 @@ int main(void) {
       cmocka_unit_test_setup(reduction_failures, test_setup),
       cmocka_unit_test_setup(argument_checks, test_setup),
       cmocka_unit_test_setup(chunked_call, test_setup),
+      cmocka_unit_test_setup(chunked_call_staged, test_setup),
   };
   return RUN_RUNTIME_TESTS(tests, 1);
 }

@@ -1,8 +1,9 @@
 /*
- * test_staging.c (runtime/src/staging.c): large pageable host buffers of `<kernel>_call`
- * registered for the call (and unregistered on every path), small and page-locked ones copied
- * plainly; a failure at every step of a registered call; the policy's environment variables
- * (CUBIND_PAGEABLE_STAGING, CUBIND_STAGING_MIN: read as sizes with units, or rejected).
+ * test_staging.c (runtime/src/staging.c, hostcopy.c): large pageable host buffers of
+ * `<kernel>_call` through the staging threads, or registered for the call when there are none
+ * (and unregistered on every path), small and page-locked ones copied plainly; a failure at
+ * every step of both; the policy's environment variables (CUBIND_PAGEABLE_STAGING,
+ * CUBIND_STAGING_MIN: read as sizes with units, CUBIND_STAGING_THREADS: a count, or rejected).
  */
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,7 +11,18 @@
 #include "test_support.h"
 
 /* Defined in the runtime (hidden in the shared library; these tests link the static one). */
-void cubind__set_staging(int on, size_t min_bytes); /* pageable registration; smallest buffer */
+void cubind__set_staging(int on, size_t min_bytes, unsigned threads); /* staging.h */
+int cubind__hostcopy_acquire(CUcontext ctx, unsigned threads);        /* hostcopy.h */
+void cubind__hostcopy_release(void);
+
+/* The calling thread's current context. */
+static CUcontext current_context(void) {
+  CUresult (*get)(CUcontext *) = NULL;
+  CUcontext ctx = NULL;
+  if (cuGetProcAddress_v2("cuCtxGetCurrent", (void **)&get, 4000, 0, NULL) == CUDA_SUCCESS && get)
+    (void)get(&ctx);
+  return ctx;
+}
 
 #define STAGING_MIN 8192 /* the smallest registered buffer in these tests: 2048 floats */
 
@@ -60,49 +72,63 @@ static cubind_status staged_scenario(void *arg) {
   return status;
 }
 
+/* Calls doublify_call on `job` in a new thread; fails the test with its message on failure. */
+static void round_trip_ok(const char *what, staged_job *job) {
+  outcome o = in_new_thread(staged_scenario, job);
+  if (o.status != CUBIND_SUCCESS) fail_msg("%s, %zu floats: %s", what, job->n, o.message);
+}
+
 /*
- * Pageable buffers from the threshold up are registered for the call (cuMemHostRegister), copied
- * directly, one copy each way, and unregistered before _call returns; the fake defers every async
- * copy until a sync says it is done (as a GPU would), so a result read too early shows as wrong
- * data. Smaller buffers, page-locked ones and count 0 take the plain path, as does everything
- * with staging off (CUBIND_PAGEABLE_STAGING=0).
+ * Pageable buffers from the threshold up go through the staging threads (4 here, the caller
+ * included): chunks of at most a slot, several chunks for the larger sizes, nothing registered,
+ * the threads' slots allocated once and kept between calls, freed by cubind_release_scratch.
+ * Every element is checked, so a chunk copied to or from the wrong place shows. Smaller buffers,
+ * page-locked ones and count 0 take the plain path, as does everything with staging off
+ * (CUBIND_PAGEABLE_STAGING=0).
  */
-static void staging_round_trips(void **state) {
-  static const size_t sizes[] = {0, 1, 1023, 2047, 2048, 2049, 10 * 1024 + 3};
+static void staged_round_trips(void **state) {
+  static const size_t sizes[] = {0, 1, 2047, 2048, 2049, 10 * 1024 + 3, 300 * 1024 + 5,
+                                 700 * 1024 + 1};
   static const unsigned directions[] = {CUBIND_DIRECTION_INOUT, CUBIND_DIRECTION_IN};
+  long host = fake_cuda_live_host_allocations();
   size_t i, d;
   (void)state;
-  cubind__set_staging(1, STAGING_MIN);
-  fake_cuda_defer_async_copies(1);
+  cubind__set_staging(1, STAGING_MIN, 4);
   for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
     for (d = 0; d < sizeof directions / sizeof directions[0]; d++) {
       size_t bytes = sizes[i] * sizeof(float);
       unsigned direction = directions[d];
       staged_job job = {sizes[i], 0, direction};
-      outcome o;
-      long registrations = fake_cuda_live_registrations(), host = fake_cuda_live_host_allocations();
+      unsigned long in_copies, out_copies;
       fake_cuda_reset();
-      o = in_new_thread(staged_scenario, &job);
-      if (o.status != CUBIND_SUCCESS) fail_msg("%zu floats: %s", sizes[i], o.message);
-      assert_int_equal(fake_cuda_calls("cuMemHostRegister"), bytes >= STAGING_MIN ? 1 : 0);
-      assert_int_equal(fake_cuda_calls("cuMemHostUnregister"), bytes >= STAGING_MIN ? 1 : 0);
-      assert_int_equal(fake_cuda_calls("cuMemcpyHtoDAsync"),
-                       bytes && (direction & CUBIND_DIRECTION_IN) ? 1 : 0);
-      assert_int_equal(fake_cuda_calls("cuMemcpyDtoHAsync"),
-                       bytes && (direction & CUBIND_DIRECTION_OUT) ? 1 : 0);
-      assert_int_equal(fake_cuda_calls("cuMemAllocHost"), 0); /* nothing page-locked of its own */
-      assert_int_equal(fake_cuda_live_registrations(), registrations);
-      assert_int_equal(fake_cuda_live_host_allocations(), host);
+      round_trip_ok("staged", &job);
+      in_copies = fake_cuda_calls("cuMemcpyHtoDAsync");
+      out_copies = fake_cuda_calls("cuMemcpyDtoHAsync");
+      assert_int_equal(fake_cuda_calls("cuMemHostRegister"), 0);
+      assert_int_equal(fake_cuda_calls("cuMemAllocHost"), 0);
+      assert_true(fake_cuda_calls("cuMemHostAlloc") <= 1); /* the slots, once */
+      if (bytes < STAGING_MIN) {
+        assert_int_equal(in_copies, bytes ? 1 : 0);
+        assert_int_equal(out_copies, bytes && (direction & CUBIND_DIRECTION_OUT) ? 1 : 0);
+        continue;
+      }
+      /* chunks of at least 64 KiB and at most 1 MiB, every thread given two where there are */
+      assert_true(in_copies >= (bytes + (1u << 20) - 1) / (1u << 20));
+      assert_true(in_copies <= (bytes + (64u << 10) - 1) / (64u << 10));
+      assert_int_equal(out_copies, direction & CUBIND_DIRECTION_OUT ? in_copies : 0);
+      if (bytes > ((size_t)256 << 10)) assert_true(in_copies >= 2);
     }
-  /* Page-locked: seen as such and not registered, one plain copy each way, whatever the size. */
+  assert_int_equal(fake_cuda_live_host_allocations(), host + 1); /* the slots, kept */
+  assert_int_equal(cubind_release_scratch(), CUBIND_SUCCESS);
+  assert_int_equal(fake_cuda_live_host_allocations(), host);
+  /* Page-locked: seen as such, one direct copy each way, whatever the size. */
   {
     staged_job job = {10 * 1024, 1, CUBIND_DIRECTION_INOUT};
-    outcome o;
     fake_cuda_reset();
-    o = in_new_thread(staged_scenario, &job);
-    if (o.status != CUBIND_SUCCESS) fail_msg("pinned: %s", o.message);
+    round_trip_ok("pinned", &job);
     assert_int_equal(fake_cuda_calls("cuPointerGetAttributes"), 1);
     assert_int_equal(fake_cuda_calls("cuMemHostRegister"), 0);
+    assert_int_equal(fake_cuda_calls("cuMemHostAlloc"), 0);
     assert_int_equal(fake_cuda_calls("cuMemcpyHtoDAsync"), 1);
     assert_int_equal(fake_cuda_calls("cuMemcpyDtoHAsync"), 1);
     assert_int_equal(fake_cuda_calls("cuMemAllocHost"), 1); /* the test's own buffer */
@@ -110,26 +136,128 @@ static void staging_round_trips(void **state) {
   /* Off (CUBIND_PAGEABLE_STAGING=0): the plain path, the pointer not even looked at. */
   {
     staged_job job = {10 * 1024, 0, CUBIND_DIRECTION_INOUT};
-    outcome o;
-    cubind__set_staging(0, STAGING_MIN);
+    cubind__set_staging(0, STAGING_MIN, 4);
     fake_cuda_reset();
-    o = in_new_thread(staged_scenario, &job);
-    if (o.status != CUBIND_SUCCESS) fail_msg("off: %s", o.message);
+    round_trip_ok("off", &job);
     assert_int_equal(fake_cuda_calls("cuPointerGetAttributes"), 0);
-    assert_int_equal(fake_cuda_calls("cuMemHostRegister"), 0);
+    assert_int_equal(fake_cuda_calls("cuMemHostAlloc"), 0);
     assert_int_equal(fake_cuda_calls("cuMemcpyHtoDAsync"), 1);
     assert_int_equal(fake_cuda_calls("cuMemcpyDtoHAsync"), 1);
   }
-  fake_cuda_defer_async_copies(0);
-  cubind__set_staging(1, (size_t)8 << 20);
+  cubind__set_staging(1, (size_t)1 << 20, 2);
 }
 
 /*
- * A failure at every step of a registered call: the status and message of the failing call, the
- * registration undone after the synchronisation on every path, nothing leaked. A buffer that
- * cannot be registered, or whose memory type cannot be read, is copied plainly.
+ * Without the staging threads (none configured, or another call holding them), a pageable
+ * buffer of 8 MiB and up is registered for the call, copied directly and unregistered; a smaller
+ * one is copied plainly. The fake defers async copies until a synchronisation says they are
+ * done, so a result read too early shows as wrong data.
  */
-static void staging_failures(void **state) {
+static void registered_fallback(void **state) {
+  staged_job large = {((size_t)8 << 20) / sizeof(float) + 3, 0, CUBIND_DIRECTION_INOUT};
+  staged_job small = {300 * 1024 + 5, 0, CUBIND_DIRECTION_INOUT};
+  (void)state;
+  cubind__set_staging(1, STAGING_MIN, 0);
+  fake_cuda_defer_async_copies(1);
+  fake_cuda_reset();
+  round_trip_ok("no threads", &large);
+  assert_int_equal(fake_cuda_calls("cuMemHostRegister"), 1);
+  assert_int_equal(fake_cuda_calls("cuMemHostUnregister"), 1);
+  assert_int_equal(fake_cuda_calls("cuMemcpyHtoDAsync"), 1);
+  assert_int_equal(fake_cuda_calls("cuMemHostAlloc"), 0);
+  fake_cuda_reset();
+  round_trip_ok("no threads, small", &small);
+  assert_int_equal(fake_cuda_calls("cuMemHostRegister"), 0);
+  assert_int_equal(fake_cuda_calls("cuMemcpyHtoDAsync"), 1);
+  fake_cuda_defer_async_copies(0);
+  /* The threads held by another call: this one registers instead of waiting. */
+  cubind__set_staging(1, STAGING_MIN, 4);
+  fake_cuda_make_current(0);
+  assert_int_equal(cubind__hostcopy_acquire(current_context(), 4), 1);
+  fake_cuda_reset();
+  round_trip_ok("threads busy", &large);
+  assert_int_equal(fake_cuda_calls("cuMemHostRegister"), 1);
+  assert_int_equal(fake_cuda_calls("cuMemHostUnregister"), 1);
+  cubind__hostcopy_release();
+  fake_cuda_reset();
+  round_trip_ok("threads free again", &large);
+  assert_int_equal(fake_cuda_calls("cuMemHostRegister"), 0);
+  assert_true(fake_cuda_calls("cuMemcpyHtoDAsync") >= 8);
+  assert_int_equal(fake_cuda_live_registrations(), 0);
+  assert_int_equal(cubind_release_scratch(), CUBIND_SUCCESS);
+  cubind__set_staging(1, (size_t)1 << 20, 2);
+}
+
+/*
+ * A failure at every step of a staged call: the status and a message naming the parameter, the
+ * direction and the step; nothing leaked, the threads usable by the next call. The threads'
+ * own set-up failing (slots, streams, events) is no failure: the call copies another way.
+ */
+static void staged_failures(void **state) {
+  static const struct {
+    const char *function;
+    unsigned nth;
+    cubind_status expected;
+    const char *expect;
+  } cases[] = {
+      {"cuMemHostAlloc", 1, CUBIND_SUCCESS, NULL}, /* the slots: copied another way */
+      {"cuStreamCreate", 1, CUBIND_SUCCESS, NULL},
+      {"cuEventCreate", 2, CUBIND_SUCCESS, NULL},
+      {"cuPointerGetAttributes", 1, CUBIND_SUCCESS, NULL}, /* unknown memory: plainly */
+      {"cuMemcpyHtoDAsync", 1, CUBIND_ERROR_MEMCPY,
+       "copying parameter 0 'a' (1228820 bytes) to the device through the staging threads: "
+       "cuMemcpyHtoDAsync from a staging slot failed"},
+      {"cuMemcpyHtoDAsync", 3, CUBIND_ERROR_MEMCPY, "to the device through the staging threads"},
+      {"cuEventSynchronize", 1, CUBIND_ERROR_MEMCPY,
+       "to the device through the staging threads: cuEventSynchronize of a staging slot failed"},
+      {"cuLaunchKernel", 1, CUBIND_ERROR_LAUNCH, "cuLaunchKernel failed"},
+      {"cuStreamWaitEvent", 1, CUBIND_ERROR_MEMCPY,
+       "back to the host through the staging threads: cuStreamWaitEvent on a staging stream "
+       "failed"},
+      {"cuMemcpyDtoHAsync", 2, CUBIND_ERROR_MEMCPY,
+       "back to the host through the staging threads: cuMemcpyDtoHAsync into a staging slot "
+       "failed"},
+  };
+  staged_job job = {300 * 1024 + 5, 0, CUBIND_DIRECTION_INOUT};
+  long host = fake_cuda_live_host_allocations(), device = fake_cuda_live_device_allocations();
+  long streams = fake_cuda_live_streams(), events = fake_cuda_live_events();
+  size_t i;
+  (void)state;
+  cubind__set_staging(1, STAGING_MIN, 4);
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    outcome o;
+    assert_int_equal(cubind_release_scratch(), CUBIND_SUCCESS); /* the threads start anew */
+    fake_cuda_reset();
+    fake_cuda_fail(cases[i].function, cases[i].nth, CUDA_ERROR_UNKNOWN, 0);
+    o = in_new_thread(staged_scenario, &job);
+    print_message("[ staging  ] %s #%u -> %s: %s\n", cases[i].function, cases[i].nth,
+                  cubind_status_name(o.status), o.message);
+    assert_int_equal(o.status, cases[i].expected);
+    if (cases[i].expect) {
+      assert_contains(o.message, "doublify_call");
+      assert_contains(o.message, "kernel 'doublify' (module vec)");
+      assert_contains(o.message, cases[i].expect);
+    }
+    assert_int_equal(fake_cuda_live_registrations(), 0);
+    /* and the next call through the same threads works */
+    fake_cuda_reset();
+    round_trip_ok("after a failure", &job);
+  }
+  assert_int_equal(cubind_release_scratch(), CUBIND_SUCCESS);
+  assert_int_equal(fake_cuda_live_host_allocations(), host);
+  assert_int_equal(fake_cuda_live_device_allocations(), device);
+  assert_int_equal(fake_cuda_live_streams(), streams);
+  assert_int_equal(fake_cuda_live_events(), events);
+  cubind__set_staging(1, (size_t)1 << 20, 2);
+}
+
+/*
+ * A failure at every step of a registered call (no staging threads): the status and message of
+ * the failing call, the registration undone after the synchronisation on every path, nothing
+ * leaked. A buffer that cannot be registered, or whose memory type cannot be read, is copied
+ * plainly.
+ */
+static void registered_failures(void **state) {
   static const struct {
     const char *function;
     CUresult result;
@@ -139,19 +267,19 @@ static void staging_failures(void **state) {
       {"cuPointerGetAttributes", CUDA_ERROR_INVALID_VALUE, CUBIND_SUCCESS, NULL}, /* plain */
       {"cuMemHostRegister", CUDA_ERROR_OUT_OF_MEMORY, CUBIND_SUCCESS, NULL},      /* plain */
       {"cuMemcpyHtoDAsync", CUDA_ERROR_INVALID_VALUE, CUBIND_ERROR_MEMCPY,
-       "copying parameter 0 'a' (40972 bytes) to the device: cuMemcpyHtoDAsync failed"},
+       "copying parameter 0 'a' (8388620 bytes) to the device: cuMemcpyHtoDAsync failed"},
       {"cuLaunchKernel", CUDA_ERROR_INVALID_VALUE, CUBIND_ERROR_LAUNCH, "cuLaunchKernel failed"},
       {"cuMemcpyDtoHAsync", CUDA_ERROR_INVALID_VALUE, CUBIND_ERROR_MEMCPY,
-       "copying parameter 0 'a' (40972 bytes) back to the host: cuMemcpyDtoHAsync failed"},
+       "copying parameter 0 'a' (8388620 bytes) back to the host: cuMemcpyDtoHAsync failed"},
       {"cuStreamSynchronize", CUDA_ERROR_ILLEGAL_ADDRESS, CUBIND_ERROR_KERNEL_FAULT,
        "cuStreamSynchronize failed"},
       {"cuMemHostUnregister", CUDA_ERROR_UNKNOWN, CUBIND_ERROR_CUDA,
        "cuMemHostUnregister of parameter 0 'a' failed: CUDA_ERROR_UNKNOWN"},
   };
-  staged_job job = {10 * 1024 + 3, 0, CUBIND_DIRECTION_INOUT};
+  staged_job job = {((size_t)8 << 20) / sizeof(float) + 3, 0, CUBIND_DIRECTION_INOUT};
   size_t i;
   (void)state;
-  cubind__set_staging(1, STAGING_MIN);
+  cubind__set_staging(1, STAGING_MIN, 0);
   fake_cuda_defer_async_copies(1);
   for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     long registrations = fake_cuda_live_registrations(), host = fake_cuda_live_host_allocations();
@@ -178,7 +306,7 @@ static void staging_failures(void **state) {
     assert_int_equal(fake_cuda_live_device_allocations(), device);
   }
   fake_cuda_defer_async_copies(0);
-  cubind__set_staging(1, (size_t)8 << 20);
+  cubind__set_staging(1, (size_t)1 << 20, 2);
 }
 
 /* ---- the policy from the environment (read once per process: a forked child per case) ---- */
@@ -201,11 +329,12 @@ static cubind_status child_call(void) {
 }
 
 /*
- * Runs a _call in a child with CUBIND_PAGEABLE_STAGING=on and CUBIND_STAGING_MIN=min (NULL:
- * unset) and checks its status, whether the buffer was registered, and the message's text.
+ * Runs a _call of 40 KiB + 12 bytes in a child with CUBIND_PAGEABLE_STAGING=on,
+ * CUBIND_STAGING_MIN=min and CUBIND_STAGING_THREADS=threads (NULL: unset) and checks its status,
+ * whether the buffer went through the staging threads (their slots allocated), and the message.
  */
-static void policy_case(const char *on, const char *min, cubind_status expected, int registered,
-                        const char *expect) {
+static void policy_case(const char *on, const char *min, const char *threads,
+                        cubind_status expected, int staged, const char *expect) {
   int status = 0;
   pid_t pid;
   fflush(NULL);
@@ -215,10 +344,14 @@ static void policy_case(const char *on, const char *min, cubind_status expected,
     cubind_status s;
     if (on) setenv("CUBIND_PAGEABLE_STAGING", on, 1);
     if (min) setenv("CUBIND_STAGING_MIN", min, 1);
+    if (threads) setenv("CUBIND_STAGING_THREADS", threads, 1);
     use_fake_driver();
     s = child_call();
     CHECK(s == expected);
-    CHECK(fake_cuda_calls("cuMemHostRegister") == (unsigned long)registered);
+    /* staged -1: as by default, staged where more than one processor is online */
+    CHECK(fake_cuda_calls("cuMemHostAlloc") ==
+          (unsigned long)(staged >= 0 ? staged : sysconf(_SC_NPROCESSORS_ONLN) > 1));
+    CHECK(fake_cuda_calls("cuMemHostRegister") == 0); /* 40 KiB: never worth registering */
     CHECK(!expect || strstr(cubind_last_error(), expect));
     if (expected != CUBIND_SUCCESS) { /* refused every time, not only once */
       CHECK(child_call() == expected);
@@ -231,39 +364,50 @@ static void policy_case(const char *on, const char *min, cubind_status expected,
   assert_int_equal(waitpid(pid, &status, 0), pid);
   assert_true(WIFEXITED(status));
   if (WEXITSTATUS(status) != 0)
-    fail_msg("CUBIND_PAGEABLE_STAGING=%s CUBIND_STAGING_MIN=%s", on ? on : "(unset)",
-             min ? min : "(unset)");
+    fail_msg("CUBIND_PAGEABLE_STAGING=%s CUBIND_STAGING_MIN=%s CUBIND_STAGING_THREADS=%s",
+             on ? on : "(unset)", min ? min : "(unset)", threads ? threads : "(unset)");
 }
 
 static void policy_from_environment(void **state) {
   (void)state;
-  policy_case(NULL, NULL, CUBIND_SUCCESS, 0, NULL);  /* 40 KiB < the default 8 MiB */
-  policy_case(NULL, "4K", CUBIND_SUCCESS, 1, NULL);  /* 40 KiB >= 4 KiB: registered */
-  policy_case(NULL, "4096", CUBIND_SUCCESS, 1, NULL);
-  policy_case(NULL, "41KiB", CUBIND_SUCCESS, 0, NULL); /* 40 KiB + 12 bytes < 41 KiB */
-  policy_case(NULL, "1G", CUBIND_SUCCESS, 0, NULL);  /* 1 GiB, never 1 byte */
-  policy_case(NULL, "", CUBIND_SUCCESS, 0, NULL);    /* empty: the default */
-  policy_case("off", "4K", CUBIND_SUCCESS, 0, NULL);
-  policy_case("0", "4K", CUBIND_SUCCESS, 0, NULL);
-  policy_case("1", "4K", CUBIND_SUCCESS, 1, NULL);
-  policy_case(NULL, "-5", CUBIND_ERROR_INVALID_VALUE, 0,
+  policy_case(NULL, NULL, NULL, CUBIND_SUCCESS, 0, NULL); /* 40 KiB < the default 1 MiB */
+  policy_case(NULL, "4K", "2", CUBIND_SUCCESS, 1, NULL);  /* 40 KiB >= 4 KiB: staged */
+  policy_case(NULL, "4096", "3", CUBIND_SUCCESS, 1, NULL);
+  policy_case(NULL, "41KiB", "2", CUBIND_SUCCESS, 0, NULL); /* 40 KiB + 12 bytes < 41 KiB */
+  policy_case(NULL, "1G", "2", CUBIND_SUCCESS, 0, NULL);  /* 1 GiB, never 1 byte */
+  policy_case(NULL, "", "2", CUBIND_SUCCESS, 0, NULL);    /* empty: the default */
+  policy_case(NULL, "4K", "1", CUBIND_SUCCESS, 0, NULL);  /* the caller alone: no threads */
+  policy_case(NULL, "4K", "0", CUBIND_SUCCESS, 0, NULL);
+  policy_case(NULL, "4K", "", CUBIND_SUCCESS, -1, NULL);  /* empty: the default, as for unset */
+  policy_case("off", "4K", "2", CUBIND_SUCCESS, 0, NULL);
+  policy_case("0", "4K", "2", CUBIND_SUCCESS, 0, NULL);
+  policy_case("1", "4K", "2", CUBIND_SUCCESS, 1, NULL);
+  policy_case(NULL, "-5", NULL, CUBIND_ERROR_INVALID_VALUE, 0,
               "doublify_call: kernel 'doublify' (module vec) grid=(41,1,1) block=(256,1,1) "
               "shared=0: CUBIND_STAGING_MIN='-5' is not a size (a negative size)");
-  policy_case(NULL, "1Q", CUBIND_ERROR_INVALID_VALUE, 0,
+  policy_case(NULL, "1Q", NULL, CUBIND_ERROR_INVALID_VALUE, 0,
               "CUBIND_STAGING_MIN='1Q' is not a size (an unknown unit): write a number of bytes");
-  policy_case("maybe", NULL, CUBIND_ERROR_INVALID_VALUE, 0,
+  policy_case("maybe", NULL, NULL, CUBIND_ERROR_INVALID_VALUE, 0,
               "CUBIND_PAGEABLE_STAGING='maybe' is neither on nor off");
-  policy_case("maybe", "2X", CUBIND_ERROR_INVALID_VALUE, 0,
+  policy_case("maybe", "2X", NULL, CUBIND_ERROR_INVALID_VALUE, 0,
               "is neither on nor off: write 1 or 0 (on/off, yes/no, true/false); "
               "CUBIND_STAGING_MIN='2X'");
+  policy_case(NULL, NULL, "17", CUBIND_ERROR_INVALID_VALUE, 0,
+              "CUBIND_STAGING_THREADS='17' is not a count from 0 to 16");
+  policy_case(NULL, "4K", "two", CUBIND_ERROR_INVALID_VALUE, 0,
+              "CUBIND_STAGING_THREADS='two' is not a count from 0 to 16");
+  policy_case(NULL, "1Q", "-1", CUBIND_ERROR_INVALID_VALUE, 0,
+              "e.g. 8M; CUBIND_STAGING_THREADS='-1' is not a count from 0 to 16");
 }
 
 int main(void) {
   /* First, while this process has not initialised cubind (the children inherit nothing). */
   const struct CMUnitTest environment[] = {cmocka_unit_test(policy_from_environment)};
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup(staging_round_trips, test_setup),
-      cmocka_unit_test_setup(staging_failures, test_setup),
+      cmocka_unit_test_setup(staged_round_trips, test_setup),
+      cmocka_unit_test_setup(registered_fallback, test_setup),
+      cmocka_unit_test_setup(staged_failures, test_setup),
+      cmocka_unit_test_setup(registered_failures, test_setup),
   };
   int failed = cmocka_run_group_tests(environment, NULL, NULL);
   return failed + RUN_RUNTIME_TESTS(tests, 4);

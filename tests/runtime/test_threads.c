@@ -4,7 +4,8 @@
  * kernels, and "b"'s two: the separable-compilation case), so that kernels of both modules are
  * resolved concurrently with the image's load and with each other; then _call round trips.
  * Exactly one load per device for both modules and one resolution per kernel and device; every
- * launch succeeds. Built with -fsanitize=thread (runtime and fake driver included).
+ * launch succeeds. Then concurrent _calls of pageable buffers through the staging threads.
+ * Built with -fsanitize=thread (runtime and fake driver included).
  */
 #include "test_support.h"
 
@@ -79,9 +80,60 @@ static void concurrent_first_launches(void **state) {
   assert_int_equal(fake_cuda_live_device_allocations(), 0);
 }
 
+/* One thread's staged round trips: a pageable buffer of STAGED_FLOATS through doublify_call. */
+#define STAGED_THREADS 8
+#define STAGED_FLOATS (300 * 1024 + 5)
+static void *staged_main(void *p) {
+  worker *w = p;
+  float *data = malloc(STAGED_FLOATS * sizeof *data);
+  cubind_config cfg = cubind_config_1d(STAGED_FLOATS, 256);
+  size_t i;
+  int round;
+  w->status = data ? cubind_set_device(w->device) : CUBIND_ERROR_OUT_OF_MEMORY;
+  pthread_barrier_wait(&start);
+  for (round = 0; round < 10 && w->status == CUBIND_SUCCESS; round++) {
+    for (i = 0; i < STAGED_FLOATS; i++) data[i] = (float)(i % 4093 + (size_t)w->device);
+    w->status = doublify_call(&cfg, data, STAGED_FLOATS);
+    for (i = 0; i < STAGED_FLOATS && w->status == CUBIND_SUCCESS; i++)
+      if (data[i] != 2.0f * (float)(i % 4093 + (size_t)w->device)) w->status = CUBIND_ERROR_CUDA;
+  }
+  snprintf(w->message, sizeof w->message, "%s", cubind_last_error());
+  free(data);
+  return NULL;
+}
+
+/*
+ * 8 threads on 2 devices make _call round trips of 1.2 MB pageable buffers at once
+ * (CUBIND_STAGING_MIN=8K, CUBIND_STAGING_THREADS=4, set in main): one call at a time holds the
+ * staging threads (rebinding them to its device's context), the others copy plainly; every
+ * result is right and nothing is left registered or allocated on the device.
+ */
+static void concurrent_staged_calls(void **state) {
+  pthread_t threads[STAGED_THREADS];
+  worker workers[STAGED_THREADS];
+  int i;
+  (void)state;
+  assert_int_equal(pthread_barrier_init(&start, NULL, STAGED_THREADS), 0);
+  for (i = 0; i < STAGED_THREADS; i++) {
+    workers[i].device = i % 2;
+    assert_int_equal(pthread_create(&threads[i], NULL, staged_main, &workers[i]), 0);
+  }
+  for (i = 0; i < STAGED_THREADS; i++)
+    pthread_join(threads[i], NULL);
+  pthread_barrier_destroy(&start);
+  for (i = 0; i < STAGED_THREADS; i++)
+    if (workers[i].status != CUBIND_SUCCESS) fail_msg("thread %d: %s", i, workers[i].message);
+  assert_true(fake_cuda_calls("cuMemHostAlloc") >= 1); /* some calls were staged */
+  assert_int_equal(fake_cuda_live_registrations(), 0);
+  assert_int_equal(fake_cuda_live_device_allocations(), 0);
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(concurrent_first_launches)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(concurrent_first_launches),
+                                     cmocka_unit_test(concurrent_staged_calls)};
   setenv("FAKE_CUDA_DEVICES", "2", 1);
+  setenv("CUBIND_STAGING_MIN", "8K", 1);
+  setenv("CUBIND_STAGING_THREADS", "4", 1);
   use_fake_driver();
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -229,6 +229,16 @@ cubind_status cubind_free(void *dev_ptr);
 cubind_status cubind_malloc_host(void **host_ptr, size_t bytes);
 cubind_status cubind_free_host(void *host_ptr);
 
+/*
+ * cubind_host_register / cubind_host_unregister: page-lock ordinary host memory in place
+ * (PyCUDA's register_host_memory), for buffers a program reuses: copies and `<kernel>_call` on
+ * them then run at the link's rate with no staging. `host` and `bytes` need no alignment; a
+ * range may be registered once. Unregister before the memory is freed. 0 bytes and
+ * cubind_host_unregister(NULL) are no-ops.
+ */
+cubind_status cubind_host_register(void *host, size_t bytes);
+cubind_status cubind_host_unregister(void *host);
+
 /* cubind_to_device / cubind_from_device: synchronous copies; 0 bytes is a no-op. */
 cubind_status cubind_to_device(void *dev_dst, const void *host_src, size_t bytes);
 cubind_status cubind_from_device(void *host_dst, const void *dev_src, size_t bytes);
@@ -256,7 +266,9 @@ cubind_status cubind_stream_synchronize(CUstream stream);
 
 /*
  * cubind_release_scratch: frees the calling thread's device scratch memory that `<kernel>_call`
- * reuses between calls. It is also freed when the thread exits.
+ * reuses between calls (also freed when the thread exits), and stops the staging threads of
+ * large pageable `_call` buffers and frees their page-locked slots unless a call is using them
+ * (started again when needed; also stopped at exit).
  */
 cubind_status cubind_release_scratch(void);
 
