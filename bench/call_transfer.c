@@ -20,9 +20,10 @@
  * Every buffer is checked at the end: element i must equal its start value plus the number of
  * round trips done on it (every byte really went both ways).
  *
- * Pageable buffers: from CUBIND_STAGING_MIN bytes (default 8 MiB; K/M suffixes) cubind page-locks
- * a pageable buffer in place for each call (cuMemHostRegister, direct copies, cuMemHostUnregister;
- * runtime/src/launch.c) unless CUBIND_PAGEABLE_STAGING=0 (the driver's pageable copy). The
+ * Pageable buffers: from CUBIND_STAGING_MIN bytes (default 1 MiB; K/M suffixes) cubind copies a
+ * pageable buffer through its staging threads (CUBIND_STAGING_THREADS, default 12 or the
+ * processors online; runtime/src/hostcopy.c) unless CUBIND_PAGEABLE_STAGING=0 (the driver's
+ * pageable copy). The
  * setting is read once per process, so run_all.sh runs this program again with it off
  * (--pageable-only --label nostaging), with its own paired driver reference; the header line says
  * which.
@@ -189,10 +190,12 @@ int main(int argc, char **argv) {
   printf("_call round trips (copy in + kernel + copy out), GB/s = 2 x bytes / median time\n");
   {
     const char *on = getenv("CUBIND_PAGEABLE_STAGING"), *min = getenv("CUBIND_STAGING_MIN");
-    printf("pageable staging: %s, from %s%s%s\n",
+    const char *threads = getenv("CUBIND_STAGING_THREADS");
+    printf("pageable staging: %s, from %s, %s threads%s%s\n",
            on && strcmp(on, "0") == 0 ? "off (the driver's pageable copy)"
-                                      : "on (cuMemHostRegister of the buffer per call)",
-           min ? min : "8M (default)", label ? "; label " : "", label ? label : "");
+                                      : "on (cubind's staging threads)",
+           min ? min : "1M (default)", threads ? threads : "default", label ? "; label " : "",
+           label ? label : "");
   }
   printf("%-7s %-9s %12s %12s %12s %12s %10s\n", "size", "memory", "cubind us", "driver us",
          "cubind GB/s", "driver GB/s", "vs driver");

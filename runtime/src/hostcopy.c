@@ -8,8 +8,9 @@
  * event; it reuses a slot only after that event, so its memcpy of the next chunk overlaps the
  * DMA of the last one. To the host, it queues the DMA into a slot and copies the slot out once
  * the event fires, one chunk behind. Page-locked segments are DMA'd directly, without a slot.
- * Measured on an H100 (docs/benchmarks.md): one thread's memcpy caps a ring of slots at about
- * the driver's own pageable rate; several threads reach the link.
+ * Measured on an H100 (docs/benchmarks.md, 2026-11-25 b): one thread's memcpy caps a ring of
+ * slots at about the driver's own pageable rate (7 GB/s); 12 threads with 1 MiB slots and
+ * cache-bypassing stores copy 33-34 GB/s each way from 64 MiB, 1.6x the driver at 1 MiB.
  *
  * Threads block every signal (the program's handlers run on its own threads) and sleep on a
  * condition variable between jobs. One call holds the pool at a time (a mutex taken with
@@ -20,13 +21,31 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "driver.h"
 #include "hostcopy.h"
 
 #define MAX_THREADS 16
-#define SLOT_BYTES ((size_t)1 << 20)    /* a chunk's largest size, and each slot's */
+#define SLOT_BYTES ((size_t)1 << 20) /* a chunk's largest size, each slot's (measured best) */
 #define MIN_CHUNK_BYTES ((size_t)64 << 10) /* below this a chunk's DMA costs more than it moves */
+
+/*
+ * After a job a thread spins this long before it sleeps: a call's copies out follow its copies
+ * in by about a kernel's time, and a sleeping thread takes tens of microseconds to wake (more
+ * in a virtual machine), as long as a megabyte takes to copy. OpenMP runtimes spin likewise.
+ */
+#define SPIN_NS 200000
+#if defined(__x86_64__) || defined(__i386__)
+#define CUBIND_SPIN_PAUSE() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define CUBIND_SPIN_PAUSE() __asm__ __volatile__("yield")
+#else
+#define CUBIND_SPIN_PAUSE() ((void)0)
+#endif
 
 enum { SLOT_IDLE, SLOT_TO_DEVICE, SLOT_TO_HOST };
 
@@ -72,6 +91,7 @@ static struct {
   /* the current job */
   const cubind__host_segment *segments;
   unsigned num_segments, next_segment;
+  unsigned helpers; /* workers 1..helpers take part (two chunks each at least) */
   size_t next_offset, chunk;
   CUresult result;
   const char *failed;
@@ -79,6 +99,47 @@ static struct {
 } pool;
 
 static pthread_once_t at_exit_once = PTHREAD_ONCE_INIT;
+
+/*
+ * memcpy for data that is not read again soon: on x86-64, stores that bypass the cache, so that
+ * the destination's lines are not read first; the copy then moves two bytes of memory traffic
+ * per byte instead of three, and memory bandwidth is what several copying threads run out of.
+ * Elsewhere, memcpy.
+ */
+static void copy_streaming(void *dst, const void *src, size_t bytes) {
+#if defined(__x86_64__) && defined(__SSE2__)
+  char *d = dst;
+  const char *s = src;
+  size_t head = (size_t)(-(uintptr_t)d & 15u), i;
+  if (bytes < 256) {
+    memcpy(dst, src, bytes);
+    return;
+  }
+  memcpy(d, s, head); /* up to the destination's first 16-byte boundary */
+  d += head, s += head, bytes -= head;
+  for (i = 0; i + 64 <= bytes; i += 64) {
+    __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
+    __m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
+    __m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32));
+    __m128i e = _mm_loadu_si128((const __m128i *)(s + i + 48));
+    _mm_stream_si128((__m128i *)(d + i), a);
+    _mm_stream_si128((__m128i *)(d + i + 16), b);
+    _mm_stream_si128((__m128i *)(d + i + 32), c);
+    _mm_stream_si128((__m128i *)(d + i + 48), e);
+  }
+  memcpy(d + i, s + i, bytes - i);
+  _mm_sfence(); /* the streamed stores are seen before the DMA or the caller reads them */
+#else
+  memcpy(dst, src, bytes);
+#endif
+}
+
+/* Monotonic nanoseconds, for the spin before sleeping. */
+static long long now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
 
 /* The next chunk of the job: 1 and its segment, offset and length; 0 when none is left. */
 static int take_chunk(unsigned *segment, size_t *offset, size_t *bytes) {
@@ -119,7 +180,7 @@ static CUresult finish_slot(hostcopy_slot *slot, const char **step) {
   if (slot->state == SLOT_IDLE) return CUDA_SUCCESS;
   r = cubind__drv.cuEventSynchronize(slot->done);
   if (r == CUDA_SUCCESS && slot->state == SLOT_TO_HOST)
-    memcpy(slot->host, slot->memory, slot->bytes);
+    copy_streaming(slot->host, slot->memory, slot->bytes);
   if (r != CUDA_SUCCESS) *step = "cuEventSynchronize of a staging slot";
   slot->state = SLOT_IDLE;
   return r;
@@ -142,7 +203,7 @@ static CUresult copy_chunk(hostcopy_worker *w, const cubind__host_segment *s, un
   w->next ^= 1u;
   if ((r = finish_slot(slot, step)) != CUDA_SUCCESS) return r;
   if (s->to_device) {
-    memcpy(slot->memory, host, bytes);
+    copy_streaming(slot->memory, host, bytes);
     *step = "cuMemcpyHtoDAsync from a staging slot";
     r = cubind__drv.cuMemcpyHtoDAsync(device, slot->memory, bytes, w->stream);
   } else {
@@ -202,15 +263,20 @@ static void work(hostcopy_worker *w, int is_caller) {
 
 static void *worker_main(void *arg) {
   hostcopy_worker *w = arg;
-  pthread_mutex_lock(&pool_lock);
   for (;;) {
+    long long deadline = now_ns() + SPIN_NS;
+    while (__atomic_load_n(&pool.generation, __ATOMIC_ACQUIRE) == w->seen &&
+           !__atomic_load_n(&pool.stopping, __ATOMIC_ACQUIRE) && now_ns() < deadline)
+      CUBIND_SPIN_PAUSE();
+    pthread_mutex_lock(&pool_lock);
     while (pool.generation == w->seen && !pool.stopping) pthread_cond_wait(&pool_wake, &pool_lock);
     if (pool.stopping) break;
     w->seen = pool.generation;
     pthread_mutex_unlock(&pool_lock);
-    work(w, 0);
+    if ((unsigned)(w - pool.workers) <= pool.helpers) work(w, 0); /* else: too few chunks */
     pthread_mutex_lock(&pool_lock);
     if (--pool.running == 0) pthread_cond_signal(&pool_idle);
+    pthread_mutex_unlock(&pool_lock);
   }
   pthread_mutex_unlock(&pool_lock);
   return NULL;
@@ -311,7 +377,7 @@ void cubind__hostcopy_release(void) { pthread_mutex_unlock(&pool_busy); }
 CUresult cubind__hostcopy_run(const cubind__host_segment *segments, unsigned num_segments,
                               const CUstream *after, const char **failed,
                               unsigned *failed_segment) {
-  size_t total = 0, chunk;
+  size_t total = 0, chunk, chunks;
   unsigned i;
   int to_host = 0;
   CUresult r;
@@ -324,6 +390,7 @@ CUresult cubind__hostcopy_run(const cubind__host_segment *segments, unsigned num
   chunk = total / (2 * (size_t)pool.num_workers);
   chunk = chunk < MIN_CHUNK_BYTES ? MIN_CHUNK_BYTES : chunk > SLOT_BYTES ? SLOT_BYTES : chunk;
   chunk = (chunk + 4095) & ~(size_t)4095;
+  chunks = (total + chunk - 1) / chunk;
   pool.wait_after = to_host && after;
   if (pool.wait_after && (r = cubind__drv.cuEventRecord(pool.after, *after)) != CUDA_SUCCESS) {
     *failed = "cuEventRecord after the kernel";
@@ -339,9 +406,10 @@ CUresult cubind__hostcopy_run(const cubind__host_segment *segments, unsigned num
   pool.result = CUDA_SUCCESS;
   pool.failed = NULL;
   pool.failed_segment = 0;
-  if (total > chunk) { /* more than one chunk: wake the threads */
+  pool.helpers = (unsigned)((chunks + 1) / 2 < pool.num_workers ? (chunks + 1) / 2 : pool.num_workers) - 1;
+  if (pool.helpers > 0) { /* wake the threads (those not needed go back to sleep) */
     pool.running = pool.num_workers - 1;
-    pool.generation++;
+    __atomic_store_n(&pool.generation, pool.generation + 1, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&pool_wake);
   }
   pthread_mutex_unlock(&pool_lock);
@@ -364,11 +432,11 @@ void cubind__hostcopy_shutdown(void) {
   if (pthread_mutex_trylock(&pool_busy) != 0) return; /* in use: it stays */
   if (pool.started) {
     pthread_mutex_lock(&pool_lock);
-    pool.stopping = 1;
+    __atomic_store_n(&pool.stopping, 1, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&pool_wake);
     pthread_mutex_unlock(&pool_lock);
     for (i = 1; i < pool.num_workers; i++) pthread_join(pool.workers[i].thread, NULL);
-    pool.stopping = 0;
+    __atomic_store_n(&pool.stopping, 0, __ATOMIC_RELEASE);
     unbind_context();
     /* page-locked memory is freed in a context: the one it came from */
     if (cubind__drv.cuCtxGetCurrent(&current) != CUDA_SUCCESS) current = NULL;

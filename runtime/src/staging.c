@@ -5,7 +5,7 @@
  * at a fraction of the link's rate (7-10 GB/s on an H100 against ~53 GB/s page-locked). A
  * pageable buffer of at least CUBIND_STAGING_MIN bytes (default 1 MiB) goes through the staging
  * threads instead (hostcopy.h: CUBIND_STAGING_THREADS threads, the caller included, default
- * the online processors up to 8, each copying chunks through page-locked slots while the
+ * the online processors up to 12, each copying chunks through page-locked slots while the
  * previous chunk's DMA runs). When another call holds the threads, or they cannot start, a
  * buffer of at least 8 MiB is page-locked in place for the call (cuMemHostRegister, undone after
  * the call's final synchronisation) and smaller ones are copied plainly. Measured figures are in
@@ -25,7 +25,7 @@
 #include "hostcopy.h"
 #include "staging.h"
 
-#define DEFAULT_THREADS 8                    /* more add little: the link is the limit */
+#define DEFAULT_THREADS 12 /* measured best on a 16-core H100 host: docs/benchmarks.md */
 #define MAX_THREADS 16                       /* what CUBIND_STAGING_THREADS may ask for */
 #define REGISTER_MIN ((size_t)8 << 20)       /* below this, registering costs more than it saves */
 

@@ -580,7 +580,8 @@ EXPORT long fake_cuda_live_registrations(void) {
 static CUresult fake_cuMemHostRegister(void *p, size_t bytes, unsigned flags) {
   ENTER("cuMemHostRegister");
   if (!current) return CUDA_ERROR_INVALID_CONTEXT;
-  if (!p || !bytes || flags) return CUDA_ERROR_INVALID_VALUE;
+  if (!p || !bytes || (flags & ~(unsigned)CU_MEMHOSTREGISTER_PORTABLE))
+    return CUDA_ERROR_INVALID_VALUE;
   if (is_pinned(p)) return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
   pinned_add(p, bytes);
   __atomic_add_fetch(&live_registered, 1, __ATOMIC_RELAXED);

@@ -1,6 +1,6 @@
 /*
- * test_memory.c (runtime/src/memory.c): device and page-locked memory, synchronous and
- * asynchronous copies, memset, synchronisation and streams; a failure injected into each of
+ * test_memory.c (runtime/src/memory.c): device and page-locked memory, host memory registered
+ * in place, synchronous and asynchronous copies, memset, synchronisation and streams; a failure injected into each of
  * their driver calls.
  */
 #include "test_support.h"
@@ -41,6 +41,27 @@ static void memory_api(void **state) {
                    0);
 }
 
+/* cubind_host_register: ordinary memory page-locked in place, once; the edge cases. */
+static void host_registration(void **state) {
+  static char buffer[1 << 16];
+  long registrations = fake_cuda_live_registrations();
+  (void)state;
+  assert_int_equal(cubind_host_register(buffer, sizeof buffer), CUBIND_SUCCESS);
+  assert_int_equal(fake_cuda_live_registrations(), registrations + 1);
+  assert_int_equal(cubind_host_register(buffer, sizeof buffer), CUBIND_ERROR_CUDA);
+  assert_contains(cubind_last_error(), "cubind_host_register: cuMemHostRegister(");
+  assert_contains(cubind_last_error(), "65536 bytes) failed: CUDA_ERROR_HOST_MEMORY_ALREADY");
+  assert_int_equal(cubind_host_unregister(buffer), CUBIND_SUCCESS);
+  assert_int_equal(fake_cuda_live_registrations(), registrations);
+  assert_int_equal(cubind_host_unregister(buffer), CUBIND_ERROR_CUDA);
+  assert_contains(cubind_last_error(), "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED");
+  assert_int_equal(cubind_host_register(NULL, 4), CUBIND_ERROR_INVALID_VALUE);
+  assert_contains(cubind_last_error(), "cubind_host_register: host is NULL");
+  assert_int_equal(cubind_host_register(buffer, 0), CUBIND_SUCCESS);
+  assert_int_equal(cubind_host_unregister(NULL), CUBIND_SUCCESS);
+  assert_int_equal(fake_cuda_calls("cuMemHostRegister"), 2);
+}
+
 static cubind_status scenario_memory(void *arg) {
   const char *op = arg;
   char host[64] = {0};
@@ -49,6 +70,11 @@ static cubind_status scenario_memory(void *arg) {
   if (strcmp(op, "malloc") == 0) return cubind_malloc(&dev, 64);
   if (strcmp(op, "malloc_host") == 0) return cubind_malloc_host(&pinned, 64);
   if (strcmp(op, "synchronize") == 0) return cubind_synchronize();
+  if (strcmp(op, "host_register") == 0) {
+    status = cubind_host_register(host, sizeof host);
+    if (status == CUBIND_SUCCESS) status = cubind_host_unregister(host);
+    return status;
+  }
   if (strcmp(op, "stream_create") == 0) return cubind_stream_create((CUstream *)&dev);
   if (strcmp(op, "stream_synchronize") == 0) return cubind_stream_synchronize(NULL);
   if (strcmp(op, "stream") == 0) {
@@ -106,6 +132,10 @@ static void every_memory_call_fails_cleanly(void **state) {
        CUBIND_ERROR_STREAM, {"cubind_stream_destroy"}, 0},
       {"cuMemFreeHost", CUDA_ERROR_INVALID_VALUE, scenario_memory, "free_host", CUBIND_ERROR_CUDA,
        {"cubind_free_host"}, 0},
+      {"cuMemHostRegister", CUDA_ERROR_OUT_OF_MEMORY, scenario_memory, "host_register",
+       CUBIND_ERROR_CUDA, {"cubind_host_register", "64 bytes", "CUDA_ERROR_OUT_OF_MEMORY"}, 0},
+      {"cuMemHostUnregister", CUDA_ERROR_INVALID_VALUE, scenario_memory, "host_register",
+       CUBIND_ERROR_CUDA, {"cubind_host_unregister", "CUDA_ERROR_INVALID_VALUE"}, 0},
   };
   (void)state;
   run_injections(cases, sizeof cases / sizeof cases[0]);
@@ -114,6 +144,7 @@ static void every_memory_call_fails_cleanly(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(memory_api, test_setup),
+      cmocka_unit_test_setup(host_registration, test_setup),
       cmocka_unit_test_setup(every_memory_call_fails_cleanly, test_setup),
   };
   return RUN_RUNTIME_TESTS(tests, 4);
