@@ -8,7 +8,7 @@
 # pageable staging off, CUBIND_PAGEABLE_STAGING=0, for comparison), launch_allocs,
 # cold_start.sh, module_load.sh, device_ops (device-resident GB/s: elementwise kernels,
 # cubind::array, reductions, against cuMemcpyDtoD and CUB), python_peers.py (PyCUDA, CuPy,
-# numba where installed), the footprint of the
+# numba where installed; the device-resident cases at device_ops's N), the footprint of the
 # static runtime library, and one table of every device-resident GB/s (device_ops and the
 # Python peers side by side). Only <build>/bench-bin is read,
 # so carrying that folder alone to the GPU machine is enough. Writes into <out dir>:
@@ -107,7 +107,7 @@ fi
 if [[ ${BENCH_NO_PYTHON:-0} != 1 ]]; then
   echo "benchmark,case,variant,metric,value,unit" >"$parts/python_peers.csv"
   run python_peers "${BENCH_PYTHON:-python3}" "$here/python_peers.py" \
-    --repeats "${BENCH_PYTHON_REPEATS:-10}" --csv "$parts/python_peers.csv"
+    --repeats "${BENCH_PYTHON_REPEATS:-10}" --device-n "$device_n" --csv "$parts/python_peers.csv"
 fi
 
 # Footprint: the static runtime library as linked into every program.
