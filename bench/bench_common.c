@@ -100,6 +100,7 @@ void bench_driver_load(void) {
   BENCH_LOAD(cuMemFree);
   BENCH_LOAD(cuMemcpyHtoD);
   BENCH_LOAD(cuMemcpyDtoH);
+  BENCH_LOAD(cuMemcpyDtoD);
 #undef BENCH_LOAD
   CHECK_CU(bench_cu.cuInit(0));
 }

@@ -76,6 +76,7 @@ typedef struct bench_driver {
   CUresult (*cuMemFree)(CUdeviceptr dptr);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr dst, const void *src, size_t bytes);
   CUresult (*cuMemcpyDtoH)(void *dst, CUdeviceptr src, size_t bytes);
+  CUresult (*cuMemcpyDtoD)(CUdeviceptr dst, CUdeviceptr src, size_t bytes);
 } bench_driver;
 
 /* The process's driver table, filled by bench_driver_load(); exits on failure. */

@@ -15,12 +15,20 @@ The same kernels and sizes as cubind's own benchmarks, through PyCUDA, CuPy and 
               elementwise add with asarray/asnumpy
   sum_squares the seeds' sum of squares over a 4000 x 4000 float matrix from the host: PyCUDA
               ReductionKernel, CuPy (x*x).sum(), numba cuda.reduce
+  device_ops  device-resident GB/s (bytes read + bytes written / time, CUDA events around each
+              run) over --device-n floats (default 64M, 256 MiB per array: device_ops's N),
+              inputs and outputs already on the GPU, as bench/device_ops measures cubind:
+              vector_add (c = a + b): PyCUDA ElementwiseKernel, CuPy a + b, numba @vectorize
+              on device arrays; lin_comb (z = 2.5 x - 1.25 y): PyCUDA and CuPy ElementwiseKernel,
+              numba @vectorize; sum (bytes read): PyCUDA gpuarray.sum and ReductionKernel,
+              cupy.sum, numba cuda.reduce into a device result
 
 Every result is checked against NumPy. Each case runs `--repeats` times after a warm-up; the
-table gives the median and the 10th and 90th percentiles, and --csv appends rows in
-run_all.sh's format (benchmark,case,variant,metric,value,unit).
+table gives the median and the 10th and 90th percentiles (of ms, us or GB/s: for GB/s p10 is the
+slow end), and --csv appends rows in run_all.sh's format (benchmark,case,variant,metric,value,
+unit).
 
-  python3 bench/python_peers.py [--repeats N] [--csv results.csv] [--small]
+  python3 bench/python_peers.py [--repeats N] [--csv results.csv] [--small] [--device-n N]
 Exit status: 0, 77 when no GPU or none of the three is installed, 1 when a result is wrong.
 """
 import argparse
@@ -61,6 +69,43 @@ def timed(fn, repeats, per=1.0):
         fn()
         samples.append((time.perf_counter() - t0) * per)
     return samples
+
+
+def gbps_events(fn, repeats, nbytes, new_event, elapsed_ms):
+    """GB/s of `fn` (work queued on the default stream), timed with CUDA events per run."""
+    fn()  # warm-up: compilation, module load, first allocation
+    start, stop = new_event(), new_event()
+    samples = []
+    for _ in range(repeats):
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        samples.append(nbytes / (elapsed_ms(start, stop) * 1e6))
+    return samples
+
+
+# lin_comb's coefficients, as in bench/device_ops.c: z = ALPHA x + BETA y.
+ALPHA = np.float32(2.5)
+BETA = np.float32(-1.25)
+
+
+def device_inputs(n):
+    """device_ops's inputs: a in [0, 1) (the sum's input: no cancellation), b in [-1, 1)."""
+    rng = np.random.default_rng(3)
+    a = rng.random(n, dtype=np.float32)
+    b = rng.random(n, dtype=np.float32) * np.float32(2) - np.float32(1)
+    return a, b
+
+
+def check_device(framework, a, b, added, combined, sums):
+    """The device cases' results against NumPy: +, lin_comb (fused or not), sums (float)."""
+    check(f"{framework} device vector_add", added, a + b)
+    check(f"{framework} device lin_comb", combined,
+          ALPHA.astype(np.float64) * a + BETA.astype(np.float64) * b, rtol=1e-5, atol=1e-5)
+    want = np.sum(a, dtype=np.float64)
+    for name, got in sums.items():
+        check(f"{framework} device {name}", got, want, rtol=1e-4)
 
 
 EMPTY_SRC = r'''
@@ -142,6 +187,39 @@ def pycuda_cases(args, sizes):
     check("pycuda sum_squares", out["s"], np.sum(m.astype(np.float64) ** 2), rtol=1e-4)
     record("sum_squares", f"{sizes['matrix']}x{sizes['matrix']} host", "pycuda ReductionKernel", timed(sum_squares, args.repeats, 1e3), "ms")
 
+    # Device-resident: inputs and outputs on the GPU, allocated once.
+    n = sizes["device"]
+    a, b = device_inputs(n)
+    ga, gb = gpuarray.to_gpu(a), gpuarray.to_gpu(b)
+    gc = gpuarray.empty_like(ga)
+    lin_comb = ElementwiseKernel("float a, float *x, float b, float *y, float *z",
+                                 "z[i] = a*x[i] + b*y[i]", "lin_comb")
+    total = ReductionKernel(np.float32, neutral="0", reduce_expr="a+b", map_expr="x[i]",
+                            arguments="float *x")
+    events = (drv.Event, lambda start, stop: start.time_till(stop))
+    add(ga, gb, gc)
+    added = gc.get()
+    lin_comb(ALPHA, ga, BETA, gb, gc)
+    sums = {"gpuarray.sum": float(gpuarray.sum(ga).get()),
+            "ReductionKernel": float(total(ga).get())}
+    check_device("pycuda", a, b, added, gc.get(), sums)
+    del added
+    record("device_ops", f"vector_add {n}", "pycuda ElementwiseKernel",
+           gbps_events(lambda: add(ga, gb, gc), args.repeats, 12 * n, *events), "GB/s")
+    record("device_ops", f"lin_comb {n}", "pycuda ElementwiseKernel",
+           gbps_events(lambda: lin_comb(ALPHA, ga, BETA, gb, gc), args.repeats, 12 * n, *events),
+           "GB/s")
+
+    def pycuda_sum():
+        out["dev"] = gpuarray.sum(ga)
+
+    def reduction_sum():
+        out["dev"] = total(ga)
+    record("device_ops", f"sum {n}", "pycuda gpuarray.sum",
+           gbps_events(pycuda_sum, args.repeats, 4 * n, *events), "GB/s")
+    record("device_ops", f"sum {n}", "pycuda ReductionKernel",
+           gbps_events(reduction_sum, args.repeats, 4 * n, *events), "GB/s")
+
 
 def cupy_cases(args, sizes):
     import cupy as cp
@@ -189,6 +267,36 @@ def cupy_cases(args, sizes):
     sum_squares()
     check("cupy sum_squares", out["s"], np.sum(m.astype(np.float64) ** 2), rtol=1e-4)
     record("sum_squares", f"{sizes['matrix']}x{sizes['matrix']} host", "cupy (x*x).sum()", timed(sum_squares, args.repeats, 1e3), "ms")
+    cp.get_default_memory_pool().free_all_blocks()
+
+    # Device-resident: inputs and outputs on the GPU (a + b takes its output from CuPy's pool).
+    n = sizes["device"]
+    a, b = device_inputs(n)
+    ga, gb = cp.asarray(a), cp.asarray(b)
+    gz = cp.empty_like(ga)
+    lin_comb = cp.ElementwiseKernel("float32 a, float32 x, float32 b, float32 y", "float32 z",
+                                    "z = a * x + b * y", "lin_comb")
+    events = (cp.cuda.Event, cp.cuda.get_elapsed_time)
+    added = cp.asnumpy(ga + gb)
+    lin_comb(ALPHA, ga, BETA, gb, gz)
+    check_device("cupy", a, b, added, cp.asnumpy(gz), {"cupy.sum": float(cp.sum(ga))})
+    del added
+
+    def add():
+        out["dev"] = ga + gb
+
+    def total():
+        out["dev"] = cp.sum(ga)
+    record("device_ops", f"vector_add {n}", "cupy a + b",
+           gbps_events(add, args.repeats, 12 * n, *events), "GB/s")
+    record("device_ops", f"lin_comb {n}", "cupy ElementwiseKernel",
+           gbps_events(lambda: lin_comb(ALPHA, ga, BETA, gb, gz), args.repeats, 12 * n, *events),
+           "GB/s")
+    record("device_ops", f"sum {n}", "cupy.sum",
+           gbps_events(total, args.repeats, 4 * n, *events), "GB/s")
+    out.clear()
+    del ga, gb, gz
+    cp.get_default_memory_pool().free_all_blocks()
 
 
 def numba_cases(args, sizes):
@@ -262,16 +370,47 @@ def numba_cases(args, sizes):
     check("numba sum_squares", out["s"], np.sum(m.astype(np.float64) ** 2), rtol=1e-4)
     record("sum_squares", f"{sizes['matrix']}x{sizes['matrix']} host", "numba vectorize + cuda.reduce", timed(sum_squares, args.repeats, 1e3), "ms")
 
+    # Device-resident: @vectorize on device arrays into a device output (out=), cuda.reduce into
+    # a device result (res=): nothing crosses to the host while timed.
+    @vectorize([float32(float32, float32)], target="cuda")
+    def lin_comb(x, y):
+        return ALPHA * x + BETA * y
+
+    n = sizes["device"]
+    a, b = device_inputs(n)
+    da, db = cuda.to_device(a), cuda.to_device(b)
+    dc = cuda.device_array_like(da)
+    dres = cuda.device_array(1, dtype=np.float32)
+    events = (lambda: cuda.event(timing=True), cuda.event_elapsed_time)
+    vector_add(da, db, out=dc)
+    added = dc.copy_to_host()
+    lin_comb(da, db, out=dc)
+    sum_reduce(da, res=dres)
+    check_device("numba", a, b, added, dc.copy_to_host(),
+                 {"cuda.reduce": float(dres.copy_to_host()[0])})
+    del added
+    record("device_ops", f"vector_add {n}", "numba @vectorize cuda",
+           gbps_events(lambda: vector_add(da, db, out=dc), args.repeats, 12 * n, *events), "GB/s")
+    record("device_ops", f"lin_comb {n}", "numba @vectorize cuda",
+           gbps_events(lambda: lin_comb(da, db, out=dc), args.repeats, 12 * n, *events), "GB/s")
+    record("device_ops", f"sum {n}", "numba cuda.reduce",
+           gbps_events(lambda: sum_reduce(da, res=dres), args.repeats, 4 * n, *events), "GB/s")
+
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--csv", help="append rows to this CSV (run_all.sh's format)")
     parser.add_argument("--small", action="store_true", help="small sizes (a quick check)")
+    parser.add_argument("--device-n", type=int, default=None,
+                        help="floats per array of the device-resident cases (default 64M, "
+                             "bench/device_ops's N; 1M with --small)")
     args = parser.parse_args()
-    sizes = {"inout": 64 << 20, "vector": 320_000_000, "matrix": 4000}
+    sizes = {"inout": 64 << 20, "vector": 320_000_000, "matrix": 4000, "device": 64 << 20}
     if args.small:
-        sizes = {"inout": 1 << 20, "vector": 1_000_000, "matrix": 500}
+        sizes = {"inout": 1 << 20, "vector": 1_000_000, "matrix": 500, "device": 1 << 20}
+    if args.device_n is not None:
+        sizes["device"] = args.device_n
     print(f"{'benchmark':<12} {'case':<22} {'variant':<28} {'median':>12} {'p10':>12} {'p90':>12}")
     ran = 0
     for name, cases in (("pycuda", pycuda_cases), ("cupy", cupy_cases), ("numba", numba_cases)):

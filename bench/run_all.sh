@@ -6,8 +6,11 @@
 # Builds nothing (build first: cmake --build <build dir> --target cubind_benchmarks). Runs, in
 # order: launch_overhead, call_transfer (4 KiB .. 1 GiB; then pageable only with cubind's
 # pageable staging off, CUBIND_PAGEABLE_STAGING=0, for comparison), launch_allocs,
-# cold_start.sh, module_load.sh, python_peers.py (PyCUDA, CuPy, numba where installed) and the
-# footprint of the static runtime library. Only <build>/bench-bin is read,
+# cold_start.sh, module_load.sh, device_ops (device-resident GB/s: elementwise kernels,
+# cubind::array, reductions, against cuMemcpyDtoD and CUB), python_peers.py (PyCUDA, CuPy,
+# numba where installed; the device-resident cases at device_ops's N), the footprint of the
+# static runtime library, and one table of every device-resident GB/s (device_ops and the
+# Python peers side by side). Only <build>/bench-bin is read,
 # so carrying that folder alone to the GPU machine is enough. Writes into <out dir>:
 #   summary.txt     every table, as printed (also on stdout), after the machine's description
 #   results.csv     all numbers: benchmark,case,variant,metric,value,unit
@@ -17,7 +20,8 @@
 # (Few files on purpose: the GPU machine's file transfer limits how many come back.)
 # Takes well under 3 minutes on an H100. Environment knobs: BENCH_BATCHES (launch_overhead,
 # default 200), BENCH_COLD_RUNS (default 20), BENCH_MODULE_RUNS (default 5), BENCH_NO_LARGE=1
-# (skip the 1 GiB transfer).
+# (skip the 1 GiB transfer), BENCH_DEVICE_N (floats per array of the device-resident cases,
+# default 67108864: 256 MiB), BENCH_DEVICE_REPS (device_ops' rounds, default 20).
 # Exit status: 0 all passed, 77 no GPU (everything skipped), 1 something failed.
 set -u
 build=${1:?usage: run_all.sh <build dir> <out dir>}
@@ -87,12 +91,23 @@ run call_transfer_nostaging env CUBIND_PAGEABLE_STAGING=0 "$bin/call_transfer" $
 run launch_allocs "$bin/launch_allocs" "$parts/launch_allocs.csv"
 run cold_start "$here/cold_start.sh" "$build" "${BENCH_COLD_RUNS:-20}" "$parts"
 run module_load "$here/module_load.sh" "$build" "${BENCH_MODULE_RUNS:-5}" "$parts"
+# Device-resident throughput (3 arrays of BENCH_DEVICE_N floats on the GPU; a few seconds, most
+# of it making and checking the inputs on the CPU). Built only where cubind::array is.
+device_n=${BENCH_DEVICE_N:-67108864}
+if [[ -x $bin/device_ops ]]; then
+  run device_ops "$bin/device_ops" --n "$device_n" --reps "${BENCH_DEVICE_REPS:-20}" \
+    "$parts/device_ops.csv"
+else
+  say "== device_ops: $bin/device_ops is missing (not built: no cubind::array?)"
+  failed=$((failed + 1))
+  say
+fi
 # What users compare with (issue 16): PyCUDA, CuPy, numba-cuda on the same kernels and sizes,
 # where the python3 on PATH has them (BENCH_PYTHON picks another); BENCH_NO_PYTHON=1 skips.
 if [[ ${BENCH_NO_PYTHON:-0} != 1 ]]; then
   echo "benchmark,case,variant,metric,value,unit" >"$parts/python_peers.csv"
   run python_peers "${BENCH_PYTHON:-python3}" "$here/python_peers.py" \
-    --repeats "${BENCH_PYTHON_REPEATS:-10}" --csv "$parts/python_peers.csv"
+    --repeats "${BENCH_PYTHON_REPEATS:-10}" --device-n "$device_n" --csv "$parts/python_peers.csv"
 fi
 
 # Footprint: the static runtime library as linked into every program.
@@ -129,13 +144,49 @@ say
 {
   echo "benchmark,case,variant,metric,value,unit"
   for f in launch_overhead call_transfer $staging_parts launch_allocs cold_start module_load \
-    python_peers footprint; do
+    device_ops python_peers footprint; do
     if [[ -f $parts/$f.csv ]]; then tail -n +2 "$parts/$f.csv"; fi
   done
 } >"$out/results.csv"
 awk -F, 'NR == 1 {print "["; next}
   {printf "%s  {\"benchmark\": \"%s\", \"case\": \"%s\", \"variant\": \"%s\", \"metric\": \"%s\", \"value\": %s, \"unit\": \"%s\"}", (NR > 2 ? ",\n" : ""), $1, $2, $3, $4, $5, $6}
   END {print "\n]"}' "$out/results.csv" >"$out/results.json"
+# Every device-resident GB/s in one table: device_ops (cubind, the copy, CUB) and the Python
+# peers' device cases (python_device_ops), per operation; vs copy divides by device_ops' copy.
+device_table=$(awk -F, '
+  function add(key, op) {
+    if (!(key in seen)) { seen[key] = 1; order[++count] = key; opof[key] = op }
+    if (!(op in opseen)) { opseen[op] = 1; ops[++nops] = op }
+  }
+  NR == 1 { next }
+  $1 == "device_ops" && $4 ~ /^GBps_(median|p10|p90)$/ {
+    name = $3 == "cuMemcpyDtoD" ? "driver cuMemcpyDtoD" : \
+      $3 ~ /^cub_/ ? "CUB DeviceReduce::Sum (C++)" : "cubind " $3
+    split($2, w, " "); key = w[1] SUBSEP name; add(key, w[1])
+    m = $4; sub(/^GBps_/, "", m); v[key, m] = $5
+    if (w[1] == "copy" && m == "median") copy = $5
+  }
+  $1 == "python_device_ops" && $6 == "GB/s" {
+    split($2, w, " "); key = w[1] SUBSEP $3; add(key, w[1]); v[key, $4] = $5
+  }
+  END {
+    if (!count) exit
+    printf "%-11s %-34s %10s %10s %10s %8s\n", "op", "implementation", "GB/s", "p10", "p90", "vs copy"
+    for (o = 1; o <= nops; o++)
+      for (i = 1; i <= count; i++) {
+        key = order[i]
+        if (opof[key] != ops[o]) continue
+        split(key, kv, SUBSEP)
+        ratio = copy > 0 ? sprintf("%.3f", v[key, "median"] / copy) : "-"
+        printf "%-11s %-34s %10.1f %10.1f %10.1f %8s\n", ops[o], kv[2], v[key, "median"], \
+          v[key, "p10"], v[key, "p90"], ratio
+      }
+  }' "$out/results.csv")
+if [[ -n $device_table ]]; then
+  say "== device-resident GB/s, every implementation (median, p10, p90; vs copy: / cuMemcpyDtoD's median)"
+  say "$device_table"
+  say
+fi
 # Charts (PNG with matplotlib, else SVG), where there is a python3.
 if [[ -f $out/results.csv ]] && command -v python3 >/dev/null; then
   python3 "$here/plot.py" "$out/results.csv" "$out" | tee -a "$summary" >&3 || say "plot.py failed"

@@ -1,9 +1,8 @@
-// PyCUDA's ElementwiseKernel "a = (a*10+2) * ((b+2)*10-5) * 5" written out: a grid-stride loop,
-// so that any grid covers any n.
-#include <cubind/annotations.h>
+// PyCUDA's ElementwiseKernel walk-through:
+//   ElementwiseKernel("float *a, float *b", "a[i] = (a[i]*10+2) * ((b[i]+2)*10-5) * 5")
+// cubind-gen binds it as elementwise_launch(cfg, a, b, n): the element count comes last.
+#include <cubind/elementwise.cuh>
 
-extern "C" __global__ void elementwise(float *a, const float *b, int n)
-{
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
-    a[i] = (a[i] * 10 + 2) * ((b[i] + 2) * 10 - 5) * 5;
-}
+/** a = (a*10+2) * ((b+2)*10-5) * 5, elementwise, in place. */
+CUBIND_ELEMENTWISE(elementwise, (CUBIND_INOUT float *a, CUBIND_IN const float *b),
+                   { a[i] = (a[i] * 10 + 2) * ((b[i] + 2) * 10 - 5) * 5; })
