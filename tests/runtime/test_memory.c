@@ -133,7 +133,7 @@ static void every_memory_call_fails_cleanly(void **state) {
       {"cuMemFreeHost", CUDA_ERROR_INVALID_VALUE, scenario_memory, "free_host", CUBIND_ERROR_CUDA,
        {"cubind_free_host"}, 0},
       {"cuMemHostRegister", CUDA_ERROR_OUT_OF_MEMORY, scenario_memory, "host_register",
-       CUBIND_ERROR_CUDA, {"cubind_host_register", "64 bytes", "CUDA_ERROR_OUT_OF_MEMORY"}, 0},
+       CUBIND_ERROR_OUT_OF_MEMORY, {"cubind_host_register", "64 bytes", "CUDA_ERROR_OUT_OF_MEMORY"}, 0},
       {"cuMemHostUnregister", CUDA_ERROR_INVALID_VALUE, scenario_memory, "host_register",
        CUBIND_ERROR_CUDA, {"cubind_host_unregister", "CUDA_ERROR_INVALID_VALUE"}, 0},
   };
