@@ -1,21 +1,26 @@
 // The kernels of cubind::array (array/src/array.c), one set per dtype, written with
-// <cubind/elementwise.cuh>. Built by add_gpu_kernels with PREFIX cubind_array_k_ (the stubs are
+// <cubind/elementwise.cuh>: maps through its batched loop, reductions with CUBIND_REDUCTION. Built by add_gpu_kernels with PREFIX cubind_array_k_ (the stubs are
 // cubind_array_k_<kernel>_launch: in cubind's namespace, out of the user's way).
 #include <cubind/elementwise.cuh>
 
+// out[i] = value (an expression of i and the parameters) for every i: a map (element i depends
+// on index i alone), so its loads go CUBIND_UNROLL_ at a time (<cubind/elementwise.cuh>).
+#define ARRAY_MAP(name, T, params, value)                                                       \
+  extern "C" __global__ void name(CUBIND_OUT T *out, CUBIND_UNPAREN_ params,                    \
+                                  CUBIND_ELEMENT_MAP size_t n) {                                \
+    CUBIND_MAP_LOOP_(T, out, n, value)                                                          \
+  }
+
 // Each binary operation on a dtype T named S.
 #define ARRAY_BINARY(S, T, name, op)                                                            \
-  CUBIND_ELEMENTWISE(name##_##S, (CUBIND_OUT T *out, CUBIND_IN const T *x, CUBIND_IN const T *y), \
-                     { out[i] = x[i] op y[i]; })
+  ARRAY_MAP(name##_##S, T, (CUBIND_IN const T *x, CUBIND_IN const T *y), x[i] op y[i])
 
 // Everything for a dtype T named S whose sums accumulate in A, between the limits lo and hi.
 #define ARRAY_KERNELS(S, T, A, lo, hi)                                                          \
-  CUBIND_ELEMENTWISE(fill_##S, (CUBIND_OUT T *out, T value), { out[i] = value; })              \
-  CUBIND_ELEMENTWISE(scale_##S, (CUBIND_OUT T *out, T alpha, CUBIND_IN const T *x),            \
-                     { out[i] = alpha * x[i]; })                                                \
-  CUBIND_ELEMENTWISE(axpby_##S, (CUBIND_OUT T *out, T alpha, CUBIND_IN const T *x, T beta,     \
-                                 CUBIND_IN const T *y),                                         \
-                     { out[i] = alpha * x[i] + beta * y[i]; })                                  \
+  ARRAY_MAP(fill_##S, T, (T value), value)                                                      \
+  ARRAY_MAP(scale_##S, T, (T alpha, CUBIND_IN const T *x), alpha * x[i])                        \
+  ARRAY_MAP(axpby_##S, T, (T alpha, CUBIND_IN const T *x, T beta, CUBIND_IN const T *y),        \
+            alpha * x[i] + beta * y[i])                                                         \
   ARRAY_BINARY(S, T, add, +)                                                                    \
   ARRAY_BINARY(S, T, sub, -)                                                                    \
   ARRAY_BINARY(S, T, mul, *)                                                                    \

@@ -181,8 +181,8 @@ static size_t test_huge(void) {
 
 /*
  * vector_add_call over host arrays large enough to run in chunks on several streams (pipeline.c:
- * 16 MiB chunks), pageable and page-locked, n not a multiple of the chunk: every element equal
- * to the CPU's sum (one rounding each: exact).
+ * 16 MiB chunks), pageable (through the staging threads), page-locked, and the two mixed, n not a
+ * multiple of the chunk: every element equal to the CPU's sum (one rounding each: exact).
  */
 static size_t test_chunked(void) {
   /* under compute-sanitizer: still chunks (16 MiB of floats is 4M), fewer of them */
@@ -199,7 +199,8 @@ static size_t test_chunked(void) {
   }
   gpu_fill_random(a, n, -1.0f, 1.0f);
   gpu_fill_random(b, n, -1.0f, 1.0f);
-  for (pass = 0; pass < 2; pass++) {
+  for (pass = 0; pass < 3; pass++) {
+    static const char *const kinds[] = {"pageable", "page-locked", "pageable and page-locked"};
     float *x = a, *y = b, *z = c;
     if (pass == 1) { /* page-locked */
       for (i = 0; i < 3; i++) GPU_CHECK(cubind_malloc_host((void **)&pinned[i], n * sizeof(float)));
@@ -207,16 +208,17 @@ static size_t test_chunked(void) {
       memcpy(pinned[1], b, n * sizeof(float));
       x = pinned[0], y = pinned[1], z = pinned[2];
     }
+    if (pass == 2) y = pinned[1]; /* mixed: the staging threads copy one directly */
     gpu_poison(z, n * sizeof(float));
     GPU_CHECK(vector_add_call(NULL, x, y, z, n));
     for (i = 0; i < n; i++)
       if (!(z[i] == x[i] + y[i])) {
         if (bad < 5)
           fprintf(stderr, "chunked vector_add_call (%s)[%zu]: got %.9g, want %.9g\n",
-                  pass ? "page-locked" : "pageable", i, (double)z[i], (double)(x[i] + y[i]));
+                  kinds[pass], i, (double)z[i], (double)(x[i] + y[i]));
         bad++;
       }
-    if (pass == 1)
+    if (pass == 2)
       for (i = 0; i < 3; i++) GPU_CHECK(cubind_free_host(pinned[i]));
   }
   free(a);

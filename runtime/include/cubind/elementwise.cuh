@@ -21,7 +21,8 @@
  *     is dot(CUBIND_OUT_N(1) T *result, <the parameters>, size_t n, void *reduction_scratch);
  *     the generated stubs hide the last parameter: the runtime passes per-call scratch there.
  *
- * The parameter names i, n, result, out and reduction_scratch belong to the macros.
+ * The parameter names i, n, result, out and reduction_scratch belong to the macros, and so do
+ * names ending in an underscore.
  *
  * cubind-gen knows these kernels by their annotations: CUBIND_ELEMENT_COUNT on the `size_t n`
  * (every annotated pointer without _N(expr) then holds n elements; `cfg` may be NULL: the
@@ -29,6 +30,7 @@
  * depends on element i alone, so its _call may split host buffers into chunks), and
  * CUBIND_REDUCTION_SCRATCH on the reduction's scratch.
  *
+ * Maps (CUBIND_VECTORIZE) and reductions load several elements per thread at a time.
  * Reductions combine in a fixed order for a given grid: each thread folds its grid-stride
  * elements in index order, each block reduces its threads with cub::BlockReduce (a fixed tree)
  * into its partial, and the last block to finish (an integer ticket, no float atomics) folds
@@ -51,6 +53,36 @@
 /* The first index and the stride of a grid-stride loop over size_t. */
 #define CUBIND_GRID_INDEX_ ((size_t)blockIdx.x * blockDim.x + threadIdx.x)
 #define CUBIND_GRID_STRIDE_ ((size_t)gridDim.x * blockDim.x)
+
+/*
+ * Elements a thread loads together in each step of a map or a reduction: with one 4-byte load
+ * per thread in flight, a full GPU of threads streams memory well below its rate (measured on an
+ * H100: a one-array scale at 0.79 of a device-to-device copy, a sum at 0.58 of CUB's).
+ */
+#define CUBIND_UNROLL_ 4
+#define CUBIND_MAYBE_UNUSED_ __attribute__((unused))
+#define CUBIND_REDUCTION_UNROLL_ 8 /* nothing is stored: more loads in flight per thread */
+
+/*
+ * out[i] = (value) for every i in [0, n), `value` an expression of i. Each step computes
+ * CUBIND_UNROLL_ of a thread's grid-stride elements, all loads first, then stores them: only
+ * for maps, whose out[i] depends on index i alone, so that `out` may be one of the inputs.
+ */
+#define CUBIND_MAP_LOOP_(T, out, n, value)                                                      \
+  for (size_t base_ = CUBIND_GRID_INDEX_, stride_ = CUBIND_GRID_STRIDE_; base_ < (n);            \
+       base_ += CUBIND_UNROLL_ * stride_) {                                                      \
+    T values_[CUBIND_UNROLL_];                                                                   \
+    if (base_ + (CUBIND_UNROLL_ - 1) * stride_ < (n)) { /* the whole step: no checks */          \
+      _Pragma("unroll") for (int u_ = 0; u_ < CUBIND_UNROLL_; u_++) {                            \
+        size_t i CUBIND_MAYBE_UNUSED_ = base_ + u_ * stride_; /* a fill does not use it */       \
+        values_[u_] = (value);                                                                   \
+      }                                                                                          \
+      _Pragma("unroll") for (int u_ = 0; u_ < CUBIND_UNROLL_; u_++)                              \
+        (out)[base_ + u_ * stride_] = values_[u_];                                               \
+    } else {                                                                                     \
+      for (size_t i = base_; i < (n); i += stride_) (out)[i] = (value);                          \
+    }                                                                                            \
+  }
 
 #define CUBIND_ELEMENTWISE(name, params, ...)                                                   \
   extern "C" __global__ void name(CUBIND_UNPAREN_ params, CUBIND_ELEMENT_COUNT size_t n) {      \
@@ -100,8 +132,7 @@ template <typename R, typename A0, typename... Rest, int I> struct arg<R(A0, Res
     struct fn_ {                                                                                \
       __device__ __forceinline__ T operator() params const __VA_ARGS__                          \
     } fn;                                                                                       \
-    for (size_t i = CUBIND_GRID_INDEX_; i < n; i += CUBIND_GRID_STRIDE_)                        \
-      out[i] = fn(CUBIND_CAT_(CUBIND_VEC_ARGS_, count));                                        \
+    CUBIND_MAP_LOOP_(T, out, n, fn(CUBIND_CAT_(CUBIND_VEC_ARGS_, count)))                       \
   }
 
 #if defined(__CUDACC__) && !defined(CUBIND_GENERATOR)
@@ -151,8 +182,20 @@ __device__ __forceinline__ void reduce_finish(T acc, T neutral, Op op, T *result
       }                                                                                         \
     } op;                                                                                       \
     T acc = (T)(neutral);                                                                       \
-    for (size_t i = CUBIND_GRID_INDEX_; i < n; i += CUBIND_GRID_STRIDE_)                        \
-      acc = op(acc, (T)(map_expr));                                                             \
+    /* the thread's elements in index order, CUBIND_REDUCTION_UNROLL_ loaded at a time */     \
+    size_t base_ = CUBIND_GRID_INDEX_;                                                          \
+    const size_t stride_ = CUBIND_GRID_STRIDE_;                                                 \
+    for (; base_ + (CUBIND_REDUCTION_UNROLL_ - 1) * stride_ < n;                                \
+         base_ += CUBIND_REDUCTION_UNROLL_ * stride_) {                                         \
+      T values_[CUBIND_REDUCTION_UNROLL_];                                                      \
+      _Pragma("unroll") for (int u_ = 0; u_ < CUBIND_REDUCTION_UNROLL_; u_++) {                 \
+        size_t i CUBIND_MAYBE_UNUSED_ = base_ + u_ * stride_; /* a count does not use it */     \
+        values_[u_] = (T)(map_expr);                                                            \
+      }                                                                                         \
+      _Pragma("unroll") for (int u_ = 0; u_ < CUBIND_REDUCTION_UNROLL_; u_++)                   \
+        acc = op(acc, values_[u_]);                                                             \
+    }                                                                                           \
+    for (size_t i = base_; i < n; i += stride_) acc = op(acc, (T)(map_expr));                   \
     CUBIND_REDUCTION_FINISH_(T, neutral, acc, op);                                              \
   }
 
