@@ -339,26 +339,49 @@ static char *entry_path(const char *path) {
   return result;
 }
 
-/* 1 when the entry `output` names is `input` (by either of its names) or a hard link to it. */
-static int overwrites(const char *output, const char *output_entry, const char *input) {
-  struct stat out_info, in_info;
-  char *input_entry = entry_path(input), *input_real = realpath(input, NULL);
-  int same = strcmp(output_entry, input_entry) == 0 ||
-             (input_real && strcmp(output_entry, input_real) == 0) ||
-             (lstat(output, &out_info) == 0 && stat(input, &in_info) == 0 &&
-              out_info.st_dev == in_info.st_dev && out_info.st_ino == in_info.st_ino);
-  free(input_entry);
-  free(input_real);
-  return same;
+/* An input as the outputs are compared with it: each of its names, and its file identity. */
+typedef struct resolved_input {
+  char *entry; /* entry_path */
+  char *real;  /* realpath, or NULL */
+  int has_id;  /* stat succeeded: dev and ino are set */
+  dev_t dev;
+  ino_t ino;
+} resolved_input;
+
+/* Resolves `input` once, for every output (see resolved_input). */
+static void resolve_input(const char *input, resolved_input *resolved) {
+  struct stat info;
+  resolved->entry = entry_path(input);
+  resolved->real = realpath(input, NULL);
+  resolved->has_id = stat(input, &info) == 0;
+  resolved->dev = resolved->has_id ? info.st_dev : 0;
+  resolved->ino = resolved->has_id ? info.st_ino : 0;
+}
+
+/*
+ * 1 when the entry `output` names is the input (by either of its names) or a hard link to it.
+ * `out_info` is lstat's answer for `output`, or NULL when it has none (no such file yet).
+ */
+static int overwrites(const char *output_entry, const struct stat *out_info,
+                      const resolved_input *input) {
+  return strcmp(output_entry, input->entry) == 0 ||
+         (input->real && strcmp(output_entry, input->real) == 0) ||
+         (out_info && input->has_id && out_info->st_dev == input->dev &&
+          out_info->st_ino == input->ino);
 }
 
 /* cubind_check_outputs: see fs.h. */
 int cubind_check_outputs(const char *const *outputs, size_t num_outputs,
                          const char *const *inputs, size_t num_inputs) {
   char **entries = cubind_xcalloc(num_outputs + 1, sizeof *entries);
+  resolved_input *resolved = cubind_xcalloc(num_inputs + 1, sizeof *resolved);
   size_t i, j;
   int failed = 0;
+  for (j = 0; j < num_inputs; j++)
+    resolve_input(inputs[j], &resolved[j]);
   for (i = 0; i < num_outputs && !failed; i++) {
+    struct stat out_info;
+    int has_info = lstat(outputs[i], &out_info) == 0;
     entries[i] = entry_path(outputs[i]);
     for (j = 0; j < i && !failed; j++)
       if (strcmp(entries[i], entries[j]) == 0) {
@@ -367,7 +390,7 @@ int cubind_check_outputs(const char *const *outputs, size_t num_outputs,
         failed = 1;
       }
     for (j = 0; j < num_inputs && !failed; j++)
-      if (overwrites(outputs[i], entries[i], inputs[j])) {
+      if (overwrites(entries[i], has_info ? &out_info : NULL, &resolved[j])) {
         cubind_diag(NULL, 0, 0, "error",
                     "the output '%s' is the input '%s': nothing was written (an output may "
                     "never replace an input)",
@@ -377,6 +400,11 @@ int cubind_check_outputs(const char *const *outputs, size_t num_outputs,
   }
   for (i = 0; i < num_outputs; i++)
     free(entries[i]);
+  for (j = 0; j < num_inputs; j++) {
+    free(resolved[j].entry);
+    free(resolved[j].real);
+  }
   free(entries);
+  free(resolved);
   return failed;
 }
