@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,16 +63,19 @@ static int open_input(const char *path, unsigned long long limit, struct stat *i
   return fd;
 }
 
-/* Reads a whole input (see open_input); reports failures when `report` is 1. */
-static int read_file(const char *path, unsigned long long limit, char **data, size_t *size,
-                     int report) {
+/*
+ * Reads an input (see open_input), or only its first `head` bytes when it has more; reports
+ * failures when `report` is 1.
+ */
+static int read_file(const char *path, unsigned long long limit, size_t head, char **data,
+                     size_t *size, int report) {
   struct stat info;
   size_t length, got = 0;
   char *buffer;
   int fd = open_input(path, limit, &info, report);
   if (fd < 0)
     return 1;
-  length = (size_t)info.st_size;
+  length = (size_t)info.st_size < head ? (size_t)info.st_size : head;
   buffer = cubind_xmalloc(length + 1);
   while (got < length) {
     ssize_t n = read(fd, buffer + got, length - got);
@@ -106,13 +110,19 @@ int cubind_check_input(const char *path, unsigned long long limit) {
 
 /* cubind_read_file: see fs.h. */
 int cubind_read_file(const char *path, unsigned long long limit, char **data, size_t *size) {
-  return read_file(path, limit, data, size, 1);
+  return read_file(path, limit, SIZE_MAX, data, size, 1);
 }
 
 /* cubind_read_file_quiet: see fs.h. */
 int cubind_read_file_quiet(const char *path, unsigned long long limit, char **data,
                            size_t *size) {
-  return read_file(path, limit, data, size, 0);
+  return read_file(path, limit, SIZE_MAX, data, size, 0);
+}
+
+/* cubind_read_head_quiet: see fs.h. */
+int cubind_read_head_quiet(const char *path, unsigned long long limit, size_t head, char **data,
+                           size_t *size) {
+  return read_file(path, limit, head, data, size, 0);
 }
 
 /* 1 when the file at path holds exactly these bytes. */

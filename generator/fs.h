@@ -78,6 +78,13 @@ int cubind_read_file_quiet(const char *path, unsigned long long limit, char **da
                            size_t *size);
 
 /*
+ * cubind_read_head_quiet: cubind_read_file_quiet, but of a file of `head` bytes or more only the
+ * first `head` (*size is then `head`). The size limit and the other checks are the same.
+ */
+int cubind_read_head_quiet(const char *path, unsigned long long limit, size_t head, char **data,
+                           size_t *size);
+
+/*
  * cubind_check_input: the checks of cubind_read_file, without reading (for the .cu, which
  * libclang reads). Returns 0, or 1 after reporting why.
  */

@@ -195,38 +195,75 @@ static int toolkit_has(const char *cuda_path, const char *name) {
   return found;
 }
 
-/* prelude_toolkit_includes: see prelude_cache.h. */
-void prelude_toolkit_includes(const char *text, size_t size, const char *cuda_path,
-                              cubind_strlist *includes) {
+/*
+ * The scan of prelude_toolkit_includes over text[0, size), appending to `includes`. Returns 1
+ * when it stopped because the text ended (a longer text may list more), 0 when something else
+ * ended the list.
+ */
+static int scan_includes(const char *text, size_t size, const char *cuda_path,
+                         cubind_strlist *includes) {
   const char *at = text, *end = text + size;
   while ((at = skip_blank(at, end)) < end && *at == '#') {
     const char *name, *close, *rest;
     char *header;
     at = skip_blank(at + 1, end);
     if (end - at < 7 || strncmp(at, "include", 7) != 0)
-      return;
+      return at >= end;
     at = skip_blank(at + 7, end);
     if (at >= end || *at != '<')
-      return;
+      return at >= end;
     name = at + 1;
     for (close = name; close < end && *close != '>' && *close != '\n'; close++)
       ;
     if (close >= end || *close != '>' || close == name)
-      return;
+      return close >= end;
     /* nothing else on the line but a comment */
     for (rest = close + 1; rest < end && (*rest == ' ' || *rest == '\t' || *rest == '\r'); rest++)
       ;
     if (rest < end && *rest != '\n' &&
         !(end - rest >= 2 && rest[0] == '/' && (rest[1] == '/' || rest[1] == '*')))
-      return;
+      return 0;
     header = cubind_xstrndup(name, (size_t)(close - name));
     if (!toolkit_has(cuda_path, header) || strstr(header, "..")) {
       free(header);
-      return;
+      return 0;
     }
     cubind_strlist_add(includes, header);
     free(header);
     at = close + 1;
+  }
+  return at >= end;
+}
+
+/* How much of a .cu the scan reads first: far more than its leading #include lines take. */
+#define HEAD_BYTES 65536
+
+/* prelude_toolkit_includes: see prelude_cache.h. */
+void prelude_toolkit_includes(const char *path, const char *cuda_path,
+                              cubind_strlist *includes) {
+  size_t head = HEAD_BYTES, i;
+  for (;;) {
+    cubind_strlist found = {0};
+    char *text = NULL;
+    size_t size = 0, scanned;
+    int whole, ran_out;
+    if (cubind_read_head_quiet(path, CUBIND_MAX_SOURCE_BYTES, head, &text, &size) != 0)
+      return;
+    /* A head ends after its last newline: every line the scan reads is then whole, so where it
+       stops before that end it stops in the whole file too, with the same list. */
+    whole = size < head;
+    for (scanned = size; !whole && scanned > 0 && text[scanned - 1] != '\n'; scanned--)
+      ;
+    ran_out = scan_includes(text, scanned, cuda_path, &found);
+    free(text);
+    if (whole || !ran_out) {
+      for (i = 0; i < found.count; i++)
+        cubind_strlist_add(includes, found.items[i]);
+      cubind_strlist_free(&found);
+      return;
+    }
+    cubind_strlist_free(&found);
+    head = SIZE_MAX; /* the list may go on past the head: scan the whole file */
   }
 }
 
