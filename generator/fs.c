@@ -1,6 +1,7 @@
-/* fs.c: all-or-nothing output writing, unchanged-skip, file reading (see fs.h). */
+/* fs.c: all-or-nothing output writing, unchanged-skip, stale temporaries, file reading (fs.h). */
 #include "fs.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -148,19 +150,64 @@ static int stage(cubind_outputs *outputs, const char *path, const char *data, si
                  int report);
 static int commit(cubind_outputs *outputs, int report);
 
+/* How much of an output's name its temporary files keep: a name near NAME_MAX (255 bytes)
+   still leaves room for ".tmp-XXXXXX". */
+#define TEMP_NAME_KEEPS 200
+
 /* Creates the temporary file for `path` and returns its descriptor (and *temp), or -1. */
 static int create_temp(const char *path, char **temp) {
   const char *base = cubind_basename(path);
   int fd;
-  /* next to the final file: rename() is atomic only within a file system; the name is cut
-     so that a name near NAME_MAX (255 bytes) still leaves room for ".tmp-XXXXXX" */
-  *temp = cubind_xasprintf("%.*s.%.200s.tmp-XXXXXX", (int)(base - path), path, base);
+  /* next to the final file: rename() is atomic only within a file system */
+  *temp = cubind_xasprintf("%.*s.%.*s.tmp-XXXXXX", (int)(base - path), path, TEMP_NAME_KEEPS,
+                           base);
   fd = mkstemp(*temp);
   if (fd < 0) {
     free(*temp);
     *temp = NULL;
   }
   return fd;
+}
+
+/* 1 when the file `name` is one create_temp makes for an output named `data` (a basename). */
+static int is_output_temp(const char *name, const void *data) {
+  const char *base = data;
+  size_t length = strlen(base);
+  if (length > TEMP_NAME_KEEPS)
+    length = TEMP_NAME_KEEPS;
+  return name[0] == '.' && strncmp(name + 1, base, length) == 0 &&
+         strncmp(name + 1 + length, ".tmp-", 5) == 0 && strlen(name + 1 + length + 5) == 6;
+}
+
+/* Removes the stale temporary files of the output `path` that killed runs left (see
+   cubind_sweep_stale). */
+static void sweep_output_temps(const char *path) {
+  const char *base = cubind_basename(path);
+  char *dir = base == path ? cubind_xstrdup(".") : cubind_xstrndup(path, (size_t)(base - path));
+  cubind_sweep_stale(dir, is_output_temp, base);
+  free(dir);
+}
+
+/* cubind_sweep_stale: see fs.h. */
+void cubind_sweep_stale(const char *dir_path, int (*is_temp)(const char *name, const void *data),
+                        const void *data) {
+  DIR *dir = opendir(dir_path);
+  struct dirent *entry;
+  time_t now = time(NULL);
+  if (!dir)
+    return;
+  while ((entry = readdir(dir)) != NULL) {
+    struct stat info;
+    char *path;
+    if (!is_temp(entry->d_name, data))
+      continue;
+    path = cubind_xasprintf("%s/%s", dir_path, entry->d_name);
+    if (stat(path, &info) == 0 && S_ISREG(info.st_mode) &&
+        now - info.st_mtime > CUBIND_STALE_SECONDS)
+      unlink(path);
+    free(path);
+  }
+  closedir(dir);
 }
 
 /* cubind_temp_path: see fs.h. */
@@ -253,7 +300,10 @@ static int stage(cubind_outputs *outputs, const char *path, const char *data, si
 /* cubind_outputs_commit: see fs.h. */
 int cubind_outputs_commit(cubind_outputs *outputs) { return commit(outputs, 1); }
 
-/* Renames every staged file into place; reports a failure when `report` is 1. */
+/*
+ * Renames every staged file into place; reports a failure when `report` is 1. Then removes the
+ * stale temporary files that killed runs left for each output, rewritten or unchanged.
+ */
 static int commit(cubind_outputs *outputs, int report) {
   size_t i;
   for (i = 0; i < outputs->count; i++) {
@@ -269,6 +319,8 @@ static int commit(cubind_outputs *outputs, int report) {
     free(staged->temp);
     staged->temp = NULL;
   }
+  for (i = 0; i < outputs->count; i++)
+    sweep_output_temps(outputs->items[i].path);
   return 0;
 }
 

@@ -1,13 +1,11 @@
 /* prelude_cache.c: the precompiled prelude cache (see prelude_cache.h). */
 #include "prelude_cache.h"
 
-#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "clang_util.h"
@@ -134,30 +132,13 @@ static int build_prelude(CXIndex index, const cubind_strlist *args,
 }
 
 /*
- * Removes temporary files that a killed run left in the cache (ours: ".prelude-*.tmp-*";
- * clang's own, made while it saves: "prelude-*.pch-*") once they are an hour old, so that a
- * run still writing one is left alone.
+ * The temporary files that a killed run leaves in the cache: ours (".prelude-*.tmp-*") and
+ * clang's own, made while it saves ("prelude-*.pch-*"); swept by cubind_sweep_stale.
  */
-static void sweep_stale_temps(const char *cache_dir) {
-  DIR *dir = opendir(cache_dir);
-  struct dirent *entry;
-  time_t now = time(NULL);
-  if (!dir)
-    return;
-  while ((entry = readdir(dir)) != NULL) {
-    const char *name = entry->d_name;
-    int ours = strncmp(name, ".prelude-", 9) == 0 && strstr(name, ".tmp-");
-    int clangs = strncmp(name, "prelude-", 8) == 0 && strstr(name, ".pch-");
-    struct stat info;
-    char *path;
-    if (!ours && !clangs)
-      continue;
-    path = cubind_xasprintf("%s/%s", cache_dir, name);
-    if (stat(path, &info) == 0 && S_ISREG(info.st_mode) && now - info.st_mtime > 3600)
-      unlink(path);
-    free(path);
-  }
-  closedir(dir);
+static int is_cache_temp(const char *name, const void *data) {
+  (void)data;
+  return (strncmp(name, ".prelude-", 9) == 0 && strstr(name, ".tmp-")) ||
+         (strncmp(name, "prelude-", 8) == 0 && strstr(name, ".pch-"));
 }
 
 /* Skips spaces, tabs, newlines and comments; returns where something else starts. */
@@ -273,7 +254,7 @@ char *prelude_cache_get(CXIndex index, const cubind_strlist *args, const char *c
   unsigned long long key = cache_key(args, cuda_path, includes), recorded;
   char *path = cubind_xasprintf("%s/prelude-%016llx.pch", cache_dir, key);
   char *sum_path = cubind_xasprintf("%s.sum", path);
-  sweep_stale_temps(cache_dir);
+  cubind_sweep_stale(cache_dir, is_cache_temp, NULL);
   recorded = recorded_checksum(sum_path);
   if (!recorded || recorded != file_checksum(path)) {
     /* missing, or not what was written: build anew (a concurrent run may race us to the
