@@ -202,11 +202,7 @@ int session_open(clang_session *session, const cubind_parse_options *options) {
      16+, and only in a real cache (a temporary shim directory would make it unusable). */
   if (options->cache_dir && !session->shim_temporary && session->major >= 16) {
     cubind_strlist includes = {0};
-    char *text = NULL;
-    size_t size = 0;
-    if (cubind_read_file_quiet(options->input, CUBIND_MAX_SOURCE_BYTES, &text, &size) == 0)
-      prelude_toolkit_includes(text, size, options->cuda_path, &includes);
-    free(text);
+    prelude_toolkit_includes(options->input, options->cuda_path, &includes);
     session->prelude = prelude_cache_get(session->index, &session->args, options->cache_dir,
                                          options->cuda_path, &includes);
     cubind_strlist_free(&includes);

@@ -508,6 +508,15 @@ static char *stem_macro(const cubind_model *model, const char *suffix) {
 static int emit_definitions(const cubind_model *model, tpl_writer *writer,
                             const char *implementation);
 
+/* Starts a writer at line 1 of `out`; its #line directives, when it writes any, call it `name`. */
+static void writer_init(tpl_writer *writer, cubind_buf *out, const char *name,
+                        int line_directives) {
+  writer->out = out;
+  writer->lines = 0;
+  writer->name = name;
+  writer->line_directives = line_directives;
+}
+
 /* cubind_emit_header: see emit.h. */
 int cubind_emit_header(const cubind_model *model, cubind_buf *out) {
   char *output_name = cubind_xasprintf("%s.cubind.h", model->file_stem);
@@ -517,10 +526,7 @@ int cubind_emit_header(const cubind_model *model, cubind_buf *out) {
   tpl_marker markers[9];
   size_t k;
   int status;
-  writer.out = out;
-  writer.lines = 0;
-  writer.name = output_name;
-  writer.line_directives = model->line_directives;
+  writer_init(&writer, out, output_name, model->line_directives);
   memset(markers, 0, sizeof markers);
   markers[0].name = "OUTPUT_NAME", markers[0].value = output_name;
   markers[1].name = "SOURCE_NAME", markers[1].value = model->source_name;
@@ -550,10 +556,7 @@ int cubind_emit_source(const cubind_model *model, cubind_buf *out) {
   tpl_writer writer;
   tpl_marker markers[5];
   int status;
-  writer.out = out;
-  writer.lines = 0;
-  writer.name = output_name;
-  writer.line_directives = model->line_directives;
+  writer_init(&writer, out, output_name, model->line_directives);
   memset(markers, 0, sizeof markers);
   markers[0].name = "OUTPUT_NAME", markers[0].value = output_name;
   markers[1].name = "HEADER_NAME", markers[1].value = header_name;
@@ -1040,10 +1043,7 @@ int cubind_emit_fatbin(const char *module, const char *source_name, const unsign
   bytes.data = (char *)data;
   bytes.length = size;
   bytes.capacity = size;
-  writer.out = out;
-  writer.lines = 0;
-  writer.name = output_name;
-  writer.line_directives = 0;
+  writer_init(&writer, out, output_name, 0);
   memset(markers, 0, sizeof markers);
   markers[0].name = "OUTPUT_NAME", markers[0].value = output_name;
   markers[1].name = "SOURCE_NAME", markers[1].value = source_name;

@@ -1,12 +1,15 @@
-/* fs.c: all-or-nothing output writing, unchanged-skip, file reading (see fs.h). */
+/* fs.c: all-or-nothing output writing, unchanged-skip, stale temporaries, file reading (fs.h). */
 #include "fs.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -62,16 +65,19 @@ static int open_input(const char *path, unsigned long long limit, struct stat *i
   return fd;
 }
 
-/* Reads a whole input (see open_input); reports failures when `report` is 1. */
-static int read_file(const char *path, unsigned long long limit, char **data, size_t *size,
-                     int report) {
+/*
+ * Reads an input (see open_input), or only its first `head` bytes when it has more; reports
+ * failures when `report` is 1.
+ */
+static int read_file(const char *path, unsigned long long limit, size_t head, char **data,
+                     size_t *size, int report) {
   struct stat info;
   size_t length, got = 0;
   char *buffer;
   int fd = open_input(path, limit, &info, report);
   if (fd < 0)
     return 1;
-  length = (size_t)info.st_size;
+  length = (size_t)info.st_size < head ? (size_t)info.st_size : head;
   buffer = cubind_xmalloc(length + 1);
   while (got < length) {
     ssize_t n = read(fd, buffer + got, length - got);
@@ -106,13 +112,19 @@ int cubind_check_input(const char *path, unsigned long long limit) {
 
 /* cubind_read_file: see fs.h. */
 int cubind_read_file(const char *path, unsigned long long limit, char **data, size_t *size) {
-  return read_file(path, limit, data, size, 1);
+  return read_file(path, limit, SIZE_MAX, data, size, 1);
 }
 
 /* cubind_read_file_quiet: see fs.h. */
 int cubind_read_file_quiet(const char *path, unsigned long long limit, char **data,
                            size_t *size) {
-  return read_file(path, limit, data, size, 0);
+  return read_file(path, limit, SIZE_MAX, data, size, 0);
+}
+
+/* cubind_read_head_quiet: see fs.h. */
+int cubind_read_head_quiet(const char *path, unsigned long long limit, size_t head, char **data,
+                           size_t *size) {
+  return read_file(path, limit, head, data, size, 0);
 }
 
 /* 1 when the file at path holds exactly these bytes. */
@@ -138,19 +150,64 @@ static int stage(cubind_outputs *outputs, const char *path, const char *data, si
                  int report);
 static int commit(cubind_outputs *outputs, int report);
 
+/* How much of an output's name its temporary files keep: a name near NAME_MAX (255 bytes)
+   still leaves room for ".tmp-XXXXXX". */
+#define TEMP_NAME_KEEPS 200
+
 /* Creates the temporary file for `path` and returns its descriptor (and *temp), or -1. */
 static int create_temp(const char *path, char **temp) {
   const char *base = cubind_basename(path);
   int fd;
-  /* next to the final file: rename() is atomic only within a file system; the name is cut
-     so that a name near NAME_MAX (255 bytes) still leaves room for ".tmp-XXXXXX" */
-  *temp = cubind_xasprintf("%.*s.%.200s.tmp-XXXXXX", (int)(base - path), path, base);
+  /* next to the final file: rename() is atomic only within a file system */
+  *temp = cubind_xasprintf("%.*s.%.*s.tmp-XXXXXX", (int)(base - path), path, TEMP_NAME_KEEPS,
+                           base);
   fd = mkstemp(*temp);
   if (fd < 0) {
     free(*temp);
     *temp = NULL;
   }
   return fd;
+}
+
+/* 1 when the file `name` is one create_temp makes for an output named `data` (a basename). */
+static int is_output_temp(const char *name, const void *data) {
+  const char *base = data;
+  size_t length = strlen(base);
+  if (length > TEMP_NAME_KEEPS)
+    length = TEMP_NAME_KEEPS;
+  return name[0] == '.' && strncmp(name + 1, base, length) == 0 &&
+         strncmp(name + 1 + length, ".tmp-", 5) == 0 && strlen(name + 1 + length + 5) == 6;
+}
+
+/* Removes the stale temporary files of the output `path` that killed runs left (see
+   cubind_sweep_stale). */
+static void sweep_output_temps(const char *path) {
+  const char *base = cubind_basename(path);
+  char *dir = base == path ? cubind_xstrdup(".") : cubind_xstrndup(path, (size_t)(base - path));
+  cubind_sweep_stale(dir, is_output_temp, base);
+  free(dir);
+}
+
+/* cubind_sweep_stale: see fs.h. */
+void cubind_sweep_stale(const char *dir_path, int (*is_temp)(const char *name, const void *data),
+                        const void *data) {
+  DIR *dir = opendir(dir_path);
+  struct dirent *entry;
+  time_t now = time(NULL);
+  if (!dir)
+    return;
+  while ((entry = readdir(dir)) != NULL) {
+    struct stat info;
+    char *path;
+    if (!is_temp(entry->d_name, data))
+      continue;
+    path = cubind_xasprintf("%s/%s", dir_path, entry->d_name);
+    if (stat(path, &info) == 0 && S_ISREG(info.st_mode) &&
+        now - info.st_mtime > CUBIND_STALE_SECONDS)
+      unlink(path);
+    free(path);
+  }
+  closedir(dir);
 }
 
 /* cubind_temp_path: see fs.h. */
@@ -243,7 +300,10 @@ static int stage(cubind_outputs *outputs, const char *path, const char *data, si
 /* cubind_outputs_commit: see fs.h. */
 int cubind_outputs_commit(cubind_outputs *outputs) { return commit(outputs, 1); }
 
-/* Renames every staged file into place; reports a failure when `report` is 1. */
+/*
+ * Renames every staged file into place; reports a failure when `report` is 1. Then removes the
+ * stale temporary files that killed runs left for each output, rewritten or unchanged.
+ */
 static int commit(cubind_outputs *outputs, int report) {
   size_t i;
   for (i = 0; i < outputs->count; i++) {
@@ -259,6 +319,8 @@ static int commit(cubind_outputs *outputs, int report) {
     free(staged->temp);
     staged->temp = NULL;
   }
+  for (i = 0; i < outputs->count; i++)
+    sweep_output_temps(outputs->items[i].path);
   return 0;
 }
 
@@ -339,26 +401,49 @@ static char *entry_path(const char *path) {
   return result;
 }
 
-/* 1 when the entry `output` names is `input` (by either of its names) or a hard link to it. */
-static int overwrites(const char *output, const char *output_entry, const char *input) {
-  struct stat out_info, in_info;
-  char *input_entry = entry_path(input), *input_real = realpath(input, NULL);
-  int same = strcmp(output_entry, input_entry) == 0 ||
-             (input_real && strcmp(output_entry, input_real) == 0) ||
-             (lstat(output, &out_info) == 0 && stat(input, &in_info) == 0 &&
-              out_info.st_dev == in_info.st_dev && out_info.st_ino == in_info.st_ino);
-  free(input_entry);
-  free(input_real);
-  return same;
+/* An input as the outputs are compared with it: each of its names, and its file identity. */
+typedef struct resolved_input {
+  char *entry; /* entry_path */
+  char *real;  /* realpath, or NULL */
+  int has_id;  /* stat succeeded: dev and ino are set */
+  dev_t dev;
+  ino_t ino;
+} resolved_input;
+
+/* Resolves `input` once, for every output (see resolved_input). */
+static void resolve_input(const char *input, resolved_input *resolved) {
+  struct stat info;
+  resolved->entry = entry_path(input);
+  resolved->real = realpath(input, NULL);
+  resolved->has_id = stat(input, &info) == 0;
+  resolved->dev = resolved->has_id ? info.st_dev : 0;
+  resolved->ino = resolved->has_id ? info.st_ino : 0;
+}
+
+/*
+ * 1 when the entry `output` names is the input (by either of its names) or a hard link to it.
+ * `out_info` is lstat's answer for `output`, or NULL when it has none (no such file yet).
+ */
+static int overwrites(const char *output_entry, const struct stat *out_info,
+                      const resolved_input *input) {
+  return strcmp(output_entry, input->entry) == 0 ||
+         (input->real && strcmp(output_entry, input->real) == 0) ||
+         (out_info && input->has_id && out_info->st_dev == input->dev &&
+          out_info->st_ino == input->ino);
 }
 
 /* cubind_check_outputs: see fs.h. */
 int cubind_check_outputs(const char *const *outputs, size_t num_outputs,
                          const char *const *inputs, size_t num_inputs) {
   char **entries = cubind_xcalloc(num_outputs + 1, sizeof *entries);
+  resolved_input *resolved = cubind_xcalloc(num_inputs + 1, sizeof *resolved);
   size_t i, j;
   int failed = 0;
+  for (j = 0; j < num_inputs; j++)
+    resolve_input(inputs[j], &resolved[j]);
   for (i = 0; i < num_outputs && !failed; i++) {
+    struct stat out_info;
+    int has_info = lstat(outputs[i], &out_info) == 0;
     entries[i] = entry_path(outputs[i]);
     for (j = 0; j < i && !failed; j++)
       if (strcmp(entries[i], entries[j]) == 0) {
@@ -367,7 +452,7 @@ int cubind_check_outputs(const char *const *outputs, size_t num_outputs,
         failed = 1;
       }
     for (j = 0; j < num_inputs && !failed; j++)
-      if (overwrites(outputs[i], entries[i], inputs[j])) {
+      if (overwrites(entries[i], has_info ? &out_info : NULL, &resolved[j])) {
         cubind_diag(NULL, 0, 0, "error",
                     "the output '%s' is the input '%s': nothing was written (an output may "
                     "never replace an input)",
@@ -377,6 +462,11 @@ int cubind_check_outputs(const char *const *outputs, size_t num_outputs,
   }
   for (i = 0; i < num_outputs; i++)
     free(entries[i]);
+  for (j = 0; j < num_inputs; j++) {
+    free(resolved[j].entry);
+    free(resolved[j].real);
+  }
   free(entries);
+  free(resolved);
   return failed;
 }

@@ -60,6 +60,16 @@ int cubind_write_file(const char *path, const char *data, size_t size, int repor
  */
 char *cubind_temp_path(const char *path);
 
+/*
+ * cubind_sweep_stale: removes the regular files in `dir` whose names `is_temp` accepts (given
+ * `data`) once they are more than CUBIND_STALE_SECONDS old: temporary files that a killed run
+ * left. A run still writing one is left alone (none takes an hour). cubind_outputs_commit and
+ * cubind_write_file sweep the temporary files of the names they wrote.
+ */
+#define CUBIND_STALE_SECONDS 3600
+void cubind_sweep_stale(const char *dir, int (*is_temp)(const char *name, const void *data),
+                        const void *data);
+
 /* The most bytes each kind of input may have (a larger one is an error, never read). */
 #define CUBIND_MAX_SOURCE_BYTES (64ull << 20)   /* a .cu file, a .cubind.names file */
 #define CUBIND_MAX_BINARY_BYTES (1ull << 30)    /* a fatbin or cubin nvcc wrote */
@@ -75,6 +85,13 @@ int cubind_read_file(const char *path, unsigned long long limit, char **data, si
 
 /* cubind_read_file_quiet: cubind_read_file without a message (for caches). */
 int cubind_read_file_quiet(const char *path, unsigned long long limit, char **data,
+                           size_t *size);
+
+/*
+ * cubind_read_head_quiet: cubind_read_file_quiet, but of a file of `head` bytes or more only the
+ * first `head` (*size is then `head`). The size limit and the other checks are the same.
+ */
+int cubind_read_head_quiet(const char *path, unsigned long long limit, size_t head, char **data,
                            size_t *size);
 
 /*

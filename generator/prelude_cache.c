@@ -1,13 +1,11 @@
 /* prelude_cache.c: the precompiled prelude cache (see prelude_cache.h). */
 #include "prelude_cache.h"
 
-#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "clang_util.h"
@@ -134,30 +132,13 @@ static int build_prelude(CXIndex index, const cubind_strlist *args,
 }
 
 /*
- * Removes temporary files that a killed run left in the cache (ours: ".prelude-*.tmp-*";
- * clang's own, made while it saves: "prelude-*.pch-*") once they are an hour old, so that a
- * run still writing one is left alone.
+ * The temporary files that a killed run leaves in the cache: ours (".prelude-*.tmp-*") and
+ * clang's own, made while it saves ("prelude-*.pch-*"); swept by cubind_sweep_stale.
  */
-static void sweep_stale_temps(const char *cache_dir) {
-  DIR *dir = opendir(cache_dir);
-  struct dirent *entry;
-  time_t now = time(NULL);
-  if (!dir)
-    return;
-  while ((entry = readdir(dir)) != NULL) {
-    const char *name = entry->d_name;
-    int ours = strncmp(name, ".prelude-", 9) == 0 && strstr(name, ".tmp-");
-    int clangs = strncmp(name, "prelude-", 8) == 0 && strstr(name, ".pch-");
-    struct stat info;
-    char *path;
-    if (!ours && !clangs)
-      continue;
-    path = cubind_xasprintf("%s/%s", cache_dir, name);
-    if (stat(path, &info) == 0 && S_ISREG(info.st_mode) && now - info.st_mtime > 3600)
-      unlink(path);
-    free(path);
-  }
-  closedir(dir);
+static int is_cache_temp(const char *name, const void *data) {
+  (void)data;
+  return (strncmp(name, ".prelude-", 9) == 0 && strstr(name, ".tmp-")) ||
+         (strncmp(name, "prelude-", 8) == 0 && strstr(name, ".pch-"));
 }
 
 /* Skips spaces, tabs, newlines and comments; returns where something else starts. */
@@ -195,38 +176,75 @@ static int toolkit_has(const char *cuda_path, const char *name) {
   return found;
 }
 
-/* prelude_toolkit_includes: see prelude_cache.h. */
-void prelude_toolkit_includes(const char *text, size_t size, const char *cuda_path,
-                              cubind_strlist *includes) {
+/*
+ * The scan of prelude_toolkit_includes over text[0, size), appending to `includes`. Returns 1
+ * when it stopped because the text ended (a longer text may list more), 0 when something else
+ * ended the list.
+ */
+static int scan_includes(const char *text, size_t size, const char *cuda_path,
+                         cubind_strlist *includes) {
   const char *at = text, *end = text + size;
   while ((at = skip_blank(at, end)) < end && *at == '#') {
     const char *name, *close, *rest;
     char *header;
     at = skip_blank(at + 1, end);
     if (end - at < 7 || strncmp(at, "include", 7) != 0)
-      return;
+      return at >= end;
     at = skip_blank(at + 7, end);
     if (at >= end || *at != '<')
-      return;
+      return at >= end;
     name = at + 1;
     for (close = name; close < end && *close != '>' && *close != '\n'; close++)
       ;
     if (close >= end || *close != '>' || close == name)
-      return;
+      return close >= end;
     /* nothing else on the line but a comment */
     for (rest = close + 1; rest < end && (*rest == ' ' || *rest == '\t' || *rest == '\r'); rest++)
       ;
     if (rest < end && *rest != '\n' &&
         !(end - rest >= 2 && rest[0] == '/' && (rest[1] == '/' || rest[1] == '*')))
-      return;
+      return 0;
     header = cubind_xstrndup(name, (size_t)(close - name));
     if (!toolkit_has(cuda_path, header) || strstr(header, "..")) {
       free(header);
-      return;
+      return 0;
     }
     cubind_strlist_add(includes, header);
     free(header);
     at = close + 1;
+  }
+  return at >= end;
+}
+
+/* How much of a .cu the scan reads first: far more than its leading #include lines take. */
+#define HEAD_BYTES 65536
+
+/* prelude_toolkit_includes: see prelude_cache.h. */
+void prelude_toolkit_includes(const char *path, const char *cuda_path,
+                              cubind_strlist *includes) {
+  size_t head = HEAD_BYTES, i;
+  for (;;) {
+    cubind_strlist found = {0};
+    char *text = NULL;
+    size_t size = 0, scanned;
+    int whole, ran_out;
+    if (cubind_read_head_quiet(path, CUBIND_MAX_SOURCE_BYTES, head, &text, &size) != 0)
+      return;
+    /* A head ends after its last newline: every line the scan reads is then whole, so where it
+       stops before that end it stops in the whole file too, with the same list. */
+    whole = size < head;
+    for (scanned = size; !whole && scanned > 0 && text[scanned - 1] != '\n'; scanned--)
+      ;
+    ran_out = scan_includes(text, scanned, cuda_path, &found);
+    free(text);
+    if (whole || !ran_out) {
+      for (i = 0; i < found.count; i++)
+        cubind_strlist_add(includes, found.items[i]);
+      cubind_strlist_free(&found);
+      return;
+    }
+    cubind_strlist_free(&found);
+    head = SIZE_MAX; /* the list may go on past the head: scan the whole file */
   }
 }
 
@@ -236,7 +254,7 @@ char *prelude_cache_get(CXIndex index, const cubind_strlist *args, const char *c
   unsigned long long key = cache_key(args, cuda_path, includes), recorded;
   char *path = cubind_xasprintf("%s/prelude-%016llx.pch", cache_dir, key);
   char *sum_path = cubind_xasprintf("%s.sum", path);
-  sweep_stale_temps(cache_dir);
+  cubind_sweep_stale(cache_dir, is_cache_temp, NULL);
   recorded = recorded_checksum(sum_path);
   if (!recorded || recorded != file_checksum(path)) {
     /* missing, or not what was written: build anew (a concurrent run may race us to the

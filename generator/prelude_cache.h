@@ -22,7 +22,7 @@
  * them are then no-ops (their include guards), and a CUB-heavy .cu parses in a fraction of the
  * time. The first line that is anything else ends the list.
  */
-void prelude_toolkit_includes(const char *text, size_t size, const char *cuda_path,
+void prelude_toolkit_includes(const char *path, const char *cuda_path,
                               cubind_strlist *includes);
 
 /*

@@ -150,17 +150,31 @@ cubind_status cubind__launch_shaped(const char *entry, const cubind_module *modu
   return cubind__launch_resolved(entry, module, kernel_index, cfg, args, k, device);
 }
 
+/*
+ * The prologue both entries share: checks the arguments, then, unless there is nothing to
+ * launch (n is 0 and nothing to reduce: *empty set to 1), shapes the launch into *out, *k and
+ * *device (see shape_config).
+ */
+static cubind_status prepare_entry(const char *entry, const cubind_module *module,
+                                   unsigned kernel_index, const cubind_config *cfg, void **args,
+                                   const cubind_elementwise_shape *shape, cubind_config *out,
+                                   const cubind__kernel_slot **k, int *device, int *empty) {
+  cubind_status status = check_arguments(entry, module, kernel_index, args, shape);
+  *empty = status == CUBIND_SUCCESS && shape->n == 0 &&
+           shape->scratch_index == CUBIND_NO_SCRATCH;
+  if (status != CUBIND_SUCCESS || *empty) return status;
+  return shape_config(entry, module, kernel_index, cfg, shape, out, k, device);
+}
+
 cubind_status cubind_module_launch_elementwise(const cubind_module *module, unsigned kernel_index,
                                                const cubind_config *cfg, void **args,
                                                const cubind_elementwise_shape *shape) {
   const cubind__kernel_slot *k = NULL;
   cubind_config local;
-  int device = 0;
-  cubind_status status = check_arguments("launch", module, kernel_index, args, shape);
-  if (status != CUBIND_SUCCESS) return status;
-  if (shape->n == 0 && shape->scratch_index == CUBIND_NO_SCRATCH) return CUBIND_SUCCESS;
-  status = shape_config("launch", module, kernel_index, cfg, shape, &local, &k, &device);
-  if (status != CUBIND_SUCCESS) return status;
+  int device = 0, empty;
+  cubind_status status = prepare_entry("launch", module, kernel_index, cfg, args, shape, &local,
+                                       &k, &device, &empty);
+  if (status != CUBIND_SUCCESS || empty) return status;
   return cubind__launch_shaped("launch", module, kernel_index, &local, args, k, device, shape);
 }
 
@@ -171,11 +185,9 @@ cubind_status cubind_module_call_elementwise(const cubind_module *module, unsign
                                              const cubind_elementwise_shape *shape) {
   const cubind__kernel_slot *k = NULL;
   cubind_config local;
-  int device = 0;
-  cubind_status status = check_arguments("call", module, kernel_index, args, shape);
-  if (status != CUBIND_SUCCESS) return status;
-  if (shape->n == 0 && shape->scratch_index == CUBIND_NO_SCRATCH) return CUBIND_SUCCESS;
-  status = shape_config("call", module, kernel_index, cfg, shape, &local, &k, &device);
-  if (status != CUBIND_SUCCESS) return status;
+  int device = 0, empty;
+  cubind_status status = prepare_entry("call", module, kernel_index, cfg, args, shape, &local,
+                                       &k, &device, &empty);
+  if (status != CUBIND_SUCCESS || empty) return status;
   return cubind__call(module, kernel_index, &local, args, host_args, num_host_args, shape);
 }

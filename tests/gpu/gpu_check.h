@@ -113,6 +113,7 @@ static inline size_t gpu_compare_floats(const char *what, const float *got, cons
  * however the compiler rounds it: nvcc fuses a multiply and the add (either product may go into
  * the fused multiply-add), the host may not, so the bound is a few float epsilons of the terms'
  * magnitudes (not of the result's, which cancellation can make tiny). Returns the mismatches.
+ * A copy of example_check.h's: the examples stay self-contained, and this header is their twin.
  */
 static inline size_t gpu_compare_lin_comb(const char *what, const float *got, float a,
                                              const float *x, float b, const float *y, size_t n) {
