@@ -51,6 +51,9 @@
   X(cuMemsetD8, 3020)                                                                              \
   O(cuMemAllocAsync, 11020)   /* reductions: per-call scratch on the call's stream */              \
   O(cuMemFreeAsync, 11020)                                                                         \
+  O(cuMemPoolCreate, 11020)   /* reductions: cubind's own pool, its memory kept between calls */   \
+  O(cuMemPoolSetAttribute, 11020)                                                                  \
+  O(cuMemAllocFromPoolAsync, 11020)                                                                \
   O(cuMemsetD32Async, 3020)                                                                        \
   O(cuPointerGetAttributes, 7000) /* _call: page-locked or pageable host buffer */                 \
   O(cuMemHostRegister, 6050)      /* _call: large pageable buffers, page-locked for the call */    \

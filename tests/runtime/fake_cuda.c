@@ -712,16 +712,44 @@ static CUresult fake_cuMemsetD8(CUdeviceptr dst, unsigned char value, size_t byt
 }
 
 /* Stream-ordered allocation (reductions' scratch): the fake runs everything in order. */
-static CUresult fake_cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes, CUstream s) {
+/* What the stream-ordered allocations share. */
+static CUresult alloc_async(CUdeviceptr *dptr, size_t bytes) {
   void *p;
-  (void)s;
-  ENTER("cuMemAllocAsync");
   if (!current) return CUDA_ERROR_INVALID_CONTEXT;
   if (!(p = aligned_alloc(256, (bytes + 255) & ~(size_t)255))) return CUDA_ERROR_OUT_OF_MEMORY;
   __atomic_add_fetch(&live_device, 1, __ATOMIC_RELAXED);
   *dptr = (CUdeviceptr)(uintptr_t)p;
   return CUDA_SUCCESS;
 }
+static CUresult fake_cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes, CUstream s) {
+  (void)s;
+  ENTER("cuMemAllocAsync");
+  return alloc_async(dptr, bytes);
+}
+/* Pools: a handle per pool; their allocations are the same as cuMemAllocAsync's. */
+static long live_pools;
+static CUresult fake_cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props) {
+  ENTER("cuMemPoolCreate");
+  if (!pool || !props || props->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!(*pool = malloc(16))) return CUDA_ERROR_OUT_OF_MEMORY;
+  __atomic_add_fetch(&live_pools, 1, __ATOMIC_RELAXED);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attribute,
+                                           void *value) {
+  (void)attribute;
+  ENTER("cuMemPoolSetAttribute");
+  return pool && value ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+static CUresult fake_cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytes, CUmemoryPool pool,
+                                             CUstream s) {
+  (void)s;
+  ENTER("cuMemAllocFromPoolAsync");
+  if (!pool) return CUDA_ERROR_INVALID_VALUE;
+  return alloc_async(dptr, bytes);
+}
+
 static CUresult fake_cuMemFreeAsync(CUdeviceptr dptr, CUstream s) {
   (void)s;
   ENTER("cuMemFreeAsync");

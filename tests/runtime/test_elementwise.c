@@ -5,6 +5,9 @@
  * reduction's scratch taken, zeroed and given back on every path, the checks and messages, and
  * an element map's _call in chunks on several streams (pipeline.c).
  */
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "test_support.h"
 
 void cubind__set_chunk_bytes(size_t bytes); /* runtime/src/pipeline.h: 0 restores the default */
@@ -80,7 +83,9 @@ static void reduction_scratch(void **state) {
   assert_int_equal(reduce_launch(NULL, 0), CUBIND_SUCCESS); /* n 0 launches: it writes neutral */
   assert_int_equal(reduce_launch(&cfg, 1000), CUBIND_SUCCESS);
   assert_int_equal(fake_cuda_calls("cuLaunchKernel"), 3);
-  assert_int_equal(fake_cuda_calls("cuMemAllocAsync"), 3);
+  assert_int_equal(fake_cuda_calls("cuMemAllocFromPoolAsync"), 3); /* cubind's own pool */
+  assert_int_equal(fake_cuda_calls("cuMemAllocAsync"), 0);
+  assert_true(fake_cuda_calls("cuMemPoolCreate") <= 1); /* once per device and process */
   assert_int_equal(fake_cuda_calls("cuMemsetD32Async"), 3);
   assert_int_equal(fake_cuda_calls("cuMemFreeAsync"), 3);
   assert_int_equal(fake_cuda_live_device_allocations(), 0);
@@ -91,14 +96,14 @@ static void reduction_scratch(void **state) {
   cfg.block.x = 256;
   cfg.grid.y = 2;
   assert_int_equal(reduce_launch(&cfg, 1000), CUBIND_ERROR_INVALID_CONFIG);
-  assert_int_equal(fake_cuda_calls("cuMemAllocAsync"), 3);
+  assert_int_equal(fake_cuda_calls("cuMemAllocFromPoolAsync"), 3);
 }
 
 static void reduction_failures(void **state) {
   (void)state;
-  fake_cuda_fail("cuMemAllocAsync", 0, CUDA_ERROR_OUT_OF_MEMORY, 0);
+  fake_cuda_fail("cuMemAllocFromPoolAsync", 0, CUDA_ERROR_OUT_OF_MEMORY, 0);
   assert_int_equal(reduce_launch(NULL, 1000), CUBIND_ERROR_OUT_OF_MEMORY);
-  assert_contains(cubind_last_error(), "cuMemAllocAsync");
+  assert_contains(cubind_last_error(), "the reduction's cuMemAllocFromPoolAsync of its scratch");
   assert_contains(cubind_last_error(), "CUDA_ERROR_OUT_OF_MEMORY");
   fake_cuda_fail("cuMemsetD32Async", 0, CUDA_ERROR_UNKNOWN, 0);
   assert_int_not_equal(reduce_launch(NULL, 1000), CUBIND_SUCCESS);
@@ -218,7 +223,36 @@ static void chunked_call_staged(void **state) {
   free(a);
 }
 
+/*
+ * A driver without the memory pool API (FAKE_CUDA_HIDE=cuMemPoolCreate, in a child: the driver
+ * is loaded once per process): reductions take their scratch from the device's default pool.
+ */
+static void reduction_default_pool(void **state) {
+  int status = 0;
+  pid_t pid;
+  (void)state;
+  fflush(NULL);
+  pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    int ok;
+    setenv("FAKE_CUDA_HIDE", "cuMemPoolCreate", 1);
+    use_fake_driver();
+    ok = reduce_launch(NULL, 1000) == CUBIND_SUCCESS &&
+         fake_cuda_calls("cuMemAllocAsync") == 1 &&
+         fake_cuda_calls("cuMemAllocFromPoolAsync") == 0 &&
+         fake_cuda_live_device_allocations() == 0;
+    if (!ok) fprintf(stderr, "default pool: %s\n", cubind_last_error());
+    fflush(NULL);
+    _exit(ok ? 0 : 1);
+  }
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 int main(void) {
+  /* First, while this process has not initialised cubind (the child inherits nothing). */
+  const struct CMUnitTest before[] = {cmocka_unit_test(reduction_default_pool)};
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(shape_for_cfg_null, test_setup),
       cmocka_unit_test_setup(zero_elements, test_setup),
@@ -228,5 +262,6 @@ int main(void) {
       cmocka_unit_test_setup(chunked_call, test_setup),
       cmocka_unit_test_setup(chunked_call_staged, test_setup),
   };
-  return RUN_RUNTIME_TESTS(tests, 1);
+  int failed = cmocka_run_group_tests(before, NULL, NULL);
+  return failed + RUN_RUNTIME_TESTS(tests, 1);
 }
