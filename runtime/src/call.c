@@ -93,7 +93,7 @@ cubind_status cubind__call(const cubind_module *module, unsigned kernel_index,
   unsigned num_segments = 0, failed_segment = 0;
   int any_staged = 0, pooled = 0;
   CUdeviceptr base = 0;
-  size_t total = 0, offset;
+  size_t total = 0, offset, staged_bytes = 0;
   unsigned i;
   int device = 0;
   CUresult r;
@@ -139,9 +139,12 @@ cubind_status cubind__call(const cubind_module *module, unsigned kernel_index,
     kind[i] = bytes && (h->direction & CUBIND_DIRECTION_INOUT)
                   ? (unsigned char)cubind__staging_kind(h->host, bytes)
                   : (unsigned char)CUBIND__COPY_PLAIN;
-    any_staged |= kind[i] == CUBIND__COPY_STAGED;
+    if (kind[i] == CUBIND__COPY_STAGED)
+      staged_bytes += bytes * ((h->direction & CUBIND_DIRECTION_IN ? 1u : 0u) +
+                               (h->direction & CUBIND_DIRECTION_OUT ? 1u : 0u));
   }
-  if (any_staged) pooled = cubind__staging_acquire(k->context);
+  any_staged = staged_bytes > 0;
+  if (any_staged) pooled = cubind__staging_acquire(k->context, staged_bytes);
   for (i = 0; any_staged && !pooled && i < num_host_args && i < MAX_STAGED; i++)
     if (kind[i] == CUBIND__COPY_STAGED) {
       const cubind_host_arg *h = &host_args[i];

@@ -169,7 +169,7 @@ cubind_status cubind__pipeline(const char *what, const cubind_module *module,
   pipeline_run p;
   unsigned char kind[MAX_REGISTERED];
   unsigned long long registered = 0;
-  size_t saved_n;
+  size_t saved_n, staged_bytes = 0;
   unsigned i, s;
   int any_staged = 0, pooled = 0;
   CUresult r = CUDA_SUCCESS;
@@ -202,11 +202,15 @@ cubind_status cubind__pipeline(const char *what, const cubind_module *module,
     failed = "cuStreamSynchronize of the call's stream";
   /* How the buffers move (staging.h): the staging threads when any is large and pageable. */
   for (i = 0; !failed && i < num_host_args; i++) {
-    kind[i] = (unsigned char)cubind__staging_kind(host_args[i].host,
-                                                  shape->n * host_args[i].elem_size);
-    any_staged |= kind[i] == CUBIND__COPY_STAGED;
+    const cubind_host_arg *h = &host_args[i];
+    kind[i] = (unsigned char)cubind__staging_kind(h->host, shape->n * h->elem_size);
+    if (kind[i] == CUBIND__COPY_STAGED)
+      staged_bytes += shape->n * h->elem_size *
+                      ((h->direction & CUBIND_DIRECTION_IN ? 1u : 0u) +
+                       (h->direction & CUBIND_DIRECTION_OUT ? 1u : 0u));
   }
-  if (!failed && any_staged) pooled = cubind__staging_acquire(p.k->context);
+  any_staged = staged_bytes > 0;
+  if (!failed && any_staged) pooled = cubind__staging_acquire(p.k->context, staged_bytes);
   for (i = 0; !failed && any_staged && !pooled && i < num_host_args; i++)
     if (kind[i] == CUBIND__COPY_STAGED &&
         cubind__staging_register(host_args[i].host, shape->n * host_args[i].elem_size))

@@ -1,6 +1,7 @@
 /*
  * staging.h (staging.c): how `<kernel>_call` moves each host buffer: the policy
- * (CUBIND_PAGEABLE_STAGING, CUBIND_STAGING_MIN, CUBIND_STAGING_THREADS), the staging threads
+ * (CUBIND_PAGEABLE_STAGING, CUBIND_STAGING_MIN, CUBIND_STAGING_THREADS, CUBIND_STAGING_START),
+ * the staging threads
  * for large pageable buffers (hostcopy.h), and in-place registration when those are busy.
  */
 #ifndef CUBIND_STAGING_H
@@ -17,8 +18,8 @@ typedef enum cubind__copy_kind {
 
 /*
  * cubind__staging_check: CUBIND_SUCCESS, or, on every call, CUBIND_ERROR_INVALID_VALUE when
- * CUBIND_PAGEABLE_STAGING, CUBIND_STAGING_MIN or CUBIND_STAGING_THREADS holds a value that
- * cannot be read (the message, prefixed with `what`, names the variable and the forms
+ * CUBIND_PAGEABLE_STAGING, CUBIND_STAGING_MIN, CUBIND_STAGING_THREADS or CUBIND_STAGING_START
+ * holds a value that cannot be read (the message, prefixed with `what`, names the variable and the forms
  * accepted). Reads the environment once.
  */
 CUBIND_INTERNAL cubind_status cubind__staging_check(const char *what);
@@ -27,11 +28,13 @@ CUBIND_INTERNAL cubind_status cubind__staging_check(const char *what);
 CUBIND_INTERNAL cubind__copy_kind cubind__staging_kind(const void *host, size_t bytes);
 
 /*
- * cubind__staging_acquire: the staging threads for one call in `ctx` (current): 1 when the
- * caller holds them (cubind__hostcopy_run, then cubind__hostcopy_release), 0 when they are
- * busy, switched off or cannot start: then register or copy plainly.
+ * cubind__staging_acquire: the staging threads for one call in `ctx` (current) that would stage
+ * `bytes` (each direction counted): 1 when the caller holds them (cubind__hostcopy_run, then
+ * cubind__hostcopy_release), 0 when they are busy, switched off, not yet worth starting (the
+ * process's staged traffic, this call's included, below CUBIND_STAGING_START) or cannot start:
+ * then register or copy plainly.
  */
-CUBIND_INTERNAL int cubind__staging_acquire(CUcontext ctx);
+CUBIND_INTERNAL int cubind__staging_acquire(CUcontext ctx, size_t bytes);
 
 /*
  * cubind__staging_register: page-locks host[0..bytes) in place for the duration of one call
@@ -46,8 +49,10 @@ CUBIND_INTERNAL CUresult cubind__staging_unregister(void *host);
 
 /*
  * For the tests: overrides the environment (on or off; the smallest staged buffer; the staging
- * threads, the caller included: 0 or 1 for none). A new thread count restarts the threads.
+ * threads, the caller included: 0 or 1 for none; the traffic before they start) and forgets the
+ * traffic so far. A new thread count restarts the threads.
  */
-CUBIND_INTERNAL void cubind__set_staging(int on, size_t min_bytes, unsigned threads);
+CUBIND_INTERNAL void cubind__set_staging(int on, size_t min_bytes, unsigned threads,
+                                         size_t start_bytes);
 
 #endif /* CUBIND_STAGING_H */

@@ -11,7 +11,8 @@
 #include "test_support.h"
 
 void cubind__set_chunk_bytes(size_t bytes); /* runtime/src/pipeline.h: 0 restores the default */
-void cubind__set_staging(int on, size_t min_bytes, unsigned threads); /* runtime/src/staging.h */
+void cubind__set_staging(int on, size_t min_bytes, unsigned threads, /* runtime/src/staging.h */
+                         size_t start_bytes);
 
 /* doublify through the elementwise entry: `count` is the shape's n, `n` the kernel's int. */
 static cubind_status ew_launch(const cubind_config *cfg, float *a, int n, size_t count) {
@@ -191,7 +192,7 @@ static void chunked_call_staged(void **state) {
   size_t i, bad = 0;
   (void)state;
   assert_non_null(a);
-  cubind__set_staging(1, 4096, 3);
+  cubind__set_staging(1, 4096, 3, 0);
   cubind__set_chunk_bytes(16384);
   for (i = 0; i < N; i++) a[i] = (float)i;
   assert_int_equal(map_call(a, N, N), CUBIND_SUCCESS);
@@ -219,7 +220,7 @@ static void chunked_call_staged(void **state) {
   assert_int_equal(fake_cuda_live_host_allocations(), host);
   assert_int_equal(fake_cuda_live_registrations(), 0);
   cubind__set_chunk_bytes(0);
-  cubind__set_staging(1, (size_t)1 << 20, 2);
+  cubind__set_staging(1, (size_t)1 << 20, 2, (size_t)256 << 20); /* the defaults */
   free(a);
 }
 

@@ -11,7 +11,8 @@
 #include "test_support.h"
 
 /* Defined in the runtime (hidden in the shared library; these tests link the static one). */
-void cubind__set_staging(int on, size_t min_bytes, unsigned threads); /* staging.h */
+void cubind__set_staging(int on, size_t min_bytes, unsigned threads, /* staging.h */
+                         size_t start_bytes);
 int cubind__hostcopy_acquire(CUcontext ctx, unsigned threads);        /* hostcopy.h */
 void cubind__hostcopy_release(void);
 
@@ -93,7 +94,7 @@ static void staged_round_trips(void **state) {
   long host = fake_cuda_live_host_allocations();
   size_t i, d;
   (void)state;
-  cubind__set_staging(1, STAGING_MIN, 4);
+  cubind__set_staging(1, STAGING_MIN, 4, 0);
   for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
     for (d = 0; d < sizeof directions / sizeof directions[0]; d++) {
       size_t bytes = sizes[i] * sizeof(float);
@@ -136,7 +137,7 @@ static void staged_round_trips(void **state) {
   /* Off (CUBIND_PAGEABLE_STAGING=0): the plain path, the pointer not even looked at. */
   {
     staged_job job = {10 * 1024, 0, CUBIND_DIRECTION_INOUT};
-    cubind__set_staging(0, STAGING_MIN, 4);
+    cubind__set_staging(0, STAGING_MIN, 4, 0);
     fake_cuda_reset();
     round_trip_ok("off", &job);
     assert_int_equal(fake_cuda_calls("cuPointerGetAttributes"), 0);
@@ -144,7 +145,7 @@ static void staged_round_trips(void **state) {
     assert_int_equal(fake_cuda_calls("cuMemcpyHtoDAsync"), 1);
     assert_int_equal(fake_cuda_calls("cuMemcpyDtoHAsync"), 1);
   }
-  cubind__set_staging(1, (size_t)1 << 20, 2);
+  cubind__set_staging(1, (size_t)1 << 20, 2, (size_t)256 << 20); /* the defaults */
 }
 
 /*
@@ -157,7 +158,7 @@ static void registered_fallback(void **state) {
   staged_job large = {((size_t)8 << 20) / sizeof(float) + 3, 0, CUBIND_DIRECTION_INOUT};
   staged_job small = {300 * 1024 + 5, 0, CUBIND_DIRECTION_INOUT};
   (void)state;
-  cubind__set_staging(1, STAGING_MIN, 0);
+  cubind__set_staging(1, STAGING_MIN, 0, 0);
   fake_cuda_defer_async_copies(1);
   fake_cuda_reset();
   round_trip_ok("no threads", &large);
@@ -171,7 +172,7 @@ static void registered_fallback(void **state) {
   assert_int_equal(fake_cuda_calls("cuMemcpyHtoDAsync"), 1);
   fake_cuda_defer_async_copies(0);
   /* The threads held by another call: this one registers instead of waiting. */
-  cubind__set_staging(1, STAGING_MIN, 4);
+  cubind__set_staging(1, STAGING_MIN, 4, 0);
   fake_cuda_make_current(0);
   assert_int_equal(cubind__hostcopy_acquire(current_context(), 4), 1);
   fake_cuda_reset();
@@ -185,7 +186,7 @@ static void registered_fallback(void **state) {
   assert_true(fake_cuda_calls("cuMemcpyHtoDAsync") >= 8);
   assert_int_equal(fake_cuda_live_registrations(), 0);
   assert_int_equal(cubind_release_scratch(), CUBIND_SUCCESS);
-  cubind__set_staging(1, (size_t)1 << 20, 2);
+  cubind__set_staging(1, (size_t)1 << 20, 2, (size_t)256 << 20); /* the defaults */
 }
 
 /*
@@ -223,7 +224,7 @@ static void staged_failures(void **state) {
   long streams = fake_cuda_live_streams(), events = fake_cuda_live_events();
   size_t i;
   (void)state;
-  cubind__set_staging(1, STAGING_MIN, 4);
+  cubind__set_staging(1, STAGING_MIN, 4, 0);
   for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     outcome o;
     assert_int_equal(cubind_release_scratch(), CUBIND_SUCCESS); /* the threads start anew */
@@ -248,7 +249,7 @@ static void staged_failures(void **state) {
   assert_int_equal(fake_cuda_live_device_allocations(), device);
   assert_int_equal(fake_cuda_live_streams(), streams);
   assert_int_equal(fake_cuda_live_events(), events);
-  cubind__set_staging(1, (size_t)1 << 20, 2);
+  cubind__set_staging(1, (size_t)1 << 20, 2, (size_t)256 << 20); /* the defaults */
 }
 
 /*
@@ -279,7 +280,7 @@ static void registered_failures(void **state) {
   staged_job job = {((size_t)8 << 20) / sizeof(float) + 3, 0, CUBIND_DIRECTION_INOUT};
   size_t i;
   (void)state;
-  cubind__set_staging(1, STAGING_MIN, 0);
+  cubind__set_staging(1, STAGING_MIN, 0, 0);
   fake_cuda_defer_async_copies(1);
   for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     long registrations = fake_cuda_live_registrations(), host = fake_cuda_live_host_allocations();
@@ -306,7 +307,7 @@ static void registered_failures(void **state) {
     assert_int_equal(fake_cuda_live_device_allocations(), device);
   }
   fake_cuda_defer_async_copies(0);
-  cubind__set_staging(1, (size_t)1 << 20, 2);
+  cubind__set_staging(1, (size_t)1 << 20, 2, (size_t)256 << 20); /* the defaults */
 }
 
 /* ---- the policy from the environment (read once per process: a forked child per case) ---- */
@@ -329,11 +330,12 @@ static cubind_status child_call(void) {
 }
 
 /*
- * Runs a _call of 40 KiB + 12 bytes in a child with CUBIND_PAGEABLE_STAGING=on,
- * CUBIND_STAGING_MIN=min and CUBIND_STAGING_THREADS=threads (NULL: unset) and checks its status,
+ * Runs a _call of 40 KiB + 12 bytes each way in a child with CUBIND_PAGEABLE_STAGING=on,
+ * CUBIND_STAGING_MIN=min, CUBIND_STAGING_THREADS=threads and CUBIND_STAGING_START=start (NULL:
+ * unset) and checks its status,
  * whether the buffer went through the staging threads (their slots allocated), and the message.
  */
-static void policy_case(const char *on, const char *min, const char *threads,
+static void policy_case(const char *on, const char *min, const char *threads, const char *start,
                         cubind_status expected, int staged, const char *expect) {
   int status = 0;
   pid_t pid;
@@ -345,6 +347,7 @@ static void policy_case(const char *on, const char *min, const char *threads,
     if (on) setenv("CUBIND_PAGEABLE_STAGING", on, 1);
     if (min) setenv("CUBIND_STAGING_MIN", min, 1);
     if (threads) setenv("CUBIND_STAGING_THREADS", threads, 1);
+    if (start) setenv("CUBIND_STAGING_START", start, 1);
     use_fake_driver();
     s = child_call();
     CHECK(s == expected);
@@ -364,40 +367,48 @@ static void policy_case(const char *on, const char *min, const char *threads,
   assert_int_equal(waitpid(pid, &status, 0), pid);
   assert_true(WIFEXITED(status));
   if (WEXITSTATUS(status) != 0)
-    fail_msg("CUBIND_PAGEABLE_STAGING=%s CUBIND_STAGING_MIN=%s CUBIND_STAGING_THREADS=%s",
-             on ? on : "(unset)", min ? min : "(unset)", threads ? threads : "(unset)");
+    fail_msg("CUBIND_PAGEABLE_STAGING=%s CUBIND_STAGING_MIN=%s CUBIND_STAGING_THREADS=%s "
+             "CUBIND_STAGING_START=%s",
+             on ? on : "(unset)", min ? min : "(unset)", threads ? threads : "(unset)",
+             start ? start : "(unset)");
 }
 
 static void policy_from_environment(void **state) {
   (void)state;
-  policy_case(NULL, NULL, NULL, CUBIND_SUCCESS, 0, NULL); /* 40 KiB < the default 1 MiB */
-  policy_case(NULL, "4K", "2", CUBIND_SUCCESS, 1, NULL);  /* 40 KiB >= 4 KiB: staged */
-  policy_case(NULL, "4096", "3", CUBIND_SUCCESS, 1, NULL);
-  policy_case(NULL, "41KiB", "2", CUBIND_SUCCESS, 0, NULL); /* 40 KiB + 12 bytes < 41 KiB */
-  policy_case(NULL, "1G", "2", CUBIND_SUCCESS, 0, NULL);  /* 1 GiB, never 1 byte */
-  policy_case(NULL, "", "2", CUBIND_SUCCESS, 0, NULL);    /* empty: the default */
-  policy_case(NULL, "4K", "1", CUBIND_SUCCESS, 0, NULL);  /* the caller alone: no threads */
-  policy_case(NULL, "4K", "0", CUBIND_SUCCESS, 0, NULL);
-  policy_case(NULL, "4K", "", CUBIND_SUCCESS, -1, NULL);  /* empty: the default, as for unset */
-  policy_case("off", "4K", "2", CUBIND_SUCCESS, 0, NULL);
-  policy_case("0", "4K", "2", CUBIND_SUCCESS, 0, NULL);
-  policy_case("1", "4K", "2", CUBIND_SUCCESS, 1, NULL);
-  policy_case(NULL, "-5", NULL, CUBIND_ERROR_INVALID_VALUE, 0,
+  policy_case(NULL, NULL, NULL, "0", CUBIND_SUCCESS, 0, NULL); /* 40 KiB < the default 1 MiB */
+  policy_case(NULL, "4K", "2", "0", CUBIND_SUCCESS, 1, NULL);  /* 40 KiB >= 4 KiB: staged */
+  policy_case(NULL, "4096", "3", "0", CUBIND_SUCCESS, 1, NULL);
+  policy_case(NULL, "41KiB", "2", "0", CUBIND_SUCCESS, 0, NULL); /* 40 KiB + 12 bytes < 41 KiB */
+  policy_case(NULL, "1G", "2", "0", CUBIND_SUCCESS, 0, NULL);  /* 1 GiB, never 1 byte */
+  policy_case(NULL, "", "2", "0", CUBIND_SUCCESS, 0, NULL);    /* empty: the default */
+  policy_case(NULL, "4K", "1", "0", CUBIND_SUCCESS, 0, NULL);  /* the caller alone: no threads */
+  policy_case(NULL, "4K", "0", "0", CUBIND_SUCCESS, 0, NULL);
+  policy_case(NULL, "4K", "", "0", CUBIND_SUCCESS, -1, NULL);  /* empty: the default, as unset */
+  /* the threads start once the traffic reaches CUBIND_STAGING_START: 80 KiB + 24 bytes here */
+  policy_case(NULL, "4K", "2", NULL, CUBIND_SUCCESS, 0, NULL);  /* default: 256 MiB */
+  policy_case(NULL, "4K", "2", "80K", CUBIND_SUCCESS, 1, NULL);
+  policy_case(NULL, "4K", "2", "81K", CUBIND_SUCCESS, 0, NULL);
+  policy_case("off", "4K", "2", "0", CUBIND_SUCCESS, 0, NULL);
+  policy_case("0", "4K", "2", "0", CUBIND_SUCCESS, 0, NULL);
+  policy_case("1", "4K", "2", "0", CUBIND_SUCCESS, 1, NULL);
+  policy_case(NULL, "-5", NULL, NULL, CUBIND_ERROR_INVALID_VALUE, 0,
               "doublify_call: kernel 'doublify' (module vec) grid=(41,1,1) block=(256,1,1) "
               "shared=0: CUBIND_STAGING_MIN='-5' is not a size (a negative size)");
-  policy_case(NULL, "1Q", NULL, CUBIND_ERROR_INVALID_VALUE, 0,
+  policy_case(NULL, "1Q", NULL, NULL, CUBIND_ERROR_INVALID_VALUE, 0,
               "CUBIND_STAGING_MIN='1Q' is not a size (an unknown unit): write a number of bytes");
-  policy_case("maybe", NULL, NULL, CUBIND_ERROR_INVALID_VALUE, 0,
+  policy_case("maybe", NULL, NULL, NULL, CUBIND_ERROR_INVALID_VALUE, 0,
               "CUBIND_PAGEABLE_STAGING='maybe' is neither on nor off");
-  policy_case("maybe", "2X", NULL, CUBIND_ERROR_INVALID_VALUE, 0,
+  policy_case("maybe", "2X", NULL, NULL, CUBIND_ERROR_INVALID_VALUE, 0,
               "is neither on nor off: write 1 or 0 (on/off, yes/no, true/false); "
               "CUBIND_STAGING_MIN='2X'");
-  policy_case(NULL, NULL, "17", CUBIND_ERROR_INVALID_VALUE, 0,
+  policy_case(NULL, NULL, "17", NULL, CUBIND_ERROR_INVALID_VALUE, 0,
               "CUBIND_STAGING_THREADS='17' is not a count from 0 to 16");
-  policy_case(NULL, "4K", "two", CUBIND_ERROR_INVALID_VALUE, 0,
+  policy_case(NULL, "4K", "two", NULL, CUBIND_ERROR_INVALID_VALUE, 0,
               "CUBIND_STAGING_THREADS='two' is not a count from 0 to 16");
-  policy_case(NULL, "1Q", "-1", CUBIND_ERROR_INVALID_VALUE, 0,
+  policy_case(NULL, "1Q", "-1", NULL, CUBIND_ERROR_INVALID_VALUE, 0,
               "e.g. 8M; CUBIND_STAGING_THREADS='-1' is not a count from 0 to 16");
+  policy_case(NULL, NULL, NULL, "soon", CUBIND_ERROR_INVALID_VALUE, 0,
+              "CUBIND_STAGING_START='soon' is not a size");
 }
 
 int main(void) {

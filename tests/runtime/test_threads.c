@@ -104,7 +104,7 @@ static void *staged_main(void *p) {
 
 /*
  * 8 threads on 2 devices make _call round trips of 1.2 MB pageable buffers at once
- * (CUBIND_STAGING_MIN=8K, CUBIND_STAGING_THREADS=4, set in main): one call at a time holds the
+ * (CUBIND_STAGING_MIN=8K, CUBIND_STAGING_THREADS=4, CUBIND_STAGING_START=0, set in main): one call at a time holds the
  * staging threads (rebinding them to its device's context), the others copy plainly; every
  * result is right and nothing is left registered or allocated on the device.
  */
@@ -134,6 +134,7 @@ int main(void) {
   setenv("FAKE_CUDA_DEVICES", "2", 1);
   setenv("CUBIND_STAGING_MIN", "8K", 1);
   setenv("CUBIND_STAGING_THREADS", "4", 1);
+  setenv("CUBIND_STAGING_START", "0", 1);
   use_fake_driver();
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
