@@ -31,7 +31,7 @@
 
 #define MAX_THREADS 16
 #define SLOT_BYTES ((size_t)1 << 20) /* a chunk's largest size, each slot's (measured best) */
-#define MIN_CHUNK_BYTES ((size_t)64 << 10) /* below this a chunk's DMA costs more than it moves */
+#define MIN_CHUNK_BYTES ((size_t)128 << 10) /* smaller: the DMAs' fixed costs add up (measured) */
 
 /*
  * After a job a thread spins this long before it sleeps: a call's copies out follow its copies
@@ -91,7 +91,7 @@ static struct {
   /* the current job */
   const cubind__host_segment *segments;
   unsigned num_segments, next_segment;
-  unsigned helpers; /* workers 1..helpers take part (two chunks each at least) */
+  unsigned helpers; /* workers 1..helpers take part (one chunk each at least) */
   size_t next_offset, chunk;
   CUresult result;
   const char *failed;
@@ -386,8 +386,8 @@ CUresult cubind__hostcopy_run(const cubind__host_segment *segments, unsigned num
     if (!segments[i].to_device && segments[i].bytes) to_host = 1;
   }
   if (total == 0) return CUDA_SUCCESS;
-  /* Enough chunks that every thread gets two, none larger than a slot or smaller than useful. */
-  chunk = total / (2 * (size_t)pool.num_workers);
+  /* A chunk for every thread, none larger than a slot or smaller than useful. */
+  chunk = total / (size_t)pool.num_workers;
   chunk = chunk < MIN_CHUNK_BYTES ? MIN_CHUNK_BYTES : chunk > SLOT_BYTES ? SLOT_BYTES : chunk;
   chunk = (chunk + 4095) & ~(size_t)4095;
   chunks = (total + chunk - 1) / chunk;
@@ -406,7 +406,7 @@ CUresult cubind__hostcopy_run(const cubind__host_segment *segments, unsigned num
   pool.result = CUDA_SUCCESS;
   pool.failed = NULL;
   pool.failed_segment = 0;
-  pool.helpers = (unsigned)((chunks + 1) / 2 < pool.num_workers ? (chunks + 1) / 2 : pool.num_workers) - 1;
+  pool.helpers = (unsigned)(chunks < pool.num_workers ? chunks : pool.num_workers) - 1;
   if (pool.helpers > 0) { /* wake the threads (those not needed go back to sleep) */
     pool.running = pool.num_workers - 1;
     __atomic_store_n(&pool.generation, pool.generation + 1, __ATOMIC_RELEASE);

@@ -113,9 +113,9 @@ static void staged_round_trips(void **state) {
         assert_int_equal(out_copies, bytes && (direction & CUBIND_DIRECTION_OUT) ? 1 : 0);
         continue;
       }
-      /* chunks of at least 64 KiB and at most 1 MiB, every thread given two where there are */
+      /* chunks of at least 128 KiB and at most 1 MiB, one for every thread where there are */
       assert_true(in_copies >= (bytes + (1u << 20) - 1) / (1u << 20));
-      assert_true(in_copies <= (bytes + (64u << 10) - 1) / (64u << 10));
+      assert_true(in_copies <= (bytes + (128u << 10) - 1) / (128u << 10));
       assert_int_equal(out_copies, direction & CUBIND_DIRECTION_OUT ? in_copies : 0);
       if (bytes > ((size_t)256 << 10)) assert_true(in_copies >= 2);
     }
