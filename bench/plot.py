@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """plot.py: draws the suite's results as PNG charts (matplotlib), else as SVG (standard library).
 
-    bench/plot.py OUTDIR/results.csv [DIR]     (writes DIR/launch.png, DIR/transfer.png and
-                                                DIR/staging.png, or .svg without matplotlib;
+    bench/plot.py OUTDIR/results.csv [DIR]     (writes DIR/launch.png, DIR/transfer.png,
+                                                DIR/staging.png and DIR/device.png, or .svg
+                                                without matplotlib;
                                                 DIR defaults to the CSV's folder)
 
 launch: host ns per launch for each kernel (0, 4, 16 parameters) and variant, the ratio to raw
 cuLaunchKernel printed on each bar. transfer: `_call` round-trip GB/s against buffer size (log
 scale), cubind and the driver, pageable and pinned. staging (PNG only): pageable round trips,
-GB/s against size: the driver's plain pageable copy, cubind by default (large buffers registered
-for the call) and with staging off (each labelled run). Set PLOT_SVG=1 to force SVG.
+GB/s against size: the driver's plain pageable copy, cubind by default (the staging threads)
+and with staging off (each labelled run). device (PNG only): device-resident GB/s of every
+implementation device_ops and python_peers.py measured, grouped by operation, with p10-p90
+whiskers. Set PLOT_SVG=1 to force SVG.
 """
 import csv
 import math
@@ -203,14 +206,53 @@ def png_charts(rows, out):
         ax.set_xticklabels(SIZES)
         ax.set_ylabel("GB/s (2 x bytes / median round trip)")
         ax.set_xlabel("buffer size")
-        ax.set_title("Pageable _call round trips: cubind's registration vs the driver's copy")
+        ax.set_title("Pageable _call round trips: cubind's staging threads vs the driver's copy")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
         fig.tight_layout()
         fig.savefig(os.path.join(out, "staging.png"), dpi=120)
         plt.close(fig)
         written.append("staging.png")
+
+    bars = device_bars(rows)
+    if bars:
+        fig, ax = plt.subplots(figsize=(10, 0.32 * len(bars) + 1.5))
+        ys = list(range(len(bars)))[::-1]
+        for y, (op, name, median, p10, p90) in zip(ys, bars):
+            color = COLORS[0] if name.startswith("cubind") else (
+                "black" if name.startswith("driver") or name.startswith("CUB") else COLORS[1])
+            ax.barh(y, median, color=color, xerr=[[median - p10], [p90 - median]], capsize=2)
+            ax.text(p90 + 25, y, f"{median:.0f}", va="center", fontsize=7)
+        ax.set_yticks(ys)
+        ax.set_yticklabels([f"{b[0]}: {b[1]}" for b in bars], fontsize=7)
+        ax.set_xlabel("GB/s read + written (median; whiskers p10-p90)")
+        ax.set_title("Device-resident, same data: cubind (blue), PyCUDA / CuPy / numba (orange),\n"
+                     "the driver's copy and C++ CUB (black)", fontsize=10)
+        ax.grid(axis="x", alpha=0.3)
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, "device.png"), dpi=120)
+        plt.close(fig)
+        written.append("device.png")
     return written
+
+
+def device_bars(rows):
+    """(op, implementation, median, p10, p90) of device_ops and python_peers' device cases."""
+    bars = []
+    for op in ["copy", "vector_add", "lin_comb", "scale", "sum"]:
+        for (bench, case, variant, metric), value in rows.items():
+            if case.split(" ")[0] != op:
+                continue
+            if bench == "device_ops" and metric == "GBps_median":
+                name = {"cuMemcpyDtoD": "driver cuMemcpyDtoD",
+                        "cub_DeviceReduce_Sum": "CUB DeviceReduce::Sum"}.get(variant,
+                                                                          "cubind " + variant)
+                bars.append((op, name, value, rows[(bench, case, variant, "GBps_p10")],
+                             rows[(bench, case, variant, "GBps_p90")]))
+            elif bench == "python_device_ops" and metric == "median":
+                bars.append((op, variant, value, rows[(bench, case, variant, "p10")],
+                             rows[(bench, case, variant, "p90")]))
+    return bars
 
 
 def main():
