@@ -29,6 +29,9 @@ foreach(entry IN ITEMS nvvm bin/crt) # what clang's CUDA detection looks for bes
     file(CREATE_LINK "${toolkit}/${entry}" "${merged}/${entry}" SYMBOLIC)
   endif()
 endforeach()
+# A merged prefix (/usr, /usr/local, a conda environment) has a lib directory of its own, and
+# clang 14's CUDA detection requires one (lib64 or lib); clang 15 and later do not look.
+file(MAKE_DIRECTORY "${merged}/lib64")
 file(WRITE "${merged}/version.json" "{}\n")
 
 file(WRITE "${dir}/extent.cu" [=[
