@@ -9,14 +9,22 @@
  * Prints the best of --reps (default 3) wall-clock times per variant; every result is checked
  * against the CPU's sums (exact: one rounding each).
  *
+ * Then the seeds' sum of squares over a 4000 x 4000 float matrix on the host (python_peers.py's
+ * sum_squares case: PyCUDA's ReductionKernel with to_gpu, CuPy, numba), through
+ * sum_squares_call (copy in, the reduction, the result back), pageable and page-locked: the
+ * median and p10/p90 of 10 calls, the result checked against a double-precision CPU sum.
+ *
  * Usage: vector_add_host [--n N] [--reps R] [results.csv|results.json]
  */
 #include "bench_common.h"
 #include "vectorize_kernels.cubind.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define SQUARES_N ((size_t)4000 * 4000)
 
 /* The best of `reps` wall-clock times of one variant, in ms. */
 typedef cubind_status (*variant_fn)(const float *a, const float *b, float *c, size_t n, void *ctx);
@@ -49,6 +57,33 @@ static cubind_status three_phases(const float *a, const float *b, float *c, size
   if (s == CUBIND_SUCCESS) s = vector_add_launch(NULL, dev[0], dev[1], dev[2], n);
   if (s == CUBIND_SUCCESS) s = cubind_from_device(c, dev[2], bytes);
   return s;
+}
+
+/* sum_squares_call over m[0..n): median, p10, p90 of `reps` calls, in ms; checked. */
+static size_t sum_squares(const char *variant, const float *m, size_t n, int reps) {
+  double t[10], want = 0.0;
+  float got = 0.0f;
+  size_t i;
+  int r;
+  for (i = 0; i < n; i++) want += (double)m[i] * (double)m[i];
+  CHECK_CB(sum_squares_call(NULL, &got, m, n)); /* warm-up */
+  for (r = 0; r < reps; r++) {
+    int64_t start = bench_now_ns();
+    CHECK_CB(sum_squares_call(NULL, &got, m, n));
+    t[r] = (double)(bench_now_ns() - start) / 1e6;
+  }
+  printf("  sum_squares_call, %-11s %9.2f ms  (p10 %.2f, p90 %.2f)\n", variant,
+         bench_median(t, (size_t)reps), bench_percentile(t, (size_t)reps, 10),
+         bench_percentile(t, (size_t)reps, 90));
+  bench_result("sum_squares_host", "4000x4000", variant, "ms_median", bench_median(t, (size_t)reps),
+               "ms");
+  bench_result("sum_squares_host", "4000x4000", variant, "ms_p10",
+               bench_percentile(t, (size_t)reps, 10), "ms");
+  bench_result("sum_squares_host", "4000x4000", variant, "ms_p90",
+               bench_percentile(t, (size_t)reps, 90), "ms");
+  if (fabs((double)got - want) <= 1e-4 * want) return 0;
+  fprintf(stderr, "sum_squares_call (%s): %.9g, the CPU's %.9g\n", variant, (double)got, want);
+  return 1;
 }
 
 static size_t check(const float *a, const float *b, const float *c, size_t n) {
@@ -99,6 +134,12 @@ int main(int argc, char **argv) {
   printf("  three phases, page-locked     %9.1f ms  %6.1f GB/s\n", t, 3e-6 * (double)bytes / t);
   bench_result("vector_add_host", "320M", "three_phases_pinned", "ms", t, "ms");
   for (i = 0; i < 3; i++) CHECK_CB(cubind_free(dev[i]));
+
+  if (n >= SQUARES_N) { /* the matrix: the first 4000 x 4000 elements of a, in [0, 250) */
+    printf("sum of squares, 4000 x 4000 host floats, median of 10 calls:\n");
+    bad += sum_squares("pageable", pa, SQUARES_N, 10);
+    bad += sum_squares("page-locked", la, SQUARES_N, 10);
+  }
 
   CHECK_CB(cubind_free_host(la));
   CHECK_CB(cubind_free_host(lb));
