@@ -18,7 +18,6 @@
 #include "scratch.h"
 #include "staging.h"
 
-#define MAX_STAGED 64 /* host arguments of one call that can be staged (a bit mask, arrays) */
 
 /* A host buffer's bytes, rounded up to the scratch alignment. */
 #define ALIGN_UP(bytes)                                                                            \
@@ -87,9 +86,9 @@ cubind_status cubind__call(const cubind_module *module, unsigned kernel_index,
                           unsigned num_host_args, const cubind_elementwise_shape *shape) {
   const cubind__kernel_slot *k = NULL;
   unsigned long long registered = 0; /* bit i: host argument i is registered for this call */
-  unsigned char kind[MAX_STAGED];    /* cubind__copy_kind of host argument i */
-  cubind__host_segment segments[MAX_STAGED];
-  unsigned segment_arg[MAX_STAGED]; /* the host argument behind each segment */
+  unsigned char kind[CUBIND__MAX_STAGED_ARGS];    /* cubind__copy_kind of host argument i */
+  cubind__host_segment segments[CUBIND__MAX_STAGED_ARGS];
+  unsigned segment_arg[CUBIND__MAX_STAGED_ARGS]; /* the host argument behind each segment */
   unsigned num_segments = 0, failed_segment = 0;
   int any_staged = 0, pooled = 0;
   CUdeviceptr base = 0;
@@ -133,7 +132,7 @@ cubind_status cubind__call(const cubind_module *module, unsigned kernel_index,
 
   /* How each buffer moves (staging.h): large pageable ones through the staging threads, or,
      when those are busy, page-locked in place for the call. */
-  for (i = 0; i < num_host_args && i < MAX_STAGED; i++) {
+  for (i = 0; i < num_host_args && i < CUBIND__MAX_STAGED_ARGS; i++) {
     const cubind_host_arg *h = &host_args[i];
     size_t bytes = h->count * h->elem_size;
     kind[i] = bytes && (h->direction & CUBIND_DIRECTION_INOUT)
@@ -145,7 +144,7 @@ cubind_status cubind__call(const cubind_module *module, unsigned kernel_index,
   }
   any_staged = staged_bytes > 0;
   if (any_staged) pooled = cubind__staging_acquire(k->context, staged_bytes);
-  for (i = 0; any_staged && !pooled && i < num_host_args && i < MAX_STAGED; i++)
+  for (i = 0; any_staged && !pooled && i < num_host_args && i < CUBIND__MAX_STAGED_ARGS; i++)
     if (kind[i] == CUBIND__COPY_STAGED) {
       const cubind_host_arg *h = &host_args[i];
       int locked = cubind__staging_register(h->host, h->count * h->elem_size);
@@ -160,7 +159,7 @@ cubind_status cubind__call(const cubind_module *module, unsigned kernel_index,
     size_t bytes = h->count * h->elem_size;
     CUdeviceptr dev = bytes ? base + offset : 0;
     if (bytes && (h->direction & CUBIND_DIRECTION_IN)) {
-      if (i < MAX_STAGED && kind[i] == CUBIND__COPY_STAGED) {
+      if (i < CUBIND__MAX_STAGED_ARGS && kind[i] == CUBIND__COPY_STAGED) {
         cubind__host_segment segment = {h->host, dev, bytes, 1, 0};
         segment_arg[num_segments] = i;
         segments[num_segments++] = segment;
@@ -200,7 +199,7 @@ cubind_status cubind__call(const cubind_module *module, unsigned kernel_index,
     const cubind_host_arg *h = &host_args[i];
     size_t bytes = h->count * h->elem_size;
     if (bytes && (h->direction & CUBIND_DIRECTION_OUT)) {
-      if (i < MAX_STAGED && kind[i] == CUBIND__COPY_STAGED) {
+      if (i < CUBIND__MAX_STAGED_ARGS && kind[i] == CUBIND__COPY_STAGED) {
         cubind__host_segment segment = {h->host, base + offset, bytes, 0, 0};
         segment_arg[num_segments] = i;
         segments[num_segments++] = segment;
@@ -233,7 +232,7 @@ finish:
   /* Every path here has synchronised the stream and the staging threads' copies are done: no
      copy uses a registered buffer or a staging slot any more. */
   if (pooled) cubind__hostcopy_release();
-  for (i = 0; registered && i < num_host_args && i < MAX_STAGED; i++)
+  for (i = 0; registered && i < num_host_args && i < CUBIND__MAX_STAGED_ARGS; i++)
     if (registered >> i & 1) {
       const cubind_host_arg *h = &host_args[i];
       r = cubind__staging_unregister(h->host);

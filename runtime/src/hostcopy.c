@@ -29,7 +29,6 @@
 #include "driver.h"
 #include "hostcopy.h"
 
-#define MAX_THREADS 16
 #define SLOT_BYTES ((size_t)1 << 20) /* a chunk's largest size, each slot's (measured best) */
 #define MIN_CHUNK_BYTES ((size_t)128 << 10) /* smaller: the DMAs' fixed costs add up (measured) */
 
@@ -86,7 +85,7 @@ static struct {
   CUcontext context;      /* of the streams and events; NULL: none */
   CUevent after;
   int wait_after;
-  hostcopy_worker workers[MAX_THREADS];
+  hostcopy_worker workers[CUBIND__HOSTCOPY_MAX_THREADS];
 
   /* the current job */
   const cubind__host_segment *segments;
@@ -334,7 +333,7 @@ static int start(CUcontext ctx, unsigned threads) {
   sigset_t all, old;
   unsigned i;
   void *memory = NULL;
-  if (threads > MAX_THREADS) threads = MAX_THREADS;
+  if (threads > CUBIND__HOSTCOPY_MAX_THREADS) threads = CUBIND__HOSTCOPY_MAX_THREADS;
   if (cubind__drv.cuMemHostAlloc(&memory, 2 * (size_t)threads * SLOT_BYTES,
                                  CU_MEMHOSTALLOC_PORTABLE) != CUDA_SUCCESS)
     return 0;

@@ -12,6 +12,9 @@
 
 #include "internal.h"
 
+/* The most threads the pool runs, the caller included (CUBIND_STAGING_THREADS' bound). */
+#define CUBIND__HOSTCOPY_MAX_THREADS 16
+
 /* One transfer of a job: host memory <-> device memory, in either direction. */
 typedef struct cubind__host_segment {
   void *host;         /* the user's memory */

@@ -26,7 +26,6 @@
 
 #define CUBIND_PIPELINE_STREAMS 3
 #define CUBIND_CHUNK_BYTES ((size_t)16 << 20)
-#define MAX_REGISTERED 64 /* host arguments that can be staged (a bit mask), as call.c */
 
 #define ALIGN_UP(bytes)                                                                            \
   (((bytes) + CUBIND_SCRATCH_ALIGNMENT - 1) & ~(size_t)(CUBIND_SCRATCH_ALIGNMENT - 1))
@@ -40,7 +39,7 @@ size_t cubind__pipeline_chunk(const cubind_elementwise_shape *shape,
   size_t largest = 1, chunk;
   unsigned i;
   if (!shape->element_map || shape->scratch_index != CUBIND_NO_SCRATCH || num_host_args == 0 ||
-      num_host_args > MAX_REGISTERED)
+      num_host_args > CUBIND__MAX_STAGED_ARGS)
     return 0;
   for (i = 0; i < num_host_args; i++) {
     if (host_args[i].count != shape->n) return 0; /* a table of its own size: one pass */
@@ -123,7 +122,7 @@ static const char *run_direct(pipeline_run *p, CUresult *r, cubind_status *statu
  */
 static const char *run_staged(pipeline_run *p, const unsigned char *kind, CUresult *r,
                               cubind_status *status) {
-  cubind__host_segment segments[2 * MAX_REGISTERED];
+  cubind__host_segment segments[2 * CUBIND__MAX_STAGED_ARGS];
   size_t chunks = (p->shape->n + p->chunk - 1) / p->chunk, c, offset;
   unsigned i, n, failed_segment;
   const char *step = NULL;
@@ -167,7 +166,7 @@ cubind_status cubind__pipeline(const char *what, const cubind_module *module,
                                const cubind_host_arg *host_args, unsigned num_host_args,
                                const cubind_elementwise_shape *shape, size_t chunk) {
   pipeline_run p;
-  unsigned char kind[MAX_REGISTERED];
+  unsigned char kind[CUBIND__MAX_STAGED_ARGS];
   unsigned long long registered = 0;
   size_t saved_n, staged_bytes = 0;
   unsigned i, s;

@@ -27,7 +27,6 @@
 #include "staging.h"
 
 #define DEFAULT_THREADS 12 /* measured best on a 16-core H100 host: docs/benchmarks.md */
-#define MAX_THREADS 16                       /* what CUBIND_STAGING_THREADS may ask for */
 #define REGISTER_MIN ((size_t)8 << 20)       /* below this, registering costs more than it saves */
 /*
  * Starting the threads (their page-locked slots, mostly) took 30 ms on an H100 host; they save
@@ -54,7 +53,8 @@ static void read_policy(void) {
                                   sizeof on_message) != 0;
   int bad_min = cubind__env_size("CUBIND_STAGING_MIN", staging_min, &staging_min, min_message,
                                  sizeof min_message) != 0;
-  int bad_threads = cubind__env_count("CUBIND_STAGING_THREADS", fallback_threads, MAX_THREADS,
+  int bad_threads = cubind__env_count("CUBIND_STAGING_THREADS", fallback_threads,
+                                      CUBIND__HOSTCOPY_MAX_THREADS,
                                       &staging_threads, threads_message,
                                       sizeof threads_message) != 0;
   int bad_start = cubind__env_size("CUBIND_STAGING_START", staging_start, &staging_start,

@@ -9,6 +9,10 @@
 
 #include "internal.h"
 
+/* Host arguments of one call that can be staged (bit masks and arrays of this size); the rest
+   are copied plainly (call.c), or the call runs in one pass (pipeline.c). */
+#define CUBIND__MAX_STAGED_ARGS 64
+
 /* How one host buffer is copied. */
 typedef enum cubind__copy_kind {
   CUBIND__COPY_PLAIN,  /* by the driver as it is: small, staging off, or unknown memory */
