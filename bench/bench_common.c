@@ -80,6 +80,7 @@ void bench_driver_load(void) {
   BENCH_LOAD(cuGetErrorString);
   BENCH_LOAD(cuInit);
   BENCH_LOAD(cuDeviceGet);
+  BENCH_LOAD(cuDeviceGetAttribute);
   BENCH_LOAD(cuDevicePrimaryCtxRetain);
   BENCH_LOAD(cuCtxGetCurrent);
   BENCH_LOAD(cuCtxSetCurrent);

@@ -51,6 +51,7 @@ typedef struct bench_driver {
   CUresult (*cuGetErrorName)(CUresult r, const char **name);
   CUresult (*cuGetErrorString)(CUresult r, const char **text);
   CUresult (*cuDeviceGet)(CUdevice *dev, int ordinal);
+  CUresult (*cuDeviceGetAttribute)(int *value, CUdevice_attribute attribute, CUdevice dev);
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *ctx, CUdevice dev);
   CUresult (*cuCtxGetCurrent)(CUcontext *ctx);
   CUresult (*cuCtxSetCurrent)(CUcontext ctx);

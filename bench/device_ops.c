@@ -16,7 +16,10 @@
  *
  * Each case is timed with CUDA events (cubind_timer) on the legacy default stream, where all of
  * them run. The cases take turns: every round runs each case once, so a drift of the clocks
- * touches all alike; `--reps` rounds (default 20) after 2 warm-up rounds. Per case: the median,
+ * touches all alike. Before each timed run, an untimed memset of twice the L2's size leaves
+ * the L2 in the same state for every case (as nvbench does): without it, a case inherited what
+ * the case before it left there, and a sum run after an elementwise case first wrote back up to
+ * an L2 (50 MB on an H100) of that case's output, while CUB's sum ran after a read-only sum; `--reps` rounds (default 20) after 2 warm-up rounds. Per case: the median,
  * 10th and 90th percentile of GB/s (bytes read + bytes written, 1e9 bytes per GB; reductions
  * read only), and
  *   vs copy   its median GB/s over the copy's: the copy's time for the same number of bytes over
@@ -66,6 +69,8 @@ typedef struct ops_state {
   float *sum_cubind, *sum_cub; /* device: one float each */
   void *cub_temp;
   size_t cub_temp_bytes;
+  void *l2_reset; /* written before every timed run (see above) */
+  size_t l2_reset_bytes;
   double array_sum; /* cubind_array_sum's last result */
 } ops_state;
 
@@ -235,6 +240,12 @@ int main(int argc, char **argv) {
   if (cub_sum_temp_bytes(n, &s.cub_temp_bytes, &rt_name) != 0)
     bench_fail(__FILE__, __LINE__, "cub::DeviceReduce::Sum's temporary size: %s", rt_name);
   CHECK_CB(cubind_malloc(&s.cub_temp, s.cub_temp_bytes ? s.cub_temp_bytes : 1));
+  {
+    int l2 = 0;
+    CHECK_CU(bench_cu.cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev0));
+    s.l2_reset_bytes = 2 * (size_t)(l2 > 0 ? l2 : 64 << 20);
+    CHECK_CB(cubind_malloc(&s.l2_reset, s.l2_reset_bytes));
+  }
   CHECK_CB(cubind_timer_create(&timer));
   CHECK_CB(cubind_synchronize());
 
@@ -273,6 +284,7 @@ int main(int argc, char **argv) {
     for (k = 0; k < NUM_CASES; k++) {
       op_case *c = &cases[k];
       float ms;
+      CHECK_CB(cubind_memset_d8(s.l2_reset, (unsigned char)(round + k), s.l2_reset_bytes));
       CHECK_CB(cubind_timer_start(&timer, NULL));
       c->run(&s);
       CHECK_CB(cubind_timer_stop(&timer, &ms));
@@ -320,6 +332,7 @@ int main(int argc, char **argv) {
 
   for (k = 0; k < NUM_CASES; k++) free(cases[k].gbps);
   CHECK_CB(cubind_timer_destroy(&timer));
+  CHECK_CB(cubind_free(s.l2_reset));
   CHECK_CB(cubind_free(s.cub_temp));
   CHECK_CB(cubind_free(s.sum_cub));
   CHECK_CB(cubind_free(s.sum_cubind));

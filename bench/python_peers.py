@@ -71,18 +71,26 @@ def timed(fn, repeats, per=1.0):
     return samples
 
 
-def gbps_events(fn, repeats, nbytes, new_event, elapsed_ms):
-    """GB/s of `fn` (work queued on the default stream), timed with CUDA events per run."""
+def gbps_events(fn, repeats, nbytes, new_event, elapsed_ms, reset_l2):
+    """GB/s of `fn` (work queued on the default stream), timed with CUDA events per run, each
+    run after reset_l2() (untimed): the L2 in the same state before every run of every case,
+    as bench/device_ops does."""
     fn()  # warm-up: compilation, module load, first allocation
     start, stop = new_event(), new_event()
     samples = []
     for _ in range(repeats):
+        reset_l2()
         start.record()
         fn()
         stop.record()
         stop.synchronize()
         samples.append(nbytes / (elapsed_ms(start, stop) * 1e6))
     return samples
+
+
+def l2_reset_bytes(l2_size):
+    """What each L2 reset writes: twice the L2 (device_ops's size), 128 MiB if unknown."""
+    return 2 * l2_size if l2_size and l2_size > 0 else 128 << 20
 
 
 # lin_comb's coefficients, as in bench/device_ops.c: z = ALPHA x + BETA y.
@@ -196,7 +204,10 @@ def pycuda_cases(args, sizes):
                                  "z[i] = a*x[i] + b*y[i]", "lin_comb")
     total = ReductionKernel(np.float32, neutral="0", reduce_expr="a+b", map_expr="x[i]",
                             arguments="float *x")
-    events = (drv.Event, lambda start, stop: start.time_till(stop))
+    flush = gpuarray.empty(l2_reset_bytes(drv.Context.get_device().get_attribute(
+        drv.device_attribute.L2_CACHE_SIZE)), np.uint8)
+    events = (drv.Event, lambda start, stop: start.time_till(stop),
+              lambda: flush.fill(np.uint8(7)))
     add(ga, gb, gc)
     added = gc.get()
     lin_comb(ALPHA, ga, BETA, gb, gc)
@@ -276,7 +287,8 @@ def cupy_cases(args, sizes):
     gz = cp.empty_like(ga)
     lin_comb = cp.ElementwiseKernel("float32 a, float32 x, float32 b, float32 y", "float32 z",
                                     "z = a * x + b * y", "lin_comb")
-    events = (cp.cuda.Event, cp.cuda.get_elapsed_time)
+    flush = cp.empty(l2_reset_bytes(cp.cuda.Device().attributes.get("L2CacheSize")), cp.uint8)
+    events = (cp.cuda.Event, cp.cuda.get_elapsed_time, lambda: flush.fill(7))
     added = cp.asnumpy(ga + gb)
     lin_comb(ALPHA, ga, BETA, gb, gz)
     check_device("cupy", a, b, added, cp.asnumpy(gz), {"cupy.sum": float(cp.sum(ga))})
@@ -381,7 +393,15 @@ def numba_cases(args, sizes):
     da, db = cuda.to_device(a), cuda.to_device(b)
     dc = cuda.device_array_like(da)
     dres = cuda.device_array(1, dtype=np.float32)
-    events = (lambda: cuda.event(timing=True), cuda.event_elapsed_time)
+    @cuda.jit
+    def fill(buf, value):
+        i = cuda.grid(1)
+        if i < buf.size:
+            buf[i] = value
+    flush = cuda.device_array(l2_reset_bytes(
+        getattr(cuda.get_current_device(), "L2_CACHE_SIZE", 0)), dtype=np.uint8)
+    events = (lambda: cuda.event(timing=True), cuda.event_elapsed_time,
+              lambda: fill[(flush.size + 255) // 256, 256](flush, 7))
     vector_add(da, db, out=dc)
     added = dc.copy_to_host()
     lin_comb(da, db, out=dc)
