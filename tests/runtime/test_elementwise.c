@@ -2,7 +2,8 @@
  * test_elementwise.c (runtime/src/elementwise.c): the launches behind the stubs of
  * <cubind/elementwise.cuh>: the shape picked for cfg NULL (seen through the fake's doublify,
  * which doubles a[i] for i below both its int n and the threads launched), n == 0, a
- * reduction's scratch taken, zeroed and given back on every path, the checks and messages, and
+ * reduction's scratch (shared on the legacy stream; elsewhere taken, zeroed and given back on
+ * every path), the checks and messages, and
  * an element map's _call in chunks on several streams (pipeline.c).
  */
 #include <sys/wait.h>
@@ -77,42 +78,76 @@ static void zero_elements(void **state) {
   assert_true(a == 1.0f);
 }
 
+/*
+ * The legacy default stream's reductions share one scratch per device, made and zeroed at the
+ * process's first (this test's first launch; the tests before it reduce nothing): no
+ * allocation, memset or free per call. Other streams, and grids whose partials do not fit it,
+ * take their scratch per call from cubind's pool and give it back.
+ */
 static void reduction_scratch(void **state) {
-  cubind_config cfg = cubind_config_1d(1000, 256);
+  cubind_config cfg = cubind_config_1d(1000, 256); /* stream NULL: the legacy stream */
+  CUstream stream = NULL;
+  long live;
   (void)state;
   assert_int_equal(reduce_launch(NULL, 1000), CUBIND_SUCCESS);
+  assert_int_equal(fake_cuda_calls("cuMemAllocFromPoolAsync"), 1); /* the shared scratch */
+  assert_int_equal(fake_cuda_calls("cuMemsetD32Async"), 1);         /* zeroed once */
   assert_int_equal(reduce_launch(NULL, 0), CUBIND_SUCCESS); /* n 0 launches: it writes neutral */
   assert_int_equal(reduce_launch(&cfg, 1000), CUBIND_SUCCESS);
   assert_int_equal(fake_cuda_calls("cuLaunchKernel"), 3);
-  assert_int_equal(fake_cuda_calls("cuMemAllocFromPoolAsync"), 3); /* cubind's own pool */
+  assert_int_equal(fake_cuda_calls("cuMemAllocFromPoolAsync"), 1);
+  assert_int_equal(fake_cuda_calls("cuMemsetD32Async"), 1);
+  assert_int_equal(fake_cuda_calls("cuMemFreeAsync"), 0);
   assert_int_equal(fake_cuda_calls("cuMemAllocAsync"), 0);
   assert_true(fake_cuda_calls("cuMemPoolCreate") <= 1); /* once per device and process */
+  live = fake_cuda_live_device_allocations();
+  /* another stream: per call, the ticket zeroed there, the scratch given back */
+  assert_int_equal(cubind_stream_create(&stream), CUBIND_SUCCESS);
+  cfg.stream = stream;
+  assert_int_equal(reduce_launch(&cfg, 1000), CUBIND_SUCCESS);
+  assert_int_equal(reduce_launch(&cfg, 1000), CUBIND_SUCCESS);
+  assert_int_equal(fake_cuda_calls("cuMemAllocFromPoolAsync"), 3);
   assert_int_equal(fake_cuda_calls("cuMemsetD32Async"), 3);
+  assert_int_equal(fake_cuda_calls("cuMemFreeAsync"), 2);
+  assert_int_equal(fake_cuda_live_device_allocations(), live);
+  /* partials beyond the shared 64 KiB (10,000 blocks of 8 bytes): per call as well */
+  cfg.stream = NULL;
+  cfg.grid.x = 10000;
+  assert_int_equal(reduce_launch(&cfg, 1000), CUBIND_SUCCESS);
+  assert_int_equal(fake_cuda_calls("cuMemAllocFromPoolAsync"), 4);
   assert_int_equal(fake_cuda_calls("cuMemFreeAsync"), 3);
-  assert_int_equal(fake_cuda_live_device_allocations(), 0);
+  assert_int_equal(fake_cuda_live_device_allocations(), live);
   /* the block size the kernels are written for, a 1-D grid */
+  cfg.grid.x = 4;
   cfg.block.x = 128;
   assert_int_equal(reduce_launch(&cfg, 1000), CUBIND_ERROR_INVALID_CONFIG);
   assert_contains(cubind_last_error(), "CUBIND_REDUCTION_BLOCK");
   cfg.block.x = 256;
   cfg.grid.y = 2;
   assert_int_equal(reduce_launch(&cfg, 1000), CUBIND_ERROR_INVALID_CONFIG);
-  assert_int_equal(fake_cuda_calls("cuMemAllocFromPoolAsync"), 3);
+  assert_int_equal(fake_cuda_calls("cuMemAllocFromPoolAsync"), 4);
+  assert_int_equal(cubind_stream_destroy(stream), CUBIND_SUCCESS);
 }
 
+/* Each step of a per-call scratch failing in turn (on a stream of its own: the legacy
+   stream's reductions share a scratch made once). */
 static void reduction_failures(void **state) {
+  cubind_config cfg = cubind_config_1d(1000, 256);
+  long live = fake_cuda_live_device_allocations();
   (void)state;
+  assert_int_equal(cubind_stream_create(&cfg.stream), CUBIND_SUCCESS);
   fake_cuda_fail("cuMemAllocFromPoolAsync", 0, CUDA_ERROR_OUT_OF_MEMORY, 0);
-  assert_int_equal(reduce_launch(NULL, 1000), CUBIND_ERROR_OUT_OF_MEMORY);
+  assert_int_equal(reduce_launch(&cfg, 1000), CUBIND_ERROR_OUT_OF_MEMORY);
   assert_contains(cubind_last_error(), "the reduction's cuMemAllocFromPoolAsync of its scratch");
   assert_contains(cubind_last_error(), "CUDA_ERROR_OUT_OF_MEMORY");
   fake_cuda_fail("cuMemsetD32Async", 0, CUDA_ERROR_UNKNOWN, 0);
-  assert_int_not_equal(reduce_launch(NULL, 1000), CUBIND_SUCCESS);
+  assert_int_not_equal(reduce_launch(&cfg, 1000), CUBIND_SUCCESS);
   assert_contains(cubind_last_error(), "cuMemsetD32Async");
-  assert_int_equal(fake_cuda_live_device_allocations(), 0); /* given back */
+  assert_int_equal(fake_cuda_live_device_allocations(), live); /* given back */
   fake_cuda_fail("cuLaunchKernel", 0, CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, 0);
-  assert_int_not_equal(reduce_launch(NULL, 1000), CUBIND_SUCCESS);
-  assert_int_equal(fake_cuda_live_device_allocations(), 0);
+  assert_int_not_equal(reduce_launch(&cfg, 1000), CUBIND_SUCCESS);
+  assert_int_equal(fake_cuda_live_device_allocations(), live);
+  assert_int_equal(cubind_stream_destroy(cfg.stream), CUBIND_SUCCESS);
 }
 
 static void argument_checks(void **state) {
@@ -251,9 +286,37 @@ static void reduction_default_pool(void **state) {
   assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+/*
+ * The legacy stream's shared scratch cannot be made (its allocation fails, in a child: it is
+ * made once per process): every legacy-stream reduction then takes its scratch per call.
+ */
+static void reduction_legacy_scratch_fails(void **state) {
+  int status = 0;
+  pid_t pid;
+  (void)state;
+  fflush(NULL);
+  pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    int ok;
+    use_fake_driver();
+    fake_cuda_fail("cuMemAllocFromPoolAsync", 0, CUDA_ERROR_OUT_OF_MEMORY, 0); /* the first */
+    ok = reduce_launch(NULL, 1000) == CUBIND_SUCCESS && reduce_launch(NULL, 1000) == CUBIND_SUCCESS &&
+         fake_cuda_calls("cuMemAllocFromPoolAsync") == 3 && /* the failed one, then per call */
+         fake_cuda_calls("cuMemsetD32Async") == 2 && fake_cuda_calls("cuMemFreeAsync") == 2 &&
+         fake_cuda_live_device_allocations() == 0;
+    if (!ok) fprintf(stderr, "legacy scratch failing: %s\n", cubind_last_error());
+    fflush(NULL);
+    _exit(ok ? 0 : 1);
+  }
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 int main(void) {
   /* First, while this process has not initialised cubind (the child inherits nothing). */
-  const struct CMUnitTest before[] = {cmocka_unit_test(reduction_default_pool)};
+  const struct CMUnitTest before[] = {cmocka_unit_test(reduction_default_pool),
+                                      cmocka_unit_test(reduction_legacy_scratch_fails)};
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(shape_for_cfg_null, test_setup),
       cmocka_unit_test_setup(zero_elements, test_setup),
