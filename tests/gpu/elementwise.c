@@ -94,9 +94,19 @@ static size_t test_dot(const float *x, const float *y) {
   GPU_CHECK(cubind_malloc(&dresult, 2 * RUNS * sizeof(float)));
   GPU_CHECK(cubind_to_device(dx, x, bytes));
   GPU_CHECK(cubind_to_device(dy, y, bytes));
+  /* The legacy stream's reductions share a scratch whose ticket each kernel puts back to zero:
+     the result is poisoned before every run (a ticket left behind would leave it unwritten),
+     and every other run takes a grid of its own (64 blocks) on the same scratch. */
   for (run = 0; run < RUNS; run++) {
-    GPU_CHECK(dot_launch(NULL, (float *)dresult, dx, dy, N));
+    cubind_config legacy = cubind_config_1d(N, CUBIND_REDUCTION_BLOCK);
+    legacy.grid.x = 64;
+    GPU_CHECK(cubind_memset_d8(dresult, 0xFF, sizeof(float)));
+    GPU_CHECK(dot_launch(run % 2 ? &legacy : NULL, (float *)dresult, dx, dy, N));
     GPU_CHECK(cubind_from_device(&got, dresult, sizeof got));
+    if (run % 2) { /* another grid, another order: checked against the reference */
+      bad += check_dot("dot_launch on 64 blocks", got, want);
+      continue;
+    }
     if (memcmp(&got, &first, sizeof got) != 0) {
       fprintf(stderr, "dot_launch run %d: %.9g differs from the first run's %.9g\n", run,
               (double)got, (double)first);
