@@ -188,6 +188,16 @@ static void build_arguments(clang_session *session) {
   add_host_compiler(options->host_compiler, options->host_openmp, args);
 }
 
+/*
+ * 1 when the session uses the prelude cache. Measured: libclang 14 parses files that include
+ * toolkit headers (cuda_fp16.h, cub) against the prelude only with errors, so every run would
+ * parse twice; the prelude is for 16+, and only in a real cache (a temporary shim directory
+ * would make it unusable).
+ */
+static int uses_prelude_cache(const clang_session *session) {
+  return session->options->cache_dir && !session->shim_temporary && session->major >= 16;
+}
+
 /* session_open: see clang_session.h. */
 int session_open(clang_session *session, const cubind_parse_options *options) {
   memset(session, 0, sizeof *session);
@@ -196,17 +206,13 @@ int session_open(clang_session *session, const cubind_parse_options *options) {
   if (make_shim_dir(session) != 0)
     return 1;
   build_arguments(session);
-  session->index = clang_createIndex(0, 0);
-  /* Measured: libclang 14 parses files that include toolkit headers (cuda_fp16.h, cub)
-     against the prelude only with errors, so every run would parse twice; the prelude is for
-     16+, and only in a real cache (a temporary shim directory would make it unusable). */
-  if (options->cache_dir && !session->shim_temporary && session->major >= 16) {
-    cubind_strlist includes = {0};
-    prelude_toolkit_includes(options->input, options->cuda_path, &includes);
-    session->prelude = prelude_cache_get(session->index, &session->args, options->cache_dir,
-                                         options->cuda_path, &includes);
-    cubind_strlist_free(&includes);
+  /* asked before libclang starts: a missing prelude's builder is a fork of this process */
+  if (uses_prelude_cache(session)) {
+    prelude_toolkit_includes(options->input, options->cuda_path, &session->toolkit_includes);
+    session->prelude = prelude_cache_get(&session->args, options->cache_dir, options->cuda_path,
+                                         &session->toolkit_includes, &session->prelude_whole);
   }
+  session->index = clang_createIndex(0, 0);
   return 0;
 }
 
@@ -232,6 +238,8 @@ void session_close(clang_session *session) {
   }
   free(session->shim_dir);
   free(session->prelude);
+  free(session->text_prelude);
+  cubind_strlist_free(&session->toolkit_includes);
   cubind_strlist_free(&session->args);
   memset(session, 0, sizeof *session);
 }
@@ -324,9 +332,43 @@ CXTranslationUnit session_parse_input(clang_session *session) {
  */
 #define SLOW_MAIN_PARSE_SECONDS 1.0
 
+/*
+ * How many times the main parse's time a text waits for the background builder of the whole
+ * prelude (plus a second): it builds what the main parse parsed, and saves it.
+ */
+#define BUILDER_WAIT_FACTOR 3.0
+
+/*
+ * A main parse that lacked part of the prelude and took longer than this (CPU seconds) makes
+ * the texts wait for the builder: the builder started with it and has about half of the main
+ * parse's time left, while each text parsed without the whole prelude costs a main parse. A
+ * quicker main parse had a prefix that held the dear part (the texts' own parse is then cheap,
+ * the builder's not: it starts from nothing).
+ */
+#define TEXT_WAIT_MIN_SECONDS 0.1
+
+/*
+ * The prelude for texts at the main __CUDA_ARCH__: the main parse's, unless that lacked some of
+ * the prelude and was not quick (TEXT_WAIT_MIN_SECONDS): then the whole prelude, which the
+ * background builder is making, once it is there.
+ */
+static const char *text_prelude(clang_session *session) {
+  if (!uses_prelude_cache(session) || session->prelude_whole ||
+      session->main_seconds <= TEXT_WAIT_MIN_SECONDS)
+    return session->prelude;
+  if (!session->text_prelude_asked) {
+    session->text_prelude_asked = 1;
+    session->text_prelude = prelude_cache_wait(
+        &session->args, session->options->cache_dir, session->options->cuda_path,
+        &session->toolkit_includes, BUILDER_WAIT_FACTOR * session->main_seconds + 1.0);
+  }
+  return session->text_prelude ? session->text_prelude : session->prelude;
+}
+
 /* session_parse_text: see clang_session.h. */
 CXTranslationUnit session_parse_text(clang_session *session, const char *text, size_t length,
                                      unsigned cuda_arch) {
+  const char *prelude = cuda_arch ? NULL : text_prelude(session);
   enum CXErrorCode status;
   cubind_strlist args = {0};
   size_t i;
@@ -346,15 +388,14 @@ CXTranslationUnit session_parse_text(clang_session *session, const char *text, s
     session->reuse_unit = NULL;
     return NULL;
   }
-  if (!cuda_arch && session->main_seconds > SLOW_MAIN_PARSE_SECONDS)
+  if (!cuda_arch && session->main_seconds > SLOW_MAIN_PARSE_SECONDS && !session->text_prelude)
     return session->reuse_unit =
-               parse(session, &session->args, session->prelude, text, length,
+               parse(session, &session->args, prelude, text, length,
                      CXTranslationUnit_PrecompiledPreamble |
                          CXTranslationUnit_CreatePreambleOnFirstParse,
                      &status);
   if (!cuda_arch)
-    return session->text_unit =
-               parse(session, &session->args, session->prelude, text, length, 0, &status);
+    return session->text_unit = parse(session, &session->args, prelude, text, length, 0, &status);
   /* Another __CUDA_ARCH__: without the prelude, which was built for the main parse's value. */
   for (i = 0; i < session->args.count; i++) {
     if (strncmp(session->args.items[i], "-D__CUDA_ARCH__=", 16) == 0) {

@@ -16,7 +16,11 @@ typedef struct clang_session {
   const cubind_parse_options *options;
   CXIndex index;
   cubind_strlist args;  /* clang's arguments for the main parse (without the prelude) */
-  char *prelude;        /* the precompiled prelude in use, or NULL */
+  char *prelude;        /* the precompiled prelude of the main parse, or NULL */
+  int prelude_whole;    /* it holds all of toolkit_includes */
+  cubind_strlist toolkit_includes; /* the .cu's leading toolkit headers (with a cache) */
+  char *text_prelude;   /* the whole prelude, built meanwhile, for the texts (or NULL) */
+  int text_prelude_asked; /* text_prelude was waited for */
   char *shim_dir;       /* headers CUDA 13 removed that clang's CUDA wrapper includes */
   int shim_temporary;   /* shim_dir is a temporary directory (removed on close) */
   int major;            /* libclang's major version */

@@ -1,16 +1,30 @@
 /* prelude_cache.c: the precompiled prelude cache (see prelude_cache.h). */
 #include "prelude_cache.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "clang_util.h"
 #include "fs.h"
 #include "parse.h"
+
+/* What a prelude is asked for: an option set and its list of leading toolkit headers. */
+typedef struct prelude_request {
+  const cubind_strlist *args; /* clang's arguments */
+  const char *cache_dir;
+  const char *cuda_path;
+  cubind_strlist *includes;   /* the toolkit headers, in order (the request's own copy) */
+} prelude_request;
 
 /* FNV-1a: a stable 64-bit hash for cache keys (not for security). */
 static unsigned long long hash_bytes(unsigned long long hash, const void *data, size_t size) {
@@ -43,27 +57,48 @@ static unsigned long long file_checksum(const char *path) {
   return sum ? sum : 1;
 }
 
-/* The checksum recorded for a prelude, or 0 when there is none. */
-static unsigned long long recorded_checksum(const char *sum_path) {
-  char *data = NULL;
+/*
+ * The checksums recorded for a prelude and its list of held files ("<pch> <files>\n" in
+ * <name>.sum, written after both). Returns 1 when both are there.
+ */
+static int recorded_checksums(const char *sum_path, unsigned long long *pch,
+                              unsigned long long *files) {
+  char *data = NULL, *end;
   size_t size = 0;
-  unsigned long long sum = 0;
-  char *end;
+  int ok;
   if (cubind_read_file_quiet(sum_path, 64, &data, &size) != 0)
     return 0;
-  sum = strtoull(data, &end, 16);
-  if (end == data || *end != '\n')
-    sum = 0;
+  *pch = strtoull(data, &end, 16);
+  ok = end != data && *end == ' ';
+  if (ok) {
+    const char *second = end + 1;
+    *files = strtoull(second, &end, 16);
+    ok = end != second && *end == '\n' && *pch && *files;
+  }
   free(data);
-  return sum;
+  return ok;
+}
+
+/*
+ * 1 when the prelude at `path` is whole: its .pch and its .files match the checksums written
+ * after them (a missing, truncated or overwritten one does not).
+ */
+static int prelude_valid(const char *path) {
+  char *sum_path = cubind_xasprintf("%s.sum", path), *files_path = cubind_xasprintf("%s.files", path);
+  unsigned long long pch = 0, files = 0;
+  int valid = recorded_checksums(sum_path, &pch, &files) && files == file_checksum(files_path) &&
+              pch == file_checksum(path);
+  free(sum_path);
+  free(files_path);
+  return valid;
 }
 
 /*
  * The cache key: the libclang version, every argument, the toolkit's cuda_runtime.h and the
- * toolkit headers the prelude includes.
+ * first `count` toolkit headers of `includes`.
  */
 static unsigned long long cache_key(const cubind_strlist *args, const char *cuda_path,
-                                    const cubind_strlist *includes) {
+                                    const cubind_strlist *includes, size_t count) {
   unsigned long long hash = 14695981039346656037ull;
   char *version = cubind_libclang_version(), *runtime_h;
   struct stat info;
@@ -73,7 +108,7 @@ static unsigned long long cache_key(const cubind_strlist *args, const char *cuda
   for (i = 0; i < args->count; i++)
     hash = hash_bytes(hash, args->items[i], strlen(args->items[i]) + 1);
   hash = hash_bytes(hash, "\0includes", 10);
-  for (i = 0; i < includes->count; i++)
+  for (i = 0; i < count; i++)
     hash = hash_bytes(hash, includes->items[i], strlen(includes->items[i]) + 1);
   runtime_h = cubind_xasprintf("%s/include/cuda_runtime.h", cuda_path);
   if (stat(runtime_h, &info) == 0) {
@@ -86,29 +121,50 @@ static unsigned long long cache_key(const cubind_strlist *args, const char *cuda
   return hash;
 }
 
+/* The prelude of the first `count` headers of `includes`: <cache_dir>/prelude-<key>.pch. */
+static char *prelude_path(const prelude_request *request, size_t count) {
+  return cubind_xasprintf("%s/prelude-%016llx.pch", request->cache_dir,
+                          cache_key(request->args, request->cuda_path, request->includes, count));
+}
+
+/* Adds a file a prelude read (by its real path) to the list of the files it holds. */
+static void visit_held_file(CXFile file, CXSourceLocation *stack, unsigned depth,
+                            CXClientData data) {
+  cubind_buf *list = data;
+  char *name = cx_string(clang_getFileName(file)), *real = realpath(name, NULL);
+  (void)stack;
+  if (depth > 0 && real) /* not the prelude's own main file, which exists only in memory */
+    cubind_buf_printf(list, "%s\n", real);
+  free(real);
+  free(name);
+}
+
 /*
- * Builds the prelude into `path` (through a temporary file, renamed into place) and records
- * its checksum in `sum_path` after it. Returns 1 on success.
+ * Builds the prelude into `path` (through a temporary file, renamed into place), the list of
+ * the files it holds into <path>.files, and the checksums of both into <path>.sum after them.
+ * Returns 1 on success.
  */
-static int build_prelude(CXIndex index, const cubind_strlist *args,
-                         const cubind_strlist *includes, const char *path, const char *sum_path) {
+static int build_prelude(CXIndex index, const prelude_request *request, size_t count,
+                         const char *path) {
   /* a .cu of only the toolkit includes: with what clang includes before every CUDA file */
   char *source = cubind_xasprintf("%.*s.cu", (int)(strlen(path) - 4), path);
-  char *temp = cubind_temp_path(path);
+  char *temp = cubind_temp_path(path), *files_path = cubind_xasprintf("%s.files", path);
+  char *sum_path = cubind_xasprintf("%s.sum", path);
   struct CXUnsavedFile empty;
   CXTranslationUnit tu = NULL;
-  cubind_buf lines = {0};
+  cubind_buf lines = {0}, held = {0};
   size_t i;
   int ok;
-  char text[32];
+  char text[40];
   cubind_buf_puts(&lines, "");
-  for (i = 0; i < includes->count; i++)
-    cubind_buf_printf(&lines, "#include <%s>\n", includes->items[i]);
+  cubind_buf_puts(&held, "");
+  for (i = 0; i < count; i++)
+    cubind_buf_printf(&lines, "#include <%s>\n", request->includes->items[i]);
   empty.Filename = source;
   empty.Contents = lines.data;
   empty.Length = (unsigned long)lines.length;
-  ok = clang_parseTranslationUnit2(index, source, (const char *const *)args->items,
-                                   (int)args->count, &empty, 1,
+  ok = clang_parseTranslationUnit2(index, source, (const char *const *)request->args->items,
+                                   (int)request->args->count, &empty, 1,
                                    CXTranslationUnit_ForSerialization |
                                        CXTranslationUnit_SkipFunctionBodies |
                                        CXTranslationUnit_KeepGoing,
@@ -117,17 +173,24 @@ static int build_prelude(CXIndex index, const cubind_strlist *args,
   ok = ok && temp && cx_count_errors(tu) == 0 && /* a broken prelude would cost a retry each run */
        clang_saveTranslationUnit(tu, temp, clang_defaultSaveOptions(tu)) == CXSaveError_None &&
        rename(temp, path) == 0;
+  if (ok)
+    clang_getInclusions(tu, visit_held_file, &held);
   if (tu)
     clang_disposeTranslationUnit(tu);
   if (temp)
     unlink(temp); /* after a successful rename there is nothing left to remove */
+  ok = ok && cubind_write_file(files_path, held.data, held.length, 0) == 0;
   if (ok) {
-    snprintf(text, sizeof text, "%016llx\n", file_checksum(path));
+    snprintf(text, sizeof text, "%016llx %016llx\n", file_checksum(path),
+             file_checksum(files_path));
     ok = cubind_write_file(sum_path, text, strlen(text), 0) == 0;
   }
   free(temp);
   free(source);
+  free(files_path);
+  free(sum_path);
   cubind_buf_free(&lines);
+  cubind_buf_free(&held);
   return ok;
 }
 
@@ -248,23 +311,259 @@ void prelude_toolkit_includes(const char *path, const char *cuda_path,
   }
 }
 
+/* The held-file list of a valid prelude (<path>.files), one real path per entry. */
+static void read_held_files(const char *path, cubind_strlist *held) {
+  char *files_path = cubind_xasprintf("%s.files", path), *data = NULL, *line, *next;
+  size_t size = 0;
+  if (cubind_read_file_quiet(files_path, CUBIND_MAX_SOURCE_BYTES, &data, &size) == 0)
+    for (line = data; (next = strchr(line, '\n')) != NULL; line = next + 1) {
+      *next = '\0';
+      cubind_strlist_add(held, line);
+    }
+  free(data);
+  free(files_path);
+}
+
+/*
+ * 1 when every file `name` could be found as (in any directory of the arguments' -I, -isystem
+ * and -idirafter, or the toolkit's include/) is one `held` lists, and there is one: whichever
+ * of them clang picks, including it after that prelude is a no-op (its include guard).
+ */
+static int held_everywhere(const prelude_request *request, const char *name,
+                           const cubind_strlist *held) {
+  const cubind_strlist *args = request->args;
+  char *toolkit = cubind_xasprintf("%s/include", request->cuda_path);
+  size_t i;
+  int found = 0, held_all = 1;
+  for (i = 0; i <= args->count && held_all; i++) {
+    const char *arg = i < args->count ? args->items[i] : NULL, *dir = NULL;
+    char *candidate, *real;
+    if (!arg)
+      dir = toolkit;
+    else if (strncmp(arg, "-I", 2) == 0)
+      dir = arg[2] ? arg + 2 : i + 1 < args->count ? args->items[i + 1] : NULL;
+    else if ((strcmp(arg, "-isystem") == 0 || strcmp(arg, "-idirafter") == 0) &&
+             i + 1 < args->count)
+      dir = args->items[i + 1];
+    if (!dir)
+      continue;
+    candidate = cubind_xasprintf("%s/%s", dir, name);
+    real = realpath(candidate, NULL);
+    if (real) {
+      found = 1;
+      held_all = cubind_strlist_contains(held, real);
+    }
+    free(real);
+    free(candidate);
+  }
+  free(toolkit);
+  return found && held_all;
+}
+
+/*
+ * Removes from request->includes the headers that the base prelude (what clang includes before
+ * every CUDA file, `base`) already holds: <cuda_runtime.h> and the like include as no-ops after
+ * it, so files that differ only in them share one prelude.
+ */
+static void drop_held_includes(prelude_request *request, const char *base) {
+  cubind_strlist held = {0}, kept = {0};
+  size_t i;
+  read_held_files(base, &held);
+  for (i = 0; i < request->includes->count; i++)
+    if (!held_everywhere(request, request->includes->items[i], &held))
+      cubind_strlist_add(&kept, request->includes->items[i]);
+  cubind_strlist_free(request->includes);
+  *request->includes = kept;
+  cubind_strlist_free(&held);
+}
+
+/*
+ * The valid prelude of the longest prefix of request->includes, whole list first, down to
+ * `shortest` headers (0: the base prelude); NULL when there is none. *count gets its length.
+ */
+static char *longest_valid_prefix(const prelude_request *request, size_t shortest,
+                                  size_t *count) {
+  size_t k = request->includes->count + 1;
+  while (k-- > shortest) {
+    char *path = prelude_path(request, k);
+    if (prelude_valid(path)) {
+      *count = k;
+      return path;
+    }
+    free(path);
+  }
+  return NULL;
+}
+
+/* The lock that a builder holds for an option set: <base prelude's name>.lock. */
+static char *builder_lock_path(const prelude_request *request) {
+  char *base = prelude_path(request, 0), *lock = cubind_xasprintf("%.*s.lock",
+                                                                  (int)(strlen(base) - 4), base);
+  free(base);
+  return lock;
+}
+
+/*
+ * The background builder's work: the base prelude when it is missing, then (the list now
+ * normalised against it) the whole list's, each only if no valid one appeared meanwhile.
+ */
+static void build_missing(prelude_request *request) {
+  CXIndex index = clang_createIndex(0, 0);
+  char *base = prelude_path(request, 0), *whole;
+  if (prelude_valid(base) || build_prelude(index, request, 0, base)) {
+    drop_held_includes(request, base);
+    whole = prelude_path(request, request->includes->count);
+    if (!prelude_valid(whole)) /* an empty list's is the base: valid by now */
+      build_prelude(index, request, request->includes->count, whole);
+    free(whole);
+  }
+  free(base);
+  clang_disposeIndex(index);
+}
+
+/*
+ * The builder's process: detached (its own session, a grandchild that init adopts), quiet
+ * (stdin, stdout and stderr on /dev/null, no other descriptor but the lock's: make and ninja wait
+ * for a job's pipes to close), at low priority. It keeps the lock `lock_fd` until it exits.
+ */
+static void run_builder(prelude_request *request, int lock_fd) {
+  int null_fd, fd, max_fd = (int)sysconf(_SC_OPEN_MAX);
+  if (setsid() < 0 || fork() != 0)
+    _exit(0);
+  null_fd = open("/dev/null", O_RDWR);
+  if (null_fd < 0)
+    _exit(1);
+  dup2(null_fd, 0);
+  dup2(null_fd, 1);
+  dup2(null_fd, 2);
+  for (fd = 3; fd < (max_fd > 0 && max_fd < 65536 ? max_fd : 65536); fd++)
+    if (fd != lock_fd)
+      close(fd);
+  setpriority(PRIO_PROCESS, 0, 10); /* where it fails, the build goes on at the default one */
+  build_missing(request);
+  _exit(0);
+}
+
+/*
+ * Starts a background builder for the option set, unless one already holds its lock (it builds
+ * another list; a later file will ask for this one again). The lock is taken here, before the
+ * fork, so that a wait that follows (prelude_cache_wait) cannot miss the builder.
+ */
+static void start_builder(prelude_request *request) {
+  char *lock = builder_lock_path(request);
+  int fd = open(lock, O_RDWR | O_CREAT, 0666);
+  pid_t child;
+  free(lock);
+  if (fd < 0)
+    return;
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    close(fd);
+    return;
+  }
+  child = fork();
+  if (child == 0)
+    run_builder(request, fd);
+  close(fd); /* the builder's copy keeps the lock */
+  if (child > 0)
+    while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+      ;
+}
+
+/*
+ * With CUBIND_GEN_CACHE_REPORT set, says on stderr which prelude a run parses with and how many
+ * of the .cu's leading toolkit headers it holds (those the base prelude holds are not counted).
+ */
+static void report_choice(const char *path, size_t count, size_t total) {
+  const char *report = getenv("CUBIND_GEN_CACHE_REPORT");
+  if (report && *report)
+    fprintf(stderr, "cubind-gen: prelude %s (%zu of %zu toolkit headers)\n",
+            path ? cubind_basename(path) : "none", count, total);
+}
+
+/* A request for `includes` (copied into the request's own list; request_free frees it). */
+static void request_init(prelude_request *request, const cubind_strlist *args,
+                         const char *cache_dir, const char *cuda_path,
+                         const cubind_strlist *includes) {
+  size_t i;
+  request->args = args;
+  request->cache_dir = cache_dir;
+  request->cuda_path = cuda_path;
+  request->includes = cubind_xcalloc(1, sizeof *request->includes);
+  for (i = 0; i < includes->count; i++)
+    cubind_strlist_add(request->includes, includes->items[i]);
+}
+
+static void request_free(prelude_request *request) {
+  cubind_strlist_free(request->includes);
+  free(request->includes);
+}
+
+/*
+ * The best valid prelude for the request now: once the base prelude is there (the list then
+ * normalised against it), the whole list's, else the longest prefix's, else the base; NULL
+ * without a base. *count: how many headers of the (normalised) list it holds.
+ */
+static char *find_prelude(prelude_request *request, size_t *count) {
+  char *base = prelude_path(request, 0), *path;
+  *count = 0;
+  if (!prelude_valid(base)) {
+    free(base);
+    return NULL;
+  }
+  drop_held_includes(request, base);
+  path = longest_valid_prefix(request, 1, count);
+  if (path) {
+    free(base);
+    return path;
+  }
+  return base;
+}
+
 /* prelude_cache_get: see prelude_cache.h. */
-char *prelude_cache_get(CXIndex index, const cubind_strlist *args, const char *cache_dir,
-                        const char *cuda_path, const cubind_strlist *includes) {
-  unsigned long long key = cache_key(args, cuda_path, includes), recorded;
-  char *path = cubind_xasprintf("%s/prelude-%016llx.pch", cache_dir, key);
-  char *sum_path = cubind_xasprintf("%s.sum", path);
+char *prelude_cache_get(const cubind_strlist *args, const char *cache_dir,
+                        const char *cuda_path, const cubind_strlist *includes, int *whole) {
+  prelude_request request;
+  size_t count;
+  char *path;
+  request_init(&request, args, cache_dir, cuda_path, includes);
   cubind_sweep_stale(cache_dir, is_cache_temp, NULL);
-  recorded = recorded_checksum(sum_path);
-  if (!recorded || recorded != file_checksum(path)) {
-    /* missing, or not what was written: build anew (a concurrent run may race us to the
-       same result; whoever renames last wins, and a mismatch only costs a rebuild) */
-    if (!build_prelude(index, args, includes, path, sum_path)) {
+  path = find_prelude(&request, &count);
+  *whole = path && count == request.includes->count;
+  if (!*whole)
+    start_builder(&request);
+  report_choice(path, count, request.includes->count);
+  request_free(&request);
+  return path;
+}
+
+/* prelude_cache_wait: see prelude_cache.h. */
+char *prelude_cache_wait(const cubind_strlist *args, const char *cache_dir,
+                         const char *cuda_path, const cubind_strlist *includes, double seconds) {
+  prelude_request request;
+  const struct timespec pause = {0, 20 * 1000 * 1000};
+  char *lock, *path = NULL;
+  double waited = 0;
+  size_t count = 0;
+  int fd;
+  request_init(&request, args, cache_dir, cuda_path, includes);
+  lock = builder_lock_path(&request);
+  fd = open(lock, O_RDONLY);
+  free(lock);
+  if (fd >= 0) {
+    /* polled, not blocking: a builder that hangs costs this run `seconds`, not forever */
+    while (flock(fd, LOCK_SH | LOCK_NB) != 0 && waited < seconds) {
+      nanosleep(&pause, NULL);
+      waited += 0.02;
+    }
+    close(fd);
+    path = waited < seconds ? find_prelude(&request, &count) : NULL;
+    if (path && count < request.includes->count) {
       free(path);
       path = NULL;
     }
+    report_choice(path, count, request.includes->count);
   }
-  free(sum_path);
+  request_free(&request);
   return path;
 }
 

@@ -1,16 +1,18 @@
 /*
  * prelude_cache.h: the precompiled CUDA prelude. What clang's CUDA mode includes before every
- * file (~0.35 s of parsing), and the toolkit headers the .cu includes first (CUB: seconds), is
- * precompiled once per libclang, toolkit, option set and list of those headers into
- * <cache_dir>/prelude-<key>.pch and reused. A cache may make a run slower, never make it fail:
- * each .pch has a checksum of its whole content in <name>.sum, written after it; a .pch whose
- * checksum does not match (truncated, overwritten in place, half-written by a killed run) is
- * rebuilt, and temporary files never stay behind a run that finishes.
+ * file (~0.12 s of parsing: the base prelude), and the toolkit headers the .cu includes first
+ * (CUB: seconds), is precompiled once per libclang, toolkit, option set and list of those
+ * headers into <cache_dir>/prelude-<key>.pch and reused; a list's cached prefix serves a longer
+ * list. Each prelude records the files it holds in <name>.files (the headers the base prelude
+ * holds, <cuda_runtime.h> and the like, are left out of every key). A run never waits for a
+ * prelude to be built: a detached low-priority builder makes the missing one for the next run.
+ * A cache may make a run slower, never make it fail: <name>.sum holds the checksums of the .pch
+ * and its .files, written after both; a prelude that does not match them (truncated,
+ * overwritten in place, half-written by a killed run) is not used and is rebuilt, and temporary
+ * files never stay behind a run that finishes.
  */
 #ifndef CUBIND_GEN_PRELUDE_CACHE_H
 #define CUBIND_GEN_PRELUDE_CACHE_H
-
-#include <clang-c/Index.h>
 
 #include "util.h"
 
@@ -26,12 +28,25 @@ void prelude_toolkit_includes(const char *path, const char *cuda_path,
                               cubind_strlist *includes);
 
 /*
- * prelude_cache_get: the path of a valid prelude for clang arguments `args` and the toolkit
- * headers `includes` (new string), building it when missing or invalid; NULL when none could be
- * made (the parse then goes without). Never reports an error: the cache is an optimisation.
+ * prelude_cache_get: the path of the best valid prelude there is now for clang arguments `args`
+ * and the toolkit headers `includes` (new string), or NULL. Headers the base prelude (what clang
+ * includes before every CUDA file) already holds, as its <name>.files records, are left out of
+ * the key. Without the whole list's prelude it is the longest cached prefix's (the rest is
+ * parsed normally), else the base's; and a detached low-priority builder is started (one per
+ * option set at a time) that builds what is missing, so that the next .cu finds it. Never
+ * builds in the foreground and never reports an error: the cache is an optimisation. *whole: 1
+ * when the prelude holds the whole list. The builder is a fork of this process: call it before
+ * libclang has parsed anything here (no thread of its may hold a lock across the fork).
  */
-char *prelude_cache_get(CXIndex index, const cubind_strlist *args, const char *cache_dir,
-                        const char *cuda_path, const cubind_strlist *includes);
+char *prelude_cache_get(const cubind_strlist *args, const char *cache_dir,
+                        const char *cuda_path, const cubind_strlist *includes, int *whole);
+
+/*
+ * prelude_cache_wait: waits up to `seconds` for the option set's builder to finish, then returns
+ * the whole list's prelude (new string) if it is there and valid, else NULL.
+ */
+char *prelude_cache_wait(const cubind_strlist *args, const char *cache_dir,
+                         const char *cuda_path, const cubind_strlist *includes, double seconds);
 
 /* prelude_cache_drop: removes a prelude found stale (and its checksum). */
 void prelude_cache_drop(const char *path);

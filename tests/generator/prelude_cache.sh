@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# prelude_cache.sh: which precompiled prelude a run parses with (CUBIND_GEN_CACHE_REPORT=1 says
+# it on stderr), and that the outputs never depend on it (issue 16). A run never builds a prelude
+# itself: a missing one is built by a detached background builder, which holds
+# prelude-<base key>.lock while it works (the test waits on that lock). Checks:
+#   - the first run of a fresh cache parses without a prelude; its builder builds the base
+#     prelude and the .cu's; the run returns (its stdout closed) while the builder still works
+#   - <cuda_runtime.h>, which the base prelude holds (<name>.files), is not part of the key
+#   - a .cu whose leading toolkit headers extend a cached list parses with that list's prelude
+#     (a prefix) until the builder has made its own
+#   - a prelude whose .files or .sum is damaged is not used, and is rebuilt
+#   prelude_cache.sh <cubind-gen> <cubind include dir> <work dir>
+set -u
+gen=$1 include=$2 work=$3
+rm -rf "$work"
+mkdir -p "$work"
+cache=$work/cache
+fail() { echo "prelude_cache: $*" >&2; exit 1; }
+kernel='extern "C" __global__ void scale(CUBIND_INOUT_N(n) float *x, float s, int n) { if (n) x[0] *= s; }'
+printf '#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cubind/annotations.h>\n%s\n' \
+  "$kernel" >"$work/rt_fp16.cu"
+printf '#include <cuda_fp16.h>\n#include <cubind/annotations.h>\n%s\n' "$kernel" >"$work/fp16.cu"
+printf '#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cubind/annotations.h>\n%s\n' \
+  "$kernel" >"$work/fp16_bf16.cu"
+for name in rt_fp16 fp16 fp16_bf16; do # the outputs every run must give
+  "$gen" --no-cache -I "$include" -o "$work/expected" "$work/$name.cu" || fail "$name: --no-cache run failed"
+done
+
+# run NAME: runs cubind-gen with the cache on NAME.cu; the report line goes to $report
+run() {
+  local name=$1 err
+  rm -rf "$work/out"
+  err=$(CUBIND_GEN_CACHE_REPORT=1 "$gen" --cache-dir "$cache" -I "$include" -o "$work/out" \
+        "$work/$name.cu" 2>&1 >/dev/null) || fail "$name: cubind-gen failed: $err"
+  report=$(printf '%s\n' "$err" | grep '^cubind-gen: prelude ') || fail "$name: no report in: $err"
+  cmp -s "$work/out/$name.cubind.h" "$work/expected/$name.cubind.h" ||
+    fail "$name: the header differs from the --no-cache run's ($report)"
+}
+expect() { # expect WHAT PATTERN
+  [[ $report =~ $2 ]] || fail "$1: expected '$2', got '$report'"
+}
+wait_builder() { local lock; for lock in "$cache"/prelude-*.lock; do flock "$lock" true; done; }
+prelude_of() { echo "${report#cubind-gen: prelude }" | cut -d' ' -f1; }
+
+run rt_fp16
+expect "fresh cache" '^cubind-gen: prelude none \(0 of 2 toolkit headers\)$'
+# its builder is still at work (it builds the base prelude, then this list's): the run did not
+# wait for it, and its stdout and stderr were closed when it returned
+lock=$(ls "$cache"/prelude-*.lock) || fail "no builder lock in the cache"
+flock -n "$lock" true && fail "no builder was running when the first run returned"
+wait_builder
+[[ $(ls "$cache"/prelude-*.pch | wc -l) -eq 2 ]] || fail "the builder made $(ls "$cache"/*.pch | wc -l) preludes, not 2"
+
+run rt_fp16
+expect "warm cache" '^cubind-gen: prelude prelude-[0-9a-f]{16}\.pch \(1 of 1 toolkit headers\)$'
+fp16_prelude=$(prelude_of)
+grep -q '/cuda_runtime\.h$' "$cache/$fp16_prelude.files" || fail "$fp16_prelude.files lacks cuda_runtime.h"
+
+run fp16 # the same key: <cuda_runtime.h> is held by the base prelude
+expect "normalised key" "^cubind-gen: prelude $fp16_prelude \\(1 of 1 toolkit headers\\)\$"
+
+run fp16_bf16 # a prefix is cached: used, and the whole list's prelude built meanwhile
+expect "prefix" "^cubind-gen: prelude $fp16_prelude \\(1 of 2 toolkit headers\\)\$"
+wait_builder
+run fp16_bf16
+expect "whole list" '^cubind-gen: prelude prelude-[0-9a-f]{16}\.pch \(2 of 2 toolkit headers\)$'
+[[ $(prelude_of) != "$fp16_prelude" ]] || fail "fp16_bf16 still uses the prefix's prelude"
+
+# a damaged list of held files: that prelude is not used (the base is), and is rebuilt
+echo /nowhere/extra.h >>"$cache/$fp16_prelude.files"
+run fp16
+expect "damaged .files" '^cubind-gen: prelude prelude-[0-9a-f]{16}\.pch \(0 of 1 toolkit headers\)$'
+wait_builder
+run fp16
+expect "rebuilt after a damaged .files" "^cubind-gen: prelude $fp16_prelude \\(1 of 1 toolkit headers\\)\$"
+# a damaged checksum file, then none at all
+printf 'garbage\n' >"$cache/$fp16_prelude.sum"
+run fp16
+expect "damaged .sum" '\(0 of 1 toolkit headers\)$'
+wait_builder
+rm -f "$cache/$fp16_prelude.sum"
+run fp16
+expect "missing .sum" '\(0 of 1 toolkit headers\)$'
+wait_builder
+run fp16
+expect "rebuilt after a missing .sum" "^cubind-gen: prelude $fp16_prelude \\(1 of 1 toolkit headers\\)\$"
+echo "prelude_cache: fresh, warm, normalised, prefix and damaged caches: right prelude, same outputs"
