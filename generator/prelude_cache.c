@@ -58,39 +58,78 @@ static unsigned long long file_checksum(const char *path) {
 }
 
 /*
- * The checksums recorded for a prelude and its list of held files ("<pch> <files>\n" in
- * <name>.sum, written after both). Returns 1 when both are there.
+ * What <name>.sum records, written after the .pch and its .files: their checksums and, for a
+ * prelude chained onto a shorter one's (it holds only what that one lacks), that one's file
+ * name in the same directory and identity (parent_identity): "<pch> <files>[ <parent> <name>]\n".
  */
-static int recorded_checksums(const char *sum_path, unsigned long long *pch,
-                              unsigned long long *files) {
-  char *data = NULL, *end;
+typedef struct prelude_sums {
+  unsigned long long pch, files, parent;
+  char parent_name[64];
+} prelude_sums;
+
+/* Reads <name>.sum into *sums; returns 1 when it is well-formed. */
+static int read_sums(const char *sum_path, prelude_sums *sums) {
+  char *data = NULL;
   size_t size = 0;
-  int ok;
-  if (cubind_read_file_quiet(sum_path, 64, &data, &size) != 0)
+  int fields, ok;
+  memset(sums, 0, sizeof *sums);
+  if (cubind_read_file_quiet(sum_path, 160, &data, &size) != 0)
     return 0;
-  *pch = strtoull(data, &end, 16);
-  ok = end != data && *end == ' ';
-  if (ok) {
-    const char *second = end + 1;
-    *files = strtoull(second, &end, 16);
-    ok = end != second && *end == '\n' && *pch && *files;
-  }
+  fields = sscanf(data, "%16llx %16llx %16llx %63s", &sums->pch, &sums->files, &sums->parent,
+                  sums->parent_name);
+  ok = (fields == 2 || (fields == 4 && sums->parent && !strchr(sums->parent_name, '/'))) &&
+       sums->pch && sums->files && size > 0 && data[size - 1] == '\n';
   free(data);
   return ok;
 }
 
 /*
- * 1 when the prelude at `path` is whole: its .pch and its .files match the checksums written
- * after them (a missing, truncated or overwritten one does not).
+ * A prelude as one chained onto it knows it: its checksum with its size and modification time,
+ * which clang checks when it loads the chain (a rebuild with the same bytes breaks the chain).
  */
-static int prelude_valid(const char *path) {
+static unsigned long long parent_identity(const char *path, unsigned long long checksum) {
+  struct stat info;
+  long long stamp[2];
+  if (!checksum || stat(path, &info) != 0)
+    return 0;
+  stamp[0] = (long long)info.st_size;
+  stamp[1] = (long long)info.st_mtime;
+  checksum = hash_bytes(checksum, stamp, sizeof stamp);
+  return checksum ? checksum : 1;
+}
+
+/* How long a chain of preludes may be: longer than any list of leading headers needs. */
+#define MAX_CHAIN 32
+
+/*
+ * The checksum of the prelude at `path` when it is whole, else 0: its .pch and .files match the
+ * checksums written after them (a missing, truncated or overwritten one does not), and so does
+ * the prelude it is chained onto, if any (a rebuilt one would not load under it), within
+ * `links` more links (a .sum that names itself or a loop is damage too).
+ */
+static unsigned long long chain_checksum(const char *path, int links) {
   char *sum_path = cubind_xasprintf("%s.sum", path), *files_path = cubind_xasprintf("%s.files", path);
-  unsigned long long pch = 0, files = 0;
-  int valid = recorded_checksums(sum_path, &pch, &files) && files == file_checksum(files_path) &&
-              pch == file_checksum(path);
+  prelude_sums sums;
+  int valid = links > 0 && read_sums(sum_path, &sums) && sums.files == file_checksum(files_path) &&
+              sums.pch == file_checksum(path);
+  if (valid && sums.parent) {
+    const char *slash = strrchr(path, '/');
+    char *parent = cubind_xasprintf("%.*s%s", slash ? (int)(slash + 1 - path) : 0, path,
+                                    sums.parent_name);
+    valid = parent_identity(parent, chain_checksum(parent, links - 1)) == sums.parent;
+    free(parent);
+  }
   free(sum_path);
   free(files_path);
-  return valid;
+  return valid ? sums.pch : 0;
+}
+
+static unsigned long long valid_checksum(const char *path) {
+  return chain_checksum(path, MAX_CHAIN);
+}
+
+static int prelude_valid(const char *path) {
+  return valid_checksum(path) != 0;
 }
 
 /*
@@ -140,31 +179,41 @@ static void visit_held_file(CXFile file, CXSourceLocation *stack, unsigned depth
 }
 
 /*
- * Builds the prelude into `path` (through a temporary file, renamed into place), the list of
- * the files it holds into <path>.files, and the checksums of both into <path>.sum after them.
- * Returns 1 on success.
+ * Builds the prelude of the first `count` headers into `path` (through a temporary file,
+ * renamed into place), chained onto the valid prelude `parent` of a shorter prefix when given
+ * (measured on <cub/cub.cuh> over the base: 1.7 s instead of 1.8 s, and 31 MB instead of 37),
+ * the list of the files it holds into <path>.files, and the checksums into <path>.sum after
+ * them. Returns 1 on success.
  */
 static int build_prelude(CXIndex index, const prelude_request *request, size_t count,
-                         const char *path) {
+                         const char *path, const char *parent) {
   /* a .cu of only the toolkit includes: with what clang includes before every CUDA file */
   char *source = cubind_xasprintf("%.*s.cu", (int)(strlen(path) - 4), path);
   char *temp = cubind_temp_path(path), *files_path = cubind_xasprintf("%s.files", path);
   char *sum_path = cubind_xasprintf("%s.sum", path);
+  unsigned long long parent_sum = parent ? parent_identity(parent, valid_checksum(parent)) : 0;
+  char *parent_real = parent_sum ? realpath(parent, NULL) : NULL; /* clang records the path */
+  cubind_strlist args = {0};
   struct CXUnsavedFile empty;
   CXTranslationUnit tu = NULL;
-  cubind_buf lines = {0}, held = {0};
+  cubind_buf lines = {0}, held = {0}, sums = {0};
   size_t i;
   int ok;
-  char text[40];
   cubind_buf_puts(&lines, "");
   cubind_buf_puts(&held, "");
   for (i = 0; i < count; i++)
     cubind_buf_printf(&lines, "#include <%s>\n", request->includes->items[i]);
+  for (i = 0; i < request->args->count; i++)
+    cubind_strlist_add(&args, request->args->items[i]);
+  if (parent_real) {
+    cubind_strlist_add(&args, "-include-pch");
+    cubind_strlist_add(&args, parent_real);
+  }
   empty.Filename = source;
   empty.Contents = lines.data;
   empty.Length = (unsigned long)lines.length;
-  ok = clang_parseTranslationUnit2(index, source, (const char *const *)request->args->items,
-                                   (int)request->args->count, &empty, 1,
+  ok = clang_parseTranslationUnit2(index, source, (const char *const *)args.items,
+                                   (int)args.count, &empty, 1,
                                    CXTranslationUnit_ForSerialization |
                                        CXTranslationUnit_SkipFunctionBodies |
                                        CXTranslationUnit_KeepGoing,
@@ -181,16 +230,21 @@ static int build_prelude(CXIndex index, const prelude_request *request, size_t c
     unlink(temp); /* after a successful rename there is nothing left to remove */
   ok = ok && cubind_write_file(files_path, held.data, held.length, 0) == 0;
   if (ok) {
-    snprintf(text, sizeof text, "%016llx %016llx\n", file_checksum(path),
-             file_checksum(files_path));
-    ok = cubind_write_file(sum_path, text, strlen(text), 0) == 0;
+    cubind_buf_printf(&sums, "%016llx %016llx", file_checksum(path), file_checksum(files_path));
+    if (parent_real)
+      cubind_buf_printf(&sums, " %016llx %s", parent_sum, cubind_basename(parent));
+    cubind_buf_puts(&sums, "\n");
+    ok = cubind_write_file(sum_path, sums.data, sums.length, 0) == 0;
   }
   free(temp);
   free(source);
   free(files_path);
   free(sum_path);
+  free(parent_real);
+  cubind_strlist_free(&args);
   cubind_buf_free(&lines);
   cubind_buf_free(&held);
+  cubind_buf_free(&sums);
   return ok;
 }
 
@@ -378,12 +432,12 @@ static void drop_held_includes(prelude_request *request, const char *base) {
 }
 
 /*
- * The valid prelude of the longest prefix of request->includes, whole list first, down to
- * `shortest` headers (0: the base prelude); NULL when there is none. *count gets its length.
+ * The valid prelude of the longest prefix of request->includes of `longest` headers at most and
+ * `shortest` at least (0: the base prelude); NULL when there is none. *count gets its length.
  */
-static char *longest_valid_prefix(const prelude_request *request, size_t shortest,
-                                  size_t *count) {
-  size_t k = request->includes->count + 1;
+static char *longest_valid_prefix(const prelude_request *request, size_t longest,
+                                  size_t shortest, size_t *count) {
+  size_t k = longest + 1;
   while (k-- > shortest) {
     char *path = prelude_path(request, k);
     if (prelude_valid(path)) {
@@ -405,16 +459,22 @@ static char *builder_lock_path(const prelude_request *request) {
 
 /*
  * The background builder's work: the base prelude when it is missing, then (the list now
- * normalised against it) the whole list's, each only if no valid one appeared meanwhile.
+ * normalised against it) the whole list's, chained onto the longest valid prefix's, each only if
+ * no valid one appeared meanwhile.
  */
 static void build_missing(prelude_request *request) {
   CXIndex index = clang_createIndex(0, 0);
   char *base = prelude_path(request, 0), *whole;
-  if (prelude_valid(base) || build_prelude(index, request, 0, base)) {
+  size_t count, parent_count;
+  if (prelude_valid(base) || build_prelude(index, request, 0, base, NULL)) {
     drop_held_includes(request, base);
-    whole = prelude_path(request, request->includes->count);
-    if (!prelude_valid(whole)) /* an empty list's is the base: valid by now */
-      build_prelude(index, request, request->includes->count, whole);
+    count = request->includes->count;
+    whole = prelude_path(request, count);
+    if (!prelude_valid(whole)) { /* an empty list's is the base: valid by now */
+      char *parent = longest_valid_prefix(request, count - 1, 0, &parent_count);
+      build_prelude(index, request, count, whole, parent);
+      free(parent);
+    }
     free(whole);
   }
   free(base);
@@ -511,7 +571,7 @@ static char *find_prelude(prelude_request *request, size_t *count) {
     return NULL;
   }
   drop_held_includes(request, base);
-  path = longest_valid_prefix(request, 1, count);
+  path = longest_valid_prefix(request, request->includes->count, 1, count);
   if (path) {
     free(base);
     return path;

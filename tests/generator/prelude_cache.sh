@@ -54,7 +54,13 @@ wait_builder
 run rt_fp16
 expect "warm cache" '^cubind-gen: prelude prelude-[0-9a-f]{16}\.pch \(1 of 1 toolkit headers\)$'
 fp16_prelude=$(prelude_of)
-grep -q '/cuda_runtime\.h$' "$cache/$fp16_prelude.files" || fail "$fp16_prelude.files lacks cuda_runtime.h"
+# it is chained onto the base prelude: its .files lists what it adds, the base's the rest
+base_prelude=$(basename "$(ls "$cache"/prelude-*.lock)" .lock).pch
+grep -q "^[0-9a-f]\{16\} [0-9a-f]\{16\} [0-9a-f]\{16\} $base_prelude\$" "$cache/$fp16_prelude.sum" ||
+  fail "$fp16_prelude is not chained onto the base prelude $base_prelude"
+grep -q '/cuda_fp16\.h$' "$cache/$fp16_prelude.files" || fail "$fp16_prelude.files lacks cuda_fp16.h"
+grep -q '/cuda_runtime\.h$' "$cache/$fp16_prelude.files" && fail "$fp16_prelude.files lists the base's files"
+grep -q '/cuda_runtime\.h$' "$cache/$base_prelude.files" || fail "$base_prelude.files lacks cuda_runtime.h"
 
 run fp16 # the same key: <cuda_runtime.h> is held by the base prelude
 expect "normalised key" "^cubind-gen: prelude $fp16_prelude \\(1 of 1 toolkit headers\\)\$"
@@ -73,6 +79,14 @@ expect "damaged .files" '^cubind-gen: prelude prelude-[0-9a-f]{16}\.pch \(0 of 1
 wait_builder
 run fp16
 expect "rebuilt after a damaged .files" "^cubind-gen: prelude $fp16_prelude \\(1 of 1 toolkit headers\\)\$"
+# a rebuilt base prelude: the preludes chained onto it are not used (clang would not load them)
+rm -f "$cache/$base_prelude.sum"
+run fp16
+expect "missing base" '^cubind-gen: prelude none \(0 of 1 toolkit headers\)$'
+wait_builder
+run fp16
+expect "rebuilt base" "^cubind-gen: prelude $fp16_prelude \\(1 of 1 toolkit headers\\)\$"
+grep -q " $base_prelude\$" "$cache/$fp16_prelude.sum" || fail "$fp16_prelude is not chained onto the new base"
 # a damaged checksum file, then none at all
 printf 'garbage\n' >"$cache/$fp16_prelude.sum"
 run fp16
