@@ -8,9 +8,10 @@
 # so that every toolkit header is found there as a user header (as a -I naming the toolkit's
 # include directory did in CI); the outputs must not change.
 # With the environment variable CUBIND_UPDATE_GOLDEN=1 it rewrites the expected files instead.
-# Runs: 1. with a fresh prelude cache (built, then used), compared with the expected files;
-# 2. with the warm cache and 3. with --no-cache: both must leave the outputs untouched (same
-# bytes, so not rewritten: same mtime), which also shows the cache changes nothing.
+# Runs: 1. with a fresh prelude cache (none yet: a background builder makes it), compared with
+# the expected files; 2. with that cache (built by then, or still building: the outputs are the
+# same) and 3. with --no-cache: both must leave the outputs untouched (same bytes, so not
+# rewritten: same mtime), which also shows the cache changes nothing.
 cmake_minimum_required(VERSION 3.20)
 
 get_filename_component(stem "${FIXTURE}" NAME_WE)

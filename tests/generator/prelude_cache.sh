@@ -3,8 +3,8 @@
 # it on stderr), and that the outputs never depend on it (issue 16). A run never builds a prelude
 # itself: a missing one is built by a detached background builder, which holds
 # prelude-<base key>.lock while it works (the test waits on that lock). Checks:
-#   - the first run of a fresh cache parses without a prelude; its builder builds the base
-#     prelude and the .cu's; the run returns (its stdout closed) while the builder still works
+#   - the first run of a fresh cache parses without a prelude; its builder, detached from the
+#     run's stdout and stderr, builds the base prelude and the .cu's, chained onto it
 #   - <cuda_runtime.h>, which the base prelude holds (<name>.files), is not part of the key
 #   - a .cu whose leading toolkit headers extend a cached list parses with that list's prelude
 #     (a prefix) until the builder has made its own
@@ -14,6 +14,7 @@ set -u
 gen=$1 include=$2 work=$3
 rm -rf "$work"
 mkdir -p "$work"
+work=$(cd "$work" && pwd -P) # as /proc names the builder's lock
 cache=$work/cache
 fail() { echo "prelude_cache: $*" >&2; exit 1; }
 kernel='extern "C" __global__ void scale(CUBIND_INOUT_N(n) float *x, float s, int n) { if (n) x[0] *= s; }'
@@ -44,10 +45,16 @@ prelude_of() { echo "${report#cubind-gen: prelude }" | cut -d' ' -f1; }
 
 run rt_fp16
 expect "fresh cache" '^cubind-gen: prelude none \(0 of 2 toolkit headers\)$'
-# its builder is still at work (it builds the base prelude, then this list's): the run did not
-# wait for it, and its stdout and stderr were closed when it returned
+# it started a builder (the lock is its), which does not hold the run's stdout or stderr (make
+# and ninja would wait for it): a process with the lock open has them on /dev/null (checked
+# when the builder is still at work, which it mostly is: it builds two preludes)
 lock=$(ls "$cache"/prelude-*.lock) || fail "no builder lock in the cache"
-flock -n "$lock" true && fail "no builder was running when the first run returned"
+for fd in $(find /proc/[0-9]*/fd -lname "$lock" 2>/dev/null); do
+  for std in 0 1 2; do
+    target=$(readlink "${fd%/fd/*}/fd/$std" 2>/dev/null) || continue # it has just exited
+    [[ $target == /dev/null ]] || fail "the builder's descriptor $std is $target, not /dev/null"
+  done
+done
 wait_builder
 [[ $(ls "$cache"/prelude-*.pch | wc -l) -eq 2 ]] || fail "the builder made $(ls "$cache"/*.pch | wc -l) preludes, not 2"
 
