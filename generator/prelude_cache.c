@@ -629,8 +629,10 @@ char *prelude_cache_wait(const cubind_strlist *args, const char *cache_dir,
 
 /* prelude_cache_drop: see prelude_cache.h. */
 void prelude_cache_drop(const char *path) {
-  char *sum_path = cubind_xasprintf("%s.sum", path);
+  char *sum_path = cubind_xasprintf("%s.sum", path), *files_path = cubind_xasprintf("%s.files", path);
   unlink(sum_path);
   unlink(path);
+  unlink(files_path);
   free(sum_path);
+  free(files_path);
 }

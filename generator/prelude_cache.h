@@ -48,7 +48,7 @@ char *prelude_cache_get(const cubind_strlist *args, const char *cache_dir,
 char *prelude_cache_wait(const cubind_strlist *args, const char *cache_dir,
                          const char *cuda_path, const cubind_strlist *includes, double seconds);
 
-/* prelude_cache_drop: removes a prelude found stale (and its checksum). */
+/* prelude_cache_drop: removes a prelude found stale (and its checksums and list of files). */
 void prelude_cache_drop(const char *path);
 
 #endif /* CUBIND_GEN_PRELUDE_CACHE_H */

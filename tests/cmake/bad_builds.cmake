@@ -73,7 +73,12 @@ function(expect_build_error name regex body)
   if(NOT flat MATCHES "${regex}")
     message(FATAL_ERROR "${name}: expected a build error matching '${regex}', got:\n${output}")
   endif()
-  # cubind-gen writes all-or-nothing: no temporary file is left behind
+  # cubind-gen writes all-or-nothing: no temporary file is left behind (once the detached
+  # prelude builders a run may start are done: each holds its cache's prelude-*.lock meanwhile)
+  file(GLOB_RECURSE builder_locks "${dir}/build/prelude-*.lock")
+  foreach(lock IN LISTS builder_locks)
+    execute_process(COMMAND flock "${lock}" true)
+  endforeach()
   file(GLOB_RECURSE leftovers "${dir}/build/*.tmp-*")
   if(leftovers)
     message(FATAL_ERROR "${name}: a failed build left temporary files: ${leftovers}")
