@@ -12,6 +12,16 @@
 #   prelude_cache.sh <cubind-gen> <cubind include dir> <work dir>
 set -u
 gen=$1 include=$2 work=$3
+# libclang before 16 parses without the prelude (clang_session.c: uses_prelude_cache)
+major=$("$gen" --version | sed -n 's/^libclang: .*clang version \([0-9][0-9]*\)\..*/\1/p')
+if [[ -z $major ]]; then
+  echo "prelude_cache: no libclang version in: $("$gen" --version)" >&2
+  exit 1
+fi
+if ((major < 16)); then
+  echo "prelude_cache: skipped: libclang $major has no prelude cache (16 and newer)"
+  exit 77
+fi
 rm -rf "$work"
 mkdir -p "$work"
 work=$(cd "$work" && pwd -P) # as /proc names the builder's lock
