@@ -260,25 +260,19 @@ static void chunked_call_staged(void **state) {
 }
 
 /*
- * A driver without the memory pool API (FAKE_CUDA_HIDE=cuMemPoolCreate, in a child: the driver
- * is loaded once per process): reductions take their scratch from the device's default pool.
+ * Runs `scenario` in a child process, which has not loaded the driver or made cubind's
+ * per-process state yet (the pools and the legacy stream's scratch are made once per process);
+ * the test passes when it returns 1. `what` names it in the child's message.
  */
-static void reduction_default_pool(void **state) {
+static void in_fresh_process(int (*scenario)(void), const char *what) {
   int status = 0;
   pid_t pid;
-  (void)state;
   fflush(NULL);
   pid = fork();
   assert_true(pid >= 0);
   if (pid == 0) {
-    int ok;
-    setenv("FAKE_CUDA_HIDE", "cuMemPoolCreate", 1);
-    use_fake_driver();
-    ok = reduce_launch(NULL, 1000) == CUBIND_SUCCESS &&
-         fake_cuda_calls("cuMemAllocAsync") == 1 &&
-         fake_cuda_calls("cuMemAllocFromPoolAsync") == 0 &&
-         fake_cuda_live_device_allocations() == 0;
-    if (!ok) fprintf(stderr, "default pool: %s\n", cubind_last_error());
+    int ok = scenario();
+    if (!ok) fprintf(stderr, "%s: %s\n", what, cubind_last_error());
     fflush(NULL);
     _exit(ok ? 0 : 1);
   }
@@ -286,31 +280,36 @@ static void reduction_default_pool(void **state) {
   assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
-/*
- * The legacy stream's shared scratch cannot be made (its allocation fails, in a child: it is
- * made once per process): every legacy-stream reduction then takes its scratch per call.
- */
-static void reduction_legacy_scratch_fails(void **state) {
-  int status = 0;
-  pid_t pid;
-  (void)state;
-  fflush(NULL);
-  pid = fork();
-  assert_true(pid >= 0);
-  if (pid == 0) {
-    int ok;
-    use_fake_driver();
-    fake_cuda_fail("cuMemAllocFromPoolAsync", 0, CUDA_ERROR_OUT_OF_MEMORY, 0); /* the first */
-    ok = reduce_launch(NULL, 1000) == CUBIND_SUCCESS && reduce_launch(NULL, 1000) == CUBIND_SUCCESS &&
+/* Without the memory pool API (FAKE_CUDA_HIDE): scratch from the device's default pool. */
+static int default_pool_scenario(void) {
+  setenv("FAKE_CUDA_HIDE", "cuMemPoolCreate", 1);
+  use_fake_driver();
+  return reduce_launch(NULL, 1000) == CUBIND_SUCCESS &&
+         fake_cuda_calls("cuMemAllocAsync") == 1 &&
+         fake_cuda_calls("cuMemAllocFromPoolAsync") == 0 &&
+         fake_cuda_live_device_allocations() == 0;
+}
+
+/* The legacy stream's shared scratch cannot be made (its allocation fails): every
+   legacy-stream reduction then takes its scratch per call. */
+static int legacy_scratch_fails_scenario(void) {
+  use_fake_driver();
+  fake_cuda_fail("cuMemAllocFromPoolAsync", 0, CUDA_ERROR_OUT_OF_MEMORY, 0); /* the first */
+  return reduce_launch(NULL, 1000) == CUBIND_SUCCESS &&
+         reduce_launch(NULL, 1000) == CUBIND_SUCCESS &&
          fake_cuda_calls("cuMemAllocFromPoolAsync") == 3 && /* the failed one, then per call */
          fake_cuda_calls("cuMemsetD32Async") == 2 && fake_cuda_calls("cuMemFreeAsync") == 2 &&
          fake_cuda_live_device_allocations() == 0;
-    if (!ok) fprintf(stderr, "legacy scratch failing: %s\n", cubind_last_error());
-    fflush(NULL);
-    _exit(ok ? 0 : 1);
-  }
-  assert_int_equal(waitpid(pid, &status, 0), pid);
-  assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static void reduction_default_pool(void **state) {
+  (void)state;
+  in_fresh_process(default_pool_scenario, "default pool");
+}
+
+static void reduction_legacy_scratch_fails(void **state) {
+  (void)state;
+  in_fresh_process(legacy_scratch_fails_scenario, "legacy scratch failing");
 }
 
 int main(void) {
