@@ -16,11 +16,12 @@
  *
  * Each case is timed with CUDA events (cubind_timer) on the legacy default stream, where all of
  * them run. The cases take turns: every round runs each case once, so a drift of the clocks
- * touches all alike. Before each timed run, an untimed memset of twice the L2's size leaves
- * the L2 in the same state for every case (as nvbench does): without it, a case inherited what
- * the case before it left there, and a sum run after an elementwise case first wrote back up to
- * an L2 (50 MB on an H100) of that case's output, while CUB's sum ran after a read-only sum; `--reps` rounds (default 20) after 2 warm-up rounds. Per case: the median,
- * 10th and 90th percentile of GB/s (bytes read + bytes written, 1e9 bytes per GB; reductions
+ * touches all alike; `--reps` rounds (default 20) after 2 warm-up rounds. Before each timed
+ * run, an untimed memset of twice the L2's size leaves the L2 in the same state for every case
+ * (as nvbench does): without it, a case inherited what the case before it left there, and a sum
+ * run after an elementwise case first wrote back up to an L2 (50 MB on an H100) of that case's
+ * output, while CUB's sum ran after a read-only sum. Per case: the median, 10th and 90th
+ * percentile of GB/s (bytes read + bytes written, 1e9 bytes per GB; reductions
  * read only), and
  *   vs copy   its median GB/s over the copy's: the copy's time for the same number of bytes over
  *             this case's time (> 1: faster than the driver moves the same bytes)

@@ -108,7 +108,8 @@ static unsigned long long parent_identity(const char *path, unsigned long long c
  * `links` more links (a .sum that names itself or a loop is damage too).
  */
 static unsigned long long chain_checksum(const char *path, int links) {
-  char *sum_path = cubind_xasprintf("%s.sum", path), *files_path = cubind_xasprintf("%s.files", path);
+  char *sum_path = cubind_xasprintf("%s.sum", path);
+  char *files_path = cubind_xasprintf("%s.files", path);
   prelude_sums sums;
   int valid = links > 0 && read_sums(sum_path, &sums) && sums.files == file_checksum(files_path) &&
               sums.pch == file_checksum(path);
@@ -629,7 +630,8 @@ char *prelude_cache_wait(const cubind_strlist *args, const char *cache_dir,
 
 /* prelude_cache_drop: see prelude_cache.h. */
 void prelude_cache_drop(const char *path) {
-  char *sum_path = cubind_xasprintf("%s.sum", path), *files_path = cubind_xasprintf("%s.files", path);
+  char *sum_path = cubind_xasprintf("%s.sum", path);
+  char *files_path = cubind_xasprintf("%s.files", path);
   unlink(sum_path);
   unlink(path);
   unlink(files_path);

@@ -4,8 +4,9 @@
  * (CUB: seconds), is precompiled once per libclang, toolkit, option set and list of those
  * headers into <cache_dir>/prelude-<key>.pch and reused; a list's cached prefix serves a longer
  * list. Each prelude records the files it holds in <name>.files (the headers the base prelude
- * holds, <cuda_runtime.h> and the like, are left out of every key). A run never waits for a
- * prelude to be built: a detached low-priority builder makes the missing one for the next run.
+ * holds, <cuda_runtime.h> and the like, are left out of every key). A run never builds a
+ * prelude itself: a detached low-priority builder makes the missing one for the next run (only
+ * the texts after a slow main parse wait for it, a bounded time: prelude_cache_wait).
  * A cache may make a run slower, never make it fail: <name>.sum holds the checksums of the .pch
  * and its .files, written after both; a prelude that does not match them (truncated,
  * overwritten in place, half-written by a killed run) is not used and is rebuilt, and temporary
