@@ -23,23 +23,48 @@ int session_libclang_major(void) {
   return major;
 }
 
-/* ---- The shim directory: headers CUDA 13 removed but clang's CUDA wrapper still includes -- */
+/* ---- The shim directory: headers clang's CUDA mode needs in place of the system's ---------- */
 
 /* Clang < 16's texture intrinsics name a `texture` template that CUDA 13 no longer declares. */
 static const char texture_shim[] =
     "#include_next <cuda_runtime.h>\n"
     "template <class T, int dim, enum cudaTextureReadMode mode> struct texture {};\n";
 
-static const char *const shim_files[] = {"texture_fetch_functions.h", "cuda_runtime.h"};
+/*
+ * GCC's omp.h (11 and newer) names a deallocator in `__malloc__ (omp_free)`, an error to clang:
+ * read as a plain __malloc__, omp.h parses without errors, so a prelude can hold it (one with
+ * errors is never saved). The macro is undone after it.
+ */
+static const char omp_shim[] =
+    "#pragma once\n"
+    "#pragma push_macro(\"__malloc__\")\n"
+    "#undef __malloc__\n"
+    "#define __malloc__(...) __malloc__\n"
+    "#include_next <omp.h>\n"
+    "#pragma pop_macro(\"__malloc__\")\n";
 
-/* Fills dir with the shim headers (the texture shim only for libclang < 16). */
+/* A shim header: its name, its text, and the newest libclang it is for (0: every one). */
+typedef struct shim_file {
+  const char *name, *text;
+  int before_major;
+} shim_file;
+
+static const shim_file shim_files[] = {
+    {"texture_fetch_functions.h", "", 0}, /* CUDA 13 removed it; clang's wrapper includes it */
+    {"cuda_runtime.h", texture_shim, 16},
+    {"omp.h", omp_shim, 0},
+};
+
+/* Fills dir with the shim headers of libclang `major`. */
 static int fill_shim_dir(const char *dir, int major) {
   size_t i;
   int ok = 1;
-  for (i = 0; ok && i < (major < 16 ? 2u : 1u); i++) {
-    char *path = cubind_xasprintf("%s/%s", dir, shim_files[i]);
-    const char *text = i == 0 ? "" : texture_shim;
-    ok = cubind_write_file(path, text, strlen(text), 0) == 0;
+  for (i = 0; ok && i < sizeof shim_files / sizeof shim_files[0]; i++) {
+    char *path;
+    if (shim_files[i].before_major && major >= shim_files[i].before_major)
+      continue;
+    path = cubind_xasprintf("%s/%s", dir, shim_files[i].name);
+    ok = cubind_write_file(path, shim_files[i].text, strlen(shim_files[i].text), 0) == 0;
     free(path);
   }
   return ok;
@@ -208,9 +233,10 @@ int session_open(clang_session *session, const cubind_parse_options *options) {
   build_arguments(session);
   /* asked before libclang starts: a missing prelude's builder is a fork of this process */
   if (uses_prelude_cache(session)) {
-    prelude_toolkit_includes(options->input, options->cuda_path, &session->toolkit_includes);
+    prelude_leading_includes(options->input, &session->args, options->cuda_path,
+                             &session->leading_includes);
     session->prelude = prelude_cache_get(&session->args, options->cache_dir, options->cuda_path,
-                                         &session->toolkit_includes, &session->prelude_whole);
+                                         &session->leading_includes, &session->prelude_whole);
   }
   session->index = clang_createIndex(0, 0);
   return 0;
@@ -230,7 +256,7 @@ void session_close(clang_session *session) {
     clang_disposeIndex(session->index);
   if (session->shim_dir && session->shim_temporary) {
     for (i = 0; i < sizeof shim_files / sizeof shim_files[0]; i++) {
-      char *path = cubind_xasprintf("%s/%s", session->shim_dir, shim_files[i]);
+      char *path = cubind_xasprintf("%s/%s", session->shim_dir, shim_files[i].name);
       unlink(path);
       free(path);
     }
@@ -239,7 +265,7 @@ void session_close(clang_session *session) {
   free(session->shim_dir);
   free(session->prelude);
   free(session->text_prelude);
-  cubind_strlist_free(&session->toolkit_includes);
+  cubind_strlist_free(&session->leading_includes);
   cubind_strlist_free(&session->args);
   memset(session, 0, sizeof *session);
 }
@@ -361,7 +387,7 @@ static const char *text_prelude(clang_session *session) {
     session->text_prelude_asked = 1;
     session->text_prelude = prelude_cache_wait(
         &session->args, session->options->cache_dir, session->options->cuda_path,
-        &session->toolkit_includes, BUILDER_WAIT_FACTOR * session->main_seconds + 1.0);
+        &session->leading_includes, BUILDER_WAIT_FACTOR * session->main_seconds + 1.0);
   }
   return session->text_prelude ? session->text_prelude : session->prelude;
 }

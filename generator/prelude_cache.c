@@ -18,12 +18,12 @@
 #include "fs.h"
 #include "parse.h"
 
-/* What a prelude is asked for: an option set and its list of leading toolkit headers. */
+/* What a prelude is asked for: an option set and its list of leading system headers. */
 typedef struct prelude_request {
   const cubind_strlist *args; /* clang's arguments */
   const char *cache_dir;
   const char *cuda_path;
-  cubind_strlist *includes;   /* the toolkit headers, in order (the request's own copy) */
+  cubind_strlist *includes;   /* the system headers, in order (the request's own copy) */
 } prelude_request;
 
 /* FNV-1a: a stable 64-bit hash for cache keys (not for security). */
@@ -102,17 +102,67 @@ static unsigned long long parent_identity(const char *path, unsigned long long c
 #define MAX_CHAIN 32
 
 /*
- * The checksum of the prelude at `path` when it is whole, else 0: its .pch and .files match the
- * checksums written after them (a missing, truncated or overwritten one does not), and so does
- * the prelude it is chained onto, if any (a rebuilt one would not load under it), within
- * `links` more links (a .sum that names itself or a loop is damage too).
+ * A held file's line in <name>.files: "<size> <modification time in ns> <real path>\n". clang
+ * checks a prelude's files when it loads it only where they are user files: a system header
+ * updated in place (a new C++ library, a toolkit patched where it lies) would be parsed as it
+ * was. The stamps let a run find out, at one stat per file (~1 ms for CUB's 1,200).
+ */
+static int held_stamp(const char *path, long long *size, long long *mtime_ns) {
+  struct stat info;
+  if (stat(path, &info) != 0)
+    return 0;
+  *size = (long long)info.st_size;
+  *mtime_ns = (long long)info.st_mtim.tv_sec * 1000000000ll + (long long)info.st_mtim.tv_nsec;
+  return 1;
+}
+
+/*
+ * Calls `visit` with the real path of each file <name>.files lists (data: its text, which it
+ * changes) and returns 1 when every line is well-formed and, with `check_stamps`, every file
+ * still has the size and modification time recorded.
+ */
+static int each_held_file(char *data, int check_stamps,
+                          void (*visit)(const char *path, void *context), void *context) {
+  char *line, *next;
+  for (line = data; (next = strchr(line, '\n')) != NULL; line = next + 1) {
+    long long size, mtime_ns, now_size, now_mtime_ns;
+    int offset = 0;
+    *next = '\0';
+    if (sscanf(line, "%lld %lld %n", &size, &mtime_ns, &offset) != 2 || offset == 0 ||
+        line[offset] != '/')
+      return 0;
+    if (check_stamps && !(held_stamp(line + offset, &now_size, &now_mtime_ns) &&
+                          now_size == size && now_mtime_ns == mtime_ns))
+      return 0;
+    if (visit)
+      visit(line + offset, context);
+  }
+  return 1;
+}
+
+/* 1 when every file that <files_path> lists is as it was when the prelude was built. */
+static int held_files_unchanged(const char *files_path) {
+  char *data = NULL;
+  size_t size = 0;
+  int unchanged = cubind_read_file_quiet(files_path, CUBIND_MAX_CACHE_BYTES, &data, &size) == 0 &&
+                  each_held_file(data, 1, NULL, NULL);
+  free(data);
+  return unchanged;
+}
+
+/*
+ * The checksum of the prelude at `path` when it is whole and current, else 0: its .pch and
+ * .files match the checksums written after them (a missing, truncated or overwritten one does
+ * not), the files it holds are unchanged, and so is the prelude it is chained onto, if any (a
+ * rebuilt one would not load under it), within `links` more links (a .sum that names itself or
+ * a loop is damage too).
  */
 static unsigned long long chain_checksum(const char *path, int links) {
   char *sum_path = cubind_xasprintf("%s.sum", path);
   char *files_path = cubind_xasprintf("%s.files", path);
   prelude_sums sums;
   int valid = links > 0 && read_sums(sum_path, &sums) && sums.files == file_checksum(files_path) &&
-              sums.pch == file_checksum(path);
+              sums.pch == file_checksum(path) && held_files_unchanged(files_path);
   if (valid && sums.parent) {
     const char *slash = strrchr(path, '/');
     char *parent = cubind_xasprintf("%.*s%s", slash ? (int)(slash + 1 - path) : 0, path,
@@ -135,7 +185,7 @@ static int prelude_valid(const char *path) {
 
 /*
  * The cache key: the libclang version, every argument, the toolkit's cuda_runtime.h and the
- * first `count` toolkit headers of `includes`.
+ * first `count` headers of `includes`.
  */
 static unsigned long long cache_key(const cubind_strlist *args, const char *cuda_path,
                                     const cubind_strlist *includes, size_t count) {
@@ -167,14 +217,26 @@ static char *prelude_path(const prelude_request *request, size_t count) {
                           cache_key(request->args, request->cuda_path, request->includes, count));
 }
 
-/* Adds a file a prelude read (by its real path) to the list of the files it holds. */
+/* The list of the files a prelude holds, as build_prelude gathers it. */
+typedef struct held_list {
+  cubind_buf lines; /* <name>.files */
+  int unusable;     /* a file changed while clang read it, or its path cannot be listed */
+} held_list;
+
+/* Adds a file a prelude read to the list of the files it holds (see held_stamp). */
 static void visit_held_file(CXFile file, CXSourceLocation *stack, unsigned depth,
                             CXClientData data) {
-  cubind_buf *list = data;
+  held_list *held = data;
   char *name = cx_string(clang_getFileName(file)), *real = realpath(name, NULL);
+  long long size, mtime_ns;
   (void)stack;
-  if (depth > 0 && real) /* not the prelude's own main file, which exists only in memory */
-    cubind_buf_printf(list, "%s\n", real);
+  if (depth > 0) { /* not the prelude's own main file, which exists only in memory */
+    if (real && !strchr(real, '\n') && held_stamp(real, &size, &mtime_ns) &&
+        mtime_ns / 1000000000ll == (long long)clang_getFileTime(file))
+      cubind_buf_printf(&held->lines, "%lld %lld %s\n", size, mtime_ns, real);
+    else
+      held->unusable = 1;
+  }
   free(real);
   free(name);
 }
@@ -188,7 +250,7 @@ static void visit_held_file(CXFile file, CXSourceLocation *stack, unsigned depth
  */
 static int build_prelude(CXIndex index, const prelude_request *request, size_t count,
                          const char *path, const char *parent) {
-  /* a .cu of only the toolkit includes: with what clang includes before every CUDA file */
+  /* a .cu of only the leading includes: with what clang includes before every CUDA file */
   char *source = cubind_xasprintf("%.*s.cu", (int)(strlen(path) - 4), path);
   char *temp = cubind_temp_path(path), *files_path = cubind_xasprintf("%s.files", path);
   char *sum_path = cubind_xasprintf("%s.sum", path);
@@ -197,11 +259,12 @@ static int build_prelude(CXIndex index, const prelude_request *request, size_t c
   cubind_strlist args = {0};
   struct CXUnsavedFile empty;
   CXTranslationUnit tu = NULL;
-  cubind_buf lines = {0}, held = {0}, sums = {0};
+  cubind_buf lines = {0}, sums = {0};
+  held_list held = {{0}, 0};
   size_t i;
   int ok;
   cubind_buf_puts(&lines, "");
-  cubind_buf_puts(&held, "");
+  cubind_buf_puts(&held.lines, "");
   for (i = 0; i < count; i++)
     cubind_buf_printf(&lines, "#include <%s>\n", request->includes->items[i]);
   for (i = 0; i < request->args->count; i++)
@@ -229,7 +292,8 @@ static int build_prelude(CXIndex index, const prelude_request *request, size_t c
     clang_disposeTranslationUnit(tu);
   if (temp)
     unlink(temp); /* after a successful rename there is nothing left to remove */
-  ok = ok && cubind_write_file(files_path, held.data, held.length, 0) == 0;
+  ok = ok && !held.unusable &&
+       cubind_write_file(files_path, held.lines.data, held.lines.length, 0) == 0;
   if (ok) {
     cubind_buf_printf(&sums, "%016llx %016llx", file_checksum(path), file_checksum(files_path));
     if (parent_real)
@@ -244,7 +308,7 @@ static int build_prelude(CXIndex index, const prelude_request *request, size_t c
   free(parent_real);
   cubind_strlist_free(&args);
   cubind_buf_free(&lines);
-  cubind_buf_free(&held);
+  cubind_buf_free(&held.lines);
   cubind_buf_free(&sums);
   return ok;
 }
@@ -280,27 +344,51 @@ static const char *skip_blank(const char *at, const char *end) {
   return at;
 }
 
-/* 1 when the toolkit (its include/ or include/cccl/) has the header `name`. */
-static int toolkit_has(const char *cuda_path, const char *name) {
-  static const char *const dirs[] = {"include", "include/cccl"};
-  size_t i;
-  int found = 0;
-  for (i = 0; i < 2 && !found; i++) {
-    char *path = cubind_xasprintf("%s/%s/%s", cuda_path, dirs[i], name);
-    struct stat info;
-    found = stat(path, &info) == 0 && S_ISREG(info.st_mode);
-    free(path);
-  }
+/* 1 when `dir`/`name` is a regular file. */
+static int dir_has(const char *dir, const char *name) {
+  char *path = cubind_xasprintf("%s/%s", dir, name);
+  struct stat info;
+  int found = stat(path, &info) == 0 && S_ISREG(info.st_mode);
+  free(path);
   return found;
 }
 
 /*
- * The scan of prelude_toolkit_includes over text[0, size), appending to `includes`. Returns 1
+ * 1 when `name` is a system header for these arguments: found in a system directory (the
+ * toolkit's include/ or include/cccl/, an -isystem or -idirafter one: the host compiler's C and
+ * C++ libraries are there) and in no user one (-I, -iquote), where it could be the program's own
+ * header, which changes as the program does (a prelude holding it would go stale with each edit).
+ */
+static int system_header(const cubind_strlist *args, const char *cuda_path, const char *name) {
+  char *toolkit = cubind_xasprintf("%s/include", cuda_path);
+  char *cccl = cubind_xasprintf("%s/include/cccl", cuda_path);
+  int in_system = dir_has(toolkit, name) || dir_has(cccl, name), in_user = 0;
+  size_t i;
+  for (i = 0; i < args->count && !in_user; i++) {
+    const char *arg = args->items[i];
+    if (strcmp(arg, "-isystem") == 0 || strcmp(arg, "-idirafter") == 0) {
+      if (i + 1 < args->count && !in_system)
+        in_system = dir_has(args->items[i + 1], name);
+      i++;
+    } else if (strncmp(arg, "-I", 2) == 0 || strncmp(arg, "-iquote", 7) == 0) {
+      const char *dir = arg[1] == 'I' ? arg + 2 : arg + 7;
+      if (!*dir)
+        dir = ++i < args->count ? args->items[i] : "";
+      in_user = *dir && dir_has(dir, name);
+    }
+  }
+  free(toolkit);
+  free(cccl);
+  return in_system && !in_user;
+}
+
+/*
+ * The scan of prelude_leading_includes over text[0, size), appending to `includes`. Returns 1
  * when it stopped because the text ended (a longer text may list more), 0 when something else
  * ended the list.
  */
-static int scan_includes(const char *text, size_t size, const char *cuda_path,
-                         cubind_strlist *includes) {
+static int scan_includes(const char *text, size_t size, const cubind_strlist *args,
+                         const char *cuda_path, cubind_strlist *includes) {
   const char *at = text, *end = text + size;
   while ((at = skip_blank(at, end)) < end && *at == '#') {
     const char *name, *close, *rest;
@@ -323,7 +411,7 @@ static int scan_includes(const char *text, size_t size, const char *cuda_path,
         !(end - rest >= 2 && rest[0] == '/' && (rest[1] == '/' || rest[1] == '*')))
       return 0;
     header = cubind_xstrndup(name, (size_t)(close - name));
-    if (!toolkit_has(cuda_path, header) || strstr(header, "..")) {
+    if (strstr(header, "..") || !system_header(args, cuda_path, header)) {
       free(header);
       return 0;
     }
@@ -337,9 +425,9 @@ static int scan_includes(const char *text, size_t size, const char *cuda_path,
 /* How much of a .cu the scan reads first: far more than its leading #include lines take. */
 #define HEAD_BYTES 65536
 
-/* prelude_toolkit_includes: see prelude_cache.h. */
-void prelude_toolkit_includes(const char *path, const char *cuda_path,
-                              cubind_strlist *includes) {
+/* prelude_leading_includes: see prelude_cache.h. */
+void prelude_leading_includes(const char *path, const cubind_strlist *args,
+                              const char *cuda_path, cubind_strlist *includes) {
   size_t head = HEAD_BYTES, i;
   for (;;) {
     cubind_strlist found = {0};
@@ -353,7 +441,7 @@ void prelude_toolkit_includes(const char *path, const char *cuda_path,
     whole = size < head;
     for (scanned = size; !whole && scanned > 0 && text[scanned - 1] != '\n'; scanned--)
       ;
-    ran_out = scan_includes(text, scanned, cuda_path, &found);
+    ran_out = scan_includes(text, scanned, args, cuda_path, &found);
     free(text);
     if (whole || !ran_out) {
       for (i = 0; i < found.count; i++)
@@ -366,15 +454,16 @@ void prelude_toolkit_includes(const char *path, const char *cuda_path,
   }
 }
 
-/* The held-file list of a valid prelude (<path>.files), one real path per entry. */
+static void add_held_path(const char *path, void *held) {
+  cubind_strlist_add(held, path);
+}
+
+/* The real paths of the files a valid prelude holds (<path>.files). */
 static void read_held_files(const char *path, cubind_strlist *held) {
-  char *files_path = cubind_xasprintf("%s.files", path), *data = NULL, *line, *next;
+  char *files_path = cubind_xasprintf("%s.files", path), *data = NULL;
   size_t size = 0;
   if (cubind_read_file_quiet(files_path, CUBIND_MAX_SOURCE_BYTES, &data, &size) == 0)
-    for (line = data; (next = strchr(line, '\n')) != NULL; line = next + 1) {
-      *next = '\0';
-      cubind_strlist_add(held, line);
-    }
+    each_held_file(data, 0, add_held_path, held);
   free(data);
   free(files_path);
 }
@@ -532,12 +621,12 @@ static void start_builder(prelude_request *request) {
 
 /*
  * With CUBIND_GEN_CACHE_REPORT set, says on stderr which prelude a run parses with and how many
- * of the .cu's leading toolkit headers it holds (those the base prelude holds are not counted).
+ * of the .cu's leading system headers it holds (those the base prelude holds are not counted).
  */
 static void report_choice(const char *path, size_t count, size_t total) {
   const char *report = getenv("CUBIND_GEN_CACHE_REPORT");
   if (report && *report)
-    fprintf(stderr, "cubind-gen: prelude %s (%zu of %zu toolkit headers)\n",
+    fprintf(stderr, "cubind-gen: prelude %s (%zu of %zu leading headers)\n",
             path ? cubind_basename(path) : "none", count, total);
 }
 

@@ -1,8 +1,8 @@
 /*
  * prelude_cache.h: the precompiled CUDA prelude. What clang's CUDA mode includes before every
- * file (~0.12 s of parsing: the base prelude), and the toolkit headers the .cu includes first
- * (CUB: seconds), is precompiled once per libclang, toolkit, option set and list of those
- * headers into <cache_dir>/prelude-<key>.pch and reused; a list's cached prefix serves a longer
+ * file (~0.12 s of parsing: the base prelude), and the system headers the .cu includes first
+ * (the C++ library, CUB: seconds), is precompiled once per libclang, toolkit, option set and
+ * list of those headers into <cache_dir>/prelude-<key>.pch and reused; a list's cached prefix serves a longer
  * list. Each prelude records the files it holds in <name>.files (the headers the base prelude
  * holds, <cuda_runtime.h> and the like, are left out of every key). A run never builds a
  * prelude itself: a detached low-priority builder makes the missing one for the next run (only
@@ -18,19 +18,20 @@
 #include "util.h"
 
 /*
- * prelude_toolkit_includes: the toolkit headers a .cu includes before anything else
- * (`#include <cub/cub.cuh>`, `#include <cooperative_groups.h>`: found in the toolkit's include/
- * or include/cccl/), in order, appended to `includes`. Only comments and blank lines may come
+ * prelude_leading_includes: the system headers a .cu includes before anything else
+ * (`#include <cstdio>`, `#include <cub/cub.cuh>`: found in the toolkit's include/ or
+ * include/cccl/ or another system directory of clang's arguments `args`, and in none of their
+ * user directories), in order, appended to `includes`. Only comments and blank lines may come
  * between them, so that precompiling them first is the same parse: the .cu's own #includes of
  * them are then no-ops (their include guards), and a CUB-heavy .cu parses in a fraction of the
  * time. The first line that is anything else ends the list.
  */
-void prelude_toolkit_includes(const char *path, const char *cuda_path,
-                              cubind_strlist *includes);
+void prelude_leading_includes(const char *path, const cubind_strlist *args,
+                              const char *cuda_path, cubind_strlist *includes);
 
 /*
  * prelude_cache_get: the path of the best valid prelude there is now for clang arguments `args`
- * and the toolkit headers `includes` (new string), or NULL. Headers the base prelude (what clang
+ * and the leading system headers `includes` (new string), or NULL. Headers the base prelude (what clang
  * includes before every CUDA file) already holds, as its <name>.files records, are left out of
  * the key. Without the whole list's prelude it is the longest cached prefix's (the rest is
  * parsed normally), else the base's; and a detached low-priority builder is started (one per
