@@ -233,10 +233,10 @@ int session_open(clang_session *session, const cubind_parse_options *options) {
   build_arguments(session);
   /* asked before libclang starts: a missing prelude's builder is a fork of this process */
   if (uses_prelude_cache(session)) {
-    prelude_leading_includes(options->input, &session->args, options->cuda_path,
-                             &session->leading_includes);
+    prelude_leading_lines(options->input, &session->args, options->cuda_path,
+                          &session->leading_lines);
     session->prelude = prelude_cache_get(&session->args, options->cache_dir, options->cuda_path,
-                                         &session->leading_includes, &session->prelude_whole);
+                                         &session->leading_lines, &session->prelude_whole);
   }
   session->index = clang_createIndex(0, 0);
   return 0;
@@ -265,7 +265,7 @@ void session_close(clang_session *session) {
   free(session->shim_dir);
   free(session->prelude);
   free(session->text_prelude);
-  cubind_strlist_free(&session->leading_includes);
+  cubind_strlist_free(&session->leading_lines);
   cubind_strlist_free(&session->args);
   memset(session, 0, sizeof *session);
 }
@@ -387,7 +387,7 @@ static const char *text_prelude(clang_session *session) {
     session->text_prelude_asked = 1;
     session->text_prelude = prelude_cache_wait(
         &session->args, session->options->cache_dir, session->options->cuda_path,
-        &session->leading_includes, BUILDER_WAIT_FACTOR * session->main_seconds + 1.0);
+        &session->leading_lines, BUILDER_WAIT_FACTOR * session->main_seconds + 1.0);
   }
   return session->text_prelude ? session->text_prelude : session->prelude;
 }

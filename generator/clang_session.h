@@ -17,8 +17,8 @@ typedef struct clang_session {
   CXIndex index;
   cubind_strlist args;  /* clang's arguments for the main parse (without the prelude) */
   char *prelude;        /* the precompiled prelude of the main parse, or NULL */
-  int prelude_whole;    /* it holds all of leading_includes */
-  cubind_strlist leading_includes; /* the .cu's leading system headers (with a cache) */
+  int prelude_whole;    /* it holds all of leading_lines */
+  cubind_strlist leading_lines; /* the .cu's leading lines a prelude can hold (with a cache) */
   char *text_prelude;   /* the whole prelude, built meanwhile, for the texts (or NULL) */
   int text_prelude_asked; /* text_prelude was waited for */
   char *shim_dir;       /* headers CUDA 13 removed that clang's CUDA wrapper includes */

@@ -18,12 +18,13 @@
 #include "fs.h"
 #include "parse.h"
 
-/* What a prelude is asked for: an option set and its list of leading system headers. */
+/* What a prelude is asked for: an option set and the .cu's leading lines it should hold. */
 typedef struct prelude_request {
   const cubind_strlist *args; /* clang's arguments */
   const char *cache_dir;
   const char *cuda_path;
-  cubind_strlist *includes;   /* the system headers, in order (the request's own copy) */
+  cubind_strlist *lines;      /* its leading lines, in order (the request's own copy) */
+  unsigned long long option_set; /* option_set_hash of args and cuda_path */
 } prelude_request;
 
 /* FNV-1a: a stable 64-bit hash for cache keys (not for security). */
@@ -184,11 +185,10 @@ static int prelude_valid(const char *path) {
 }
 
 /*
- * The cache key: the libclang version, every argument, the toolkit's cuda_runtime.h and the
- * first `count` headers of `includes`.
+ * What every key of an option set starts from: the libclang version, every argument and the
+ * toolkit's cuda_runtime.h (its size and modification time).
  */
-static unsigned long long cache_key(const cubind_strlist *args, const char *cuda_path,
-                                    const cubind_strlist *includes, size_t count) {
+static unsigned long long option_set_hash(const cubind_strlist *args, const char *cuda_path) {
   unsigned long long hash = 14695981039346656037ull;
   char *version = cubind_libclang_version(), *runtime_h;
   struct stat info;
@@ -197,9 +197,6 @@ static unsigned long long cache_key(const cubind_strlist *args, const char *cuda
   free(version);
   for (i = 0; i < args->count; i++)
     hash = hash_bytes(hash, args->items[i], strlen(args->items[i]) + 1);
-  hash = hash_bytes(hash, "\0includes", 10);
-  for (i = 0; i < count; i++)
-    hash = hash_bytes(hash, includes->items[i], strlen(includes->items[i]) + 1);
   runtime_h = cubind_xasprintf("%s/include/cuda_runtime.h", cuda_path);
   if (stat(runtime_h, &info) == 0) {
     long long stamp[2];
@@ -211,10 +208,24 @@ static unsigned long long cache_key(const cubind_strlist *args, const char *cuda
   return hash;
 }
 
-/* The prelude of the first `count` headers of `includes`: <cache_dir>/prelude-<key>.pch. */
+/*
+ * The prelude of the `count` leading lines that `picked` numbers (in order; NULL: the first
+ * `count`): <cache_dir>/prelude-<key>.pch, the key hashing the option set and those lines.
+ */
+static char *prelude_path_of(const prelude_request *request, const size_t *picked,
+                             size_t count) {
+  unsigned long long hash = hash_bytes(request->option_set, "\0lines", 7);
+  size_t i;
+  for (i = 0; i < count; i++) {
+    const char *line = request->lines->items[picked ? picked[i] : i];
+    hash = hash_bytes(hash, line, strlen(line) + 1);
+  }
+  return cubind_xasprintf("%s/prelude-%016llx.pch", request->cache_dir, hash);
+}
+
+/* The prelude of the first `count` leading lines. */
 static char *prelude_path(const prelude_request *request, size_t count) {
-  return cubind_xasprintf("%s/prelude-%016llx.pch", request->cache_dir,
-                          cache_key(request->args, request->cuda_path, request->includes, count));
+  return prelude_path_of(request, NULL, count);
 }
 
 /* The list of the files a prelude holds, as build_prelude gathers it. */
@@ -250,7 +261,7 @@ static void visit_held_file(CXFile file, CXSourceLocation *stack, unsigned depth
  */
 static int build_prelude(CXIndex index, const prelude_request *request, size_t count,
                          const char *path, const char *parent) {
-  /* a .cu of only the leading includes: with what clang includes before every CUDA file */
+  /* a .cu of only the leading lines: with what clang includes before every CUDA file */
   char *source = cubind_xasprintf("%.*s.cu", (int)(strlen(path) - 4), path);
   char *temp = cubind_temp_path(path), *files_path = cubind_xasprintf("%s.files", path);
   char *sum_path = cubind_xasprintf("%s.sum", path);
@@ -266,7 +277,7 @@ static int build_prelude(CXIndex index, const prelude_request *request, size_t c
   cubind_buf_puts(&lines, "");
   cubind_buf_puts(&held.lines, "");
   for (i = 0; i < count; i++)
-    cubind_buf_printf(&lines, "#include <%s>\n", request->includes->items[i]);
+    cubind_buf_printf(&lines, "%s\n", request->lines->items[i]);
   for (i = 0; i < request->args->count; i++)
     cubind_strlist_add(&args, request->args->items[i]);
   if (parent_real) {
@@ -382,76 +393,223 @@ static int system_header(const cubind_strlist *args, const char *cuda_path, cons
   return in_system && !in_user;
 }
 
+/* The header of cubind's annotations: only CUBIND_ macros, which no system header uses. */
+#define ANNOTATIONS_HEADER "cubind/annotations.h"
+
+/* How deep the scan follows local headers (`#include "kernels.cuh"` first) into each other. */
+#define MAX_LOCAL_DEPTH 8
+
+/* A scan of the lines a prelude may hold (prelude_leading_lines). */
+typedef struct leading_scan {
+  const cubind_strlist *args;
+  const char *cuda_path;
+  cubind_strlist *lines; /* what it found, in order */
+} leading_scan;
+
+/* Where the line holding `at` ends (its '\n', or `end`). */
+static const char *line_end(const char *at, const char *end) {
+  const char *newline = memchr(at, '\n', (size_t)(end - at));
+  return newline ? newline : end;
+}
+
+/* Skips spaces and tabs (not newlines). */
+static const char *skip_spaces(const char *at, const char *end) {
+  while (at < end && (*at == ' ' || *at == '\t'))
+    at++;
+  return at;
+}
+
+/* Skips an identifier; returns where it ends (`at` when there is none). */
+static const char *skip_word(const char *at, const char *end) {
+  while (at < end && (*at == '_' || (*at >= 'a' && *at <= 'z') || (*at >= 'A' && *at <= 'Z') ||
+                      (*at >= '0' && *at <= '9')))
+    at++;
+  return at;
+}
+
+/* 1 when nothing but spaces and a comment's start follows on the line from `at`. */
+static int rest_is_blank(const char *at, const char *stop) {
+  at = skip_spaces(at, stop);
+  while (at < stop && *at == '\r')
+    at++;
+  return at >= stop || (stop - at >= 2 && at[0] == '/' && (at[1] == '/' || at[1] == '*'));
+}
+
 /*
- * The scan of prelude_leading_includes over text[0, size), appending to `includes`. Returns 1
- * when it stopped because the text ended (a longer text may list more), 0 when something else
- * ended the list.
+ * A #define or #undef line a prelude can repeat as it is: one line (no continuation), no
+ * comment left open at its end.
  */
-static int scan_includes(const char *text, size_t size, const cubind_strlist *args,
-                         const char *cuda_path, cubind_strlist *includes) {
+static int plain_macro_line(const char *at, const char *stop) {
+  const char *open = NULL, *p;
+  if (stop > at && stop[-1] == '\\')
+    return 0;
+  for (p = at; p + 1 < stop; p++)
+    if (p[0] == '/' && p[1] == '*')
+      open = p;
+    else if (open && p[0] == '*' && p[1] == '/')
+      open = NULL;
+  return !open;
+}
+
+static int scan_text(leading_scan *scan, const char *text, size_t size, const char *dir,
+                     int depth);
+
+/* 1 when [word, word_end) is `expected`. */
+static int word_is(const char *word, const char *word_end, const char *expected) {
+  size_t length = strlen(expected);
+  return (size_t)(word_end - word) == length && strncmp(word, expected, length) == 0;
+}
+
+/* 1 when the line [at, stop) is the identifier `name` and nothing else (but a comment). */
+static int line_is_name(const char *at, const char *stop, const char *name) {
+  return word_is(at, skip_word(at, stop), name) && rest_is_blank(skip_word(at, stop), stop);
+}
+
+/* Follows `#include "name"` of a file in `dir` (where clang looks first) into that header. */
+static void scan_local_header(leading_scan *scan, const char *dir, const char *name,
+                              int depth) {
+  char *path = cubind_xasprintf("%s/%s", dir, name), *real = realpath(path, NULL), *text = NULL;
+  size_t size = 0;
+  if (real && depth < MAX_LOCAL_DEPTH &&
+      cubind_read_file_quiet(real, CUBIND_MAX_SOURCE_BYTES, &text, &size) == 0) {
+    char *slash = strrchr(real, '/');
+    *slash = '\0';
+    scan_text(scan, text, size, slash == real ? "/" : real, depth + 1);
+  }
+  free(text);
+  free(real);
+  free(path);
+}
+
+/*
+ * The #include at `at` (after the word): appends a system header's line and returns 1 when
+ * the scan goes on after it; follows a local header ("name", next to the file in `dir`) into
+ * its own leading lines, after which the scan stops (what the header holds after them is not
+ * in the prelude, and neither is what follows it).
+ */
+static int scan_include(leading_scan *scan, const char *at, const char *stop, const char *dir,
+                        int depth) {
+  const char close_char = *at == '<' ? '>' : '"';
+  const char *name = at + 1, *close;
+  char *header;
+  int goes_on = 0;
+  if (at >= stop || (*at != '<' && *at != '"'))
+    return 0;
+  close = memchr(name, close_char, (size_t)(stop - name));
+  if (!close || close == name || !rest_is_blank(close + 1, stop))
+    return 0;
+  header = cubind_xstrndup(name, (size_t)(close - name));
+  if (strstr(header, "..")) {
+    goes_on = 0;
+  } else if (close_char == '"') {
+    scan_local_header(scan, dir, header, depth);
+  } else if (system_header(scan->args, scan->cuda_path, header)) {
+    char *line = cubind_xasprintf("#include <%s>", header);
+    cubind_strlist_add(scan->lines, line);
+    free(line);
+    goes_on = 1;
+  } else {
+    goes_on = strcmp(header, ANNOTATIONS_HEADER) == 0; /* stepped over: see its definition */
+  }
+  free(header);
+  return goes_on;
+}
+
+/*
+ * The scan of prelude_leading_lines over text[0, size) of a file in `dir` (depth 0: the .cu;
+ * more: a local header it includes first). Returns 1 when it stopped because the text ended (a
+ * longer text may list more), 0 when something else ended it.
+ */
+static int scan_text(leading_scan *scan, const char *text, size_t size, const char *dir,
+                     int depth) {
   const char *at = text, *end = text + size;
+  int directives = 0;
+  char guard[256] = ""; /* a header's include guard whose #define comes next */
   while ((at = skip_blank(at, end)) < end && *at == '#') {
-    const char *name, *close, *rest;
-    char *header;
-    at = skip_blank(at + 1, end);
-    if (end - at < 7 || strncmp(at, "include", 7) != 0)
-      return at >= end;
-    at = skip_blank(at + 7, end);
-    if (at >= end || *at != '<')
-      return at >= end;
-    name = at + 1;
-    for (close = name; close < end && *close != '>' && *close != '\n'; close++)
-      ;
-    if (close >= end || *close != '>' || close == name)
-      return close >= end;
-    /* nothing else on the line but a comment */
-    for (rest = close + 1; rest < end && (*rest == ' ' || *rest == '\t' || *rest == '\r'); rest++)
-      ;
-    if (rest < end && *rest != '\n' &&
-        !(end - rest >= 2 && rest[0] == '/' && (rest[1] == '/' || rest[1] == '*')))
-      return 0;
-    header = cubind_xstrndup(name, (size_t)(close - name));
-    if (strstr(header, "..") || !system_header(args, cuda_path, header)) {
-      free(header);
+    const char *hash = at, *stop = line_end(at, end), *word, *word_end;
+    if (stop >= end && end[-1] != '\n')
+      return 1; /* the line may go on past the text */
+    word = skip_spaces(at + 1, stop);
+    word_end = skip_word(word, stop);
+    at = skip_spaces(word_end, stop);
+    directives++;
+    if (*guard) {
+      /* the guard's own #define stays out of the prelude, which would otherwise skip the
+         header when the .cu includes it */
+      if (!word_is(word, word_end, "define") || !line_is_name(at, stop, guard))
+        return 0;
+      guard[0] = '\0';
+    } else if (word_is(word, word_end, "include")) {
+      if (!scan_include(scan, at, stop, dir, depth))
+        return 0;
+    } else if (depth > 0 && directives == 1 && word_is(word, word_end, "ifndef") &&
+               skip_word(at, stop) > at && skip_word(at, stop) - at < (long)sizeof guard &&
+               rest_is_blank(skip_word(at, stop), stop)) {
+      snprintf(guard, sizeof guard, "%.*s", (int)(skip_word(at, stop) - at), at);
+    } else if (depth > 0 && word_is(word, word_end, "pragma") && line_is_name(at, stop, "once")) {
+      /* nothing to repeat */
+    } else if ((word_is(word, word_end, "define") || word_is(word, word_end, "undef")) &&
+               plain_macro_line(hash, stop)) {
+      const char *last = stop;
+      char *line;
+      while (last > hash && (last[-1] == '\r' || last[-1] == ' ' || last[-1] == '\t'))
+        last--;
+      line = cubind_xstrndup(hash, (size_t)(last - hash));
+      cubind_strlist_add(scan->lines, line);
+      free(line);
+    } else {
       return 0;
     }
-    cubind_strlist_add(includes, header);
-    free(header);
-    at = close + 1;
+    at = stop;
   }
   return at >= end;
 }
 
-/* How much of a .cu the scan reads first: far more than its leading #include lines take. */
+/* How much of a .cu the scan reads first: far more than its leading lines take. */
 #define HEAD_BYTES 65536
 
-/* prelude_leading_includes: see prelude_cache.h. */
-void prelude_leading_includes(const char *path, const cubind_strlist *args,
-                              const char *cuda_path, cubind_strlist *includes) {
+/* prelude_leading_lines: see prelude_cache.h. */
+void prelude_leading_lines(const char *path, const cubind_strlist *args, const char *cuda_path,
+                           cubind_strlist *lines) {
+  char *real = realpath(path, NULL), *slash = real ? strrchr(real, '/') : NULL;
   size_t head = HEAD_BYTES, i;
+  if (!slash) {
+    free(real);
+    return;
+  }
+  *slash = '\0';
   for (;;) {
     cubind_strlist found = {0};
+    leading_scan scan;
     char *text = NULL;
-    size_t size = 0, scanned;
+    size_t size = 0, scanned, kept;
     int whole, ran_out;
     if (cubind_read_head_quiet(path, CUBIND_MAX_SOURCE_BYTES, head, &text, &size) != 0)
-      return;
+      break;
     /* A head ends after its last newline: every line the scan reads is then whole, so where it
        stops before that end it stops in the whole file too, with the same list. */
     whole = size < head;
     for (scanned = size; !whole && scanned > 0 && text[scanned - 1] != '\n'; scanned--)
       ;
-    ran_out = scan_includes(text, scanned, args, cuda_path, &found);
+    scan.args = args;
+    scan.cuda_path = cuda_path;
+    scan.lines = &found;
+    ran_out = scan_text(&scan, text, scanned, slash == real ? "/" : real, 0);
     free(text);
     if (whole || !ran_out) {
-      for (i = 0; i < found.count; i++)
-        cubind_strlist_add(includes, found.items[i]);
+      /* macro lines after the last #include change no header the prelude holds */
+      for (kept = found.count; kept > 0 && strncmp(found.items[kept - 1], "#include", 8) != 0;
+           kept--)
+        ;
+      for (i = 0; i < kept; i++)
+        cubind_strlist_add(lines, found.items[i]);
       cubind_strlist_free(&found);
-      return;
+      break;
     }
     cubind_strlist_free(&found);
-    head = SIZE_MAX; /* the list may go on past the head: scan the whole file */
+    head = SIZE_MAX; /* the lines may go on past the head: scan the whole file */
   }
+  free(real);
 }
 
 static void add_held_path(const char *path, void *held) {
@@ -505,24 +663,33 @@ static int held_everywhere(const prelude_request *request, const char *name,
 }
 
 /*
- * Removes from request->includes the headers that the base prelude (what clang includes before
- * every CUDA file, `base`) already holds: <cuda_runtime.h> and the like include as no-ops after
- * it, so files that differ only in them share one prelude.
+ * Removes from request->lines the #include lines of headers that the base prelude (what clang
+ * includes before every CUDA file, `base`) already holds: <cuda_runtime.h> and the like include
+ * as no-ops after it (before any of the .cu's lines, #define ones included), so files that
+ * differ only in them share one prelude.
  */
-static void drop_held_includes(prelude_request *request, const char *base) {
+static void drop_held_headers(prelude_request *request, const char *base) {
   cubind_strlist held = {0}, kept = {0};
   size_t i;
   read_held_files(base, &held);
-  for (i = 0; i < request->includes->count; i++)
-    if (!held_everywhere(request, request->includes->items[i], &held))
-      cubind_strlist_add(&kept, request->includes->items[i]);
-  cubind_strlist_free(request->includes);
-  *request->includes = kept;
+  for (i = 0; i < request->lines->count; i++) {
+    const char *line = request->lines->items[i];
+    int dropped = 0;
+    if (strncmp(line, "#include <", 10) == 0) {
+      char *name = cubind_xstrndup(line + 10, strlen(line + 10) - 1); /* up to the '>' */
+      dropped = held_everywhere(request, name, &held);
+      free(name);
+    }
+    if (!dropped)
+      cubind_strlist_add(&kept, line);
+  }
+  cubind_strlist_free(request->lines);
+  *request->lines = kept;
   cubind_strlist_free(&held);
 }
 
 /*
- * The valid prelude of the longest prefix of request->includes of `longest` headers at most and
+ * The valid prelude of the longest prefix of request->lines of `longest` headers at most and
  * `shortest` at least (0: the base prelude); NULL when there is none. *count gets its length.
  */
 static char *longest_valid_prefix(const prelude_request *request, size_t longest,
@@ -535,6 +702,48 @@ static char *longest_valid_prefix(const prelude_request *request, size_t longest
       return path;
     }
     free(path);
+  }
+  return NULL;
+}
+
+/* The longest list the subsequence search looks into: 4,094 keys at most. */
+#define MAX_SUBSEQUENCE_LINES 12
+
+/*
+ * The valid prelude of the longest subsequence of request->lines (some of its headers, in their
+ * order) longer than `shortest` and shorter than the whole list, or NULL; *count gets its
+ * length. Only for a list of #include lines alone: the headers the prelude lacks are then parsed
+ * after the ones it holds rather than between them, and the C++ standard lets a program include
+ * its library's headers in any order ([using.headers]), as the toolkit's libraries are made to
+ * be. With a macro line in the list the order stays as written: only prefixes are used.
+ */
+static char *longest_valid_subsequence(const prelude_request *request, size_t shortest,
+                                       size_t *count) {
+  size_t n = request->lines->count, picked[MAX_SUBSEQUENCE_LINES], size, i;
+  if (n > MAX_SUBSEQUENCE_LINES)
+    return NULL;
+  for (i = 0; i < n; i++)
+    if (strncmp(request->lines->items[i], "#include <", 10) != 0)
+      return NULL;
+  for (size = n - 1; size > shortest && size > 0; size--) {
+    for (i = 0; i < size; i++)
+      picked[i] = i;
+    for (;;) {
+      char *path = prelude_path_of(request, picked, size);
+      if (prelude_valid(path)) {
+        *count = size;
+        return path;
+      }
+      free(path);
+      /* the next combination: the last index that can move up does, the ones after follow */
+      for (i = size; i-- > 0 && picked[i] == n - size + i;)
+        ;
+      if (i == (size_t)-1)
+        break;
+      picked[i]++;
+      for (i++; i < size; i++)
+        picked[i] = picked[i - 1] + 1;
+    }
   }
   return NULL;
 }
@@ -557,8 +766,8 @@ static void build_missing(prelude_request *request) {
   char *base = prelude_path(request, 0), *whole;
   size_t count, parent_count;
   if (prelude_valid(base) || build_prelude(index, request, 0, base, NULL)) {
-    drop_held_includes(request, base);
-    count = request->includes->count;
+    drop_held_headers(request, base);
+    count = request->lines->count;
     whole = prelude_path(request, count);
     if (!prelude_valid(whole)) { /* an empty list's is the base: valid by now */
       char *parent = longest_valid_prefix(request, count - 1, 0, &parent_count);
@@ -621,37 +830,40 @@ static void start_builder(prelude_request *request) {
 
 /*
  * With CUBIND_GEN_CACHE_REPORT set, says on stderr which prelude a run parses with and how many
- * of the .cu's leading system headers it holds (those the base prelude holds are not counted).
+ * of the .cu's leading lines it holds (#include lines of headers the base prelude holds are not
+ * counted).
  */
 static void report_choice(const char *path, size_t count, size_t total) {
   const char *report = getenv("CUBIND_GEN_CACHE_REPORT");
   if (report && *report)
-    fprintf(stderr, "cubind-gen: prelude %s (%zu of %zu leading headers)\n",
+    fprintf(stderr, "cubind-gen: prelude %s (%zu of %zu leading lines)\n",
             path ? cubind_basename(path) : "none", count, total);
 }
 
-/* A request for `includes` (copied into the request's own list; request_free frees it). */
+/* A request for `lines` (copied into the request's own list; request_free frees it). */
 static void request_init(prelude_request *request, const cubind_strlist *args,
                          const char *cache_dir, const char *cuda_path,
-                         const cubind_strlist *includes) {
+                         const cubind_strlist *lines) {
   size_t i;
   request->args = args;
   request->cache_dir = cache_dir;
   request->cuda_path = cuda_path;
-  request->includes = cubind_xcalloc(1, sizeof *request->includes);
-  for (i = 0; i < includes->count; i++)
-    cubind_strlist_add(request->includes, includes->items[i]);
+  request->option_set = option_set_hash(args, cuda_path);
+  request->lines = cubind_xcalloc(1, sizeof *request->lines);
+  for (i = 0; i < lines->count; i++)
+    cubind_strlist_add(request->lines, lines->items[i]);
 }
 
 static void request_free(prelude_request *request) {
-  cubind_strlist_free(request->includes);
-  free(request->includes);
+  cubind_strlist_free(request->lines);
+  free(request->lines);
 }
 
 /*
  * The best valid prelude for the request now: once the base prelude is there (the list then
- * normalised against it), the whole list's, else the longest prefix's, else the base; NULL
- * without a base. *count: how many headers of the (normalised) list it holds.
+ * normalised against it), the whole list's, else the longest prefix's or, longer, subsequence's
+ * (longest_valid_subsequence), else the base; NULL without a base. *count: how many lines of the
+ * (normalised) list it holds.
  */
 static char *find_prelude(prelude_request *request, size_t *count) {
   char *base = prelude_path(request, 0), *path;
@@ -660,8 +872,17 @@ static char *find_prelude(prelude_request *request, size_t *count) {
     free(base);
     return NULL;
   }
-  drop_held_includes(request, base);
-  path = longest_valid_prefix(request, request->includes->count, 1, count);
+  drop_held_headers(request, base);
+  path = longest_valid_prefix(request, request->lines->count, 1, count);
+  if (*count < request->lines->count) {
+    size_t longer;
+    char *subsequence = longest_valid_subsequence(request, *count, &longer);
+    if (subsequence) {
+      free(path);
+      path = subsequence;
+      *count = longer;
+    }
+  }
   if (path) {
     free(base);
     return path;
@@ -671,31 +892,31 @@ static char *find_prelude(prelude_request *request, size_t *count) {
 
 /* prelude_cache_get: see prelude_cache.h. */
 char *prelude_cache_get(const cubind_strlist *args, const char *cache_dir,
-                        const char *cuda_path, const cubind_strlist *includes, int *whole) {
+                        const char *cuda_path, const cubind_strlist *lines, int *whole) {
   prelude_request request;
   size_t count;
   char *path;
-  request_init(&request, args, cache_dir, cuda_path, includes);
+  request_init(&request, args, cache_dir, cuda_path, lines);
   cubind_sweep_stale(cache_dir, is_cache_temp, NULL);
   path = find_prelude(&request, &count);
-  *whole = path && count == request.includes->count;
+  *whole = path && count == request.lines->count;
   if (!*whole)
     start_builder(&request);
-  report_choice(path, count, request.includes->count);
+  report_choice(path, count, request.lines->count);
   request_free(&request);
   return path;
 }
 
 /* prelude_cache_wait: see prelude_cache.h. */
 char *prelude_cache_wait(const cubind_strlist *args, const char *cache_dir,
-                         const char *cuda_path, const cubind_strlist *includes, double seconds) {
+                         const char *cuda_path, const cubind_strlist *lines, double seconds) {
   prelude_request request;
   const struct timespec pause = {0, 20 * 1000 * 1000};
   char *lock, *path = NULL;
   double waited = 0;
   size_t count = 0;
   int fd;
-  request_init(&request, args, cache_dir, cuda_path, includes);
+  request_init(&request, args, cache_dir, cuda_path, lines);
   lock = builder_lock_path(&request);
   fd = open(lock, O_RDONLY);
   free(lock);
@@ -707,11 +928,11 @@ char *prelude_cache_wait(const cubind_strlist *args, const char *cache_dir,
     }
     close(fd);
     path = waited < seconds ? find_prelude(&request, &count) : NULL;
-    if (path && count < request.includes->count) {
+    if (path && count < request.lines->count) {
       free(path);
       path = NULL;
     }
-    report_choice(path, count, request.includes->count);
+    report_choice(path, count, request.lines->count);
   }
   request_free(&request);
   return path;

@@ -1,10 +1,11 @@
 /*
  * prelude_cache.h: the precompiled CUDA prelude. What clang's CUDA mode includes before every
  * file (~0.12 s of parsing: the base prelude), and the system headers the .cu includes first
- * (the C++ library, CUB: seconds), is precompiled once per libclang, toolkit, option set and
- * list of those headers into <cache_dir>/prelude-<key>.pch and reused; a list's cached prefix serves a longer
- * list. Each prelude records the files it holds in <name>.files (the headers the base prelude
- * holds, <cuda_runtime.h> and the like, are left out of every key). A run never builds a
+ * (the C++ library, CUB: seconds) with the macro lines between them, is precompiled once per
+ * libclang, toolkit, option set and list of those lines into <cache_dir>/prelude-<key>.pch and
+ * reused; a list's cached prefix serves a longer list. Each prelude records the files it holds
+ * in <name>.files, with their sizes and modification times, checked before each use (the
+ * headers the base prelude holds, <cuda_runtime.h> and the like, are left out of every key). A run never builds a
  * prelude itself: a detached low-priority builder makes the missing one for the next run (only
  * the texts after a slow main parse wait for it, a bounded time: prelude_cache_wait).
  * A cache may make a run slower, never make it fail: <name>.sum holds the checksums of the .pch
@@ -18,37 +19,43 @@
 #include "util.h"
 
 /*
- * prelude_leading_includes: the system headers a .cu includes before anything else
- * (`#include <cstdio>`, `#include <cub/cub.cuh>`: found in the toolkit's include/ or
+ * prelude_leading_lines: the lines a .cu begins with that its prelude can hold, appended to
+ * `lines`: `#include <header>` of system headers (found in the toolkit's include/ or
  * include/cccl/ or another system directory of clang's arguments `args`, and in none of their
- * user directories), in order, appended to `includes`. Only comments and blank lines may come
- * between them, so that precompiling them first is the same parse: the .cu's own #includes of
- * them are then no-ops (their include guards), and a CUB-heavy .cu parses in a fraction of the
- * time. The first line that is anything else ends the list.
+ * user directories: a user's header changes as the program does, and its kernels must be parsed
+ * from the .cu's side), and one-line #define and #undef lines between them. Only comments and
+ * blank lines may come between those lines; `#include <cubind/annotations.h>` (CUBIND_ macros
+ * only, which no system header uses) is stepped over; a local header (`#include "k.cuh"`, next
+ * to the file that includes it) is followed into its own leading lines (past its include guard
+ * or #pragma once), and ends the list. Anything else ends it too. Precompiling those lines
+ * first is then the same parse: the .cu's own #includes of the headers are no-ops (their
+ * include guards), its macro lines repeat the same definitions, and a CUB-heavy .cu parses in a
+ * fraction of the time. Trailing macro lines are left out (they change no header).
  */
-void prelude_leading_includes(const char *path, const cubind_strlist *args,
-                              const char *cuda_path, cubind_strlist *includes);
+void prelude_leading_lines(const char *path, const cubind_strlist *args, const char *cuda_path,
+                           cubind_strlist *lines);
 
 /*
  * prelude_cache_get: the path of the best valid prelude there is now for clang arguments `args`
- * and the leading system headers `includes` (new string), or NULL. Headers the base prelude (what clang
- * includes before every CUDA file) already holds, as its <name>.files records, are left out of
- * the key. Without the whole list's prelude it is the longest cached prefix's (the rest is
- * parsed normally), else the base's; and a detached low-priority builder is started (one per
- * option set at a time) that builds what is missing, so that the next .cu finds it. Never
- * builds in the foreground and never reports an error: the cache is an optimisation. *whole: 1
- * when the prelude holds the whole list. The builder is a fork of this process: call it before
- * libclang has parsed anything here (no thread of its may hold a lock across the fork).
+ * and the .cu's leading lines `lines` (prelude_leading_lines), or NULL (new string). The
+ * #include lines of headers the base prelude (what clang includes before every CUDA file)
+ * already holds, as its <name>.files records, are left out of the key. Without the whole list's
+ * prelude it is the longest cached prefix's (the rest is parsed normally), else the base's; and
+ * a detached low-priority builder is started (one per option set at a time) that builds what is
+ * missing, so that the next .cu finds it. Never builds in the foreground and never reports an
+ * error: the cache is an optimisation. *whole: 1 when the prelude holds the whole list. The
+ * builder is a fork of this process: call it before libclang has parsed anything here (no
+ * thread of its may hold a lock across the fork).
  */
 char *prelude_cache_get(const cubind_strlist *args, const char *cache_dir,
-                        const char *cuda_path, const cubind_strlist *includes, int *whole);
+                        const char *cuda_path, const cubind_strlist *lines, int *whole);
 
 /*
  * prelude_cache_wait: waits up to `seconds` for the option set's builder to finish, then returns
  * the whole list's prelude (new string) if it is there and valid, else NULL.
  */
 char *prelude_cache_wait(const cubind_strlist *args, const char *cache_dir,
-                         const char *cuda_path, const cubind_strlist *includes, double seconds);
+                         const char *cuda_path, const cubind_strlist *lines, double seconds);
 
 /* prelude_cache_drop: removes a prelude found stale (and its checksums and list of files). */
 void prelude_cache_drop(const char *path);

@@ -57,7 +57,7 @@ wait_builder() { local lock; for lock in "$cache"/prelude-*.lock; do flock "$loc
 prelude_of() { echo "${report#cubind-gen: prelude }" | cut -d' ' -f1; }
 
 run rt_fp16
-expect "fresh cache" '^cubind-gen: prelude none \(0 of 2 leading headers\)$'
+expect "fresh cache" '^cubind-gen: prelude none \(0 of 2 leading lines\)$'
 # it started a builder (the lock is its), which does not hold the run's stdout or stderr (make
 # and ninja would wait for it): a process with the lock open has them on /dev/null (checked
 # when the builder is still at work, which it mostly is: it builds two preludes)
@@ -72,7 +72,7 @@ wait_builder
 [[ $(ls "$cache"/prelude-*.pch | wc -l) -eq 2 ]] || fail "the builder made $(ls "$cache"/*.pch | wc -l) preludes, not 2"
 
 run rt_fp16
-expect "warm cache" '^cubind-gen: prelude prelude-[0-9a-f]{16}\.pch \(1 of 1 leading headers\)$'
+expect "warm cache" '^cubind-gen: prelude prelude-[0-9a-f]{16}\.pch \(1 of 1 leading lines\)$'
 fp16_prelude=$(prelude_of)
 # it is chained onto the base prelude: its .files lists what it adds, the base's the rest
 base_prelude=$(basename "$(ls "$cache"/prelude-*.lock)" .lock).pch
@@ -83,41 +83,41 @@ grep -q '/cuda_runtime\.h$' "$cache/$fp16_prelude.files" && fail "$fp16_prelude.
 grep -q '/cuda_runtime\.h$' "$cache/$base_prelude.files" || fail "$base_prelude.files lacks cuda_runtime.h"
 
 run fp16 # the same key: <cuda_runtime.h> is held by the base prelude
-expect "normalised key" "^cubind-gen: prelude $fp16_prelude \\(1 of 1 leading headers\\)\$"
+expect "normalised key" "^cubind-gen: prelude $fp16_prelude \\(1 of 1 leading lines\\)\$"
 
 run fp16_bf16 # a prefix is cached: used, and the whole list's prelude built meanwhile
-expect "prefix" "^cubind-gen: prelude $fp16_prelude \\(1 of 2 leading headers\\)\$"
+expect "prefix" "^cubind-gen: prelude $fp16_prelude \\(1 of 2 leading lines\\)\$"
 wait_builder
 run fp16_bf16
-expect "whole list" '^cubind-gen: prelude prelude-[0-9a-f]{16}\.pch \(2 of 2 leading headers\)$'
+expect "whole list" '^cubind-gen: prelude prelude-[0-9a-f]{16}\.pch \(2 of 2 leading lines\)$'
 [[ $(prelude_of) != "$fp16_prelude" ]] || fail "fp16_bf16 still uses the prefix's prelude"
 
 # a damaged list of held files: that prelude is not used (the base is), and is rebuilt
 echo /nowhere/extra.h >>"$cache/$fp16_prelude.files"
 run fp16
-expect "damaged .files" '^cubind-gen: prelude prelude-[0-9a-f]{16}\.pch \(0 of 1 leading headers\)$'
+expect "damaged .files" '^cubind-gen: prelude prelude-[0-9a-f]{16}\.pch \(0 of 1 leading lines\)$'
 wait_builder
 run fp16
-expect "rebuilt after a damaged .files" "^cubind-gen: prelude $fp16_prelude \\(1 of 1 leading headers\\)\$"
+expect "rebuilt after a damaged .files" "^cubind-gen: prelude $fp16_prelude \\(1 of 1 leading lines\\)\$"
 # a rebuilt base prelude: the preludes chained onto it are not used (clang would not load them)
 rm -f "$cache/$base_prelude.sum"
 run fp16
-expect "missing base" '^cubind-gen: prelude none \(0 of 1 leading headers\)$'
+expect "missing base" '^cubind-gen: prelude none \(0 of 1 leading lines\)$'
 wait_builder
 run fp16
-expect "rebuilt base" "^cubind-gen: prelude $fp16_prelude \\(1 of 1 leading headers\\)\$"
+expect "rebuilt base" "^cubind-gen: prelude $fp16_prelude \\(1 of 1 leading lines\\)\$"
 grep -q " $base_prelude\$" "$cache/$fp16_prelude.sum" || fail "$fp16_prelude is not chained onto the new base"
 # a damaged checksum file, then none at all
 printf 'garbage\n' >"$cache/$fp16_prelude.sum"
 run fp16
-expect "damaged .sum" '\(0 of 1 leading headers\)$'
+expect "damaged .sum" '\(0 of 1 leading lines\)$'
 wait_builder
 rm -f "$cache/$fp16_prelude.sum"
 run fp16
-expect "missing .sum" '\(0 of 1 leading headers\)$'
+expect "missing .sum" '\(0 of 1 leading lines\)$'
 wait_builder
 run fp16
-expect "rebuilt after a missing .sum" "^cubind-gen: prelude $fp16_prelude \\(1 of 1 leading headers\\)\$"
+expect "rebuilt after a missing .sum" "^cubind-gen: prelude $fp16_prelude \\(1 of 1 leading lines\\)\$"
 
 # the C++ library and -isystem directories are system headers; a -I one ends the list
 mkdir -p "$work/sys"
@@ -139,18 +139,18 @@ run_sys() {
 run_sys -isystem
 wait_builder
 run_sys -isystem
-expect "C++ library and -isystem headers" '\(3 of 3 leading headers\)$'
+expect "C++ library and -isystem headers" '\(3 of 3 leading lines\)$'
 grep -q 'int \*x' "$work/out/sys.cubind.h" || fail "sys: fill does not take an int *"
 # changed in place (the same modification second, a size clang does not look at)
 printf '#ifndef MYSYS_H\n#define MYSYS_H\ntypedef float mysys_t;\n#endif\n' >"$work/sys/mysys.h"
 run_sys -isystem
-expect "a system header changed" '\([0-1] of 3 leading headers\)$'
+expect "a system header changed" '\([0-1] of 3 leading lines\)$'
 grep -q 'float \*x' "$work/out/sys.cubind.h" || fail "sys: fill does not take a float * after the change"
 wait_builder
 run_sys -isystem
-expect "rebuilt after a system header changed" '\(3 of 3 leading headers\)$'
+expect "rebuilt after a system header changed" '\(3 of 3 leading lines\)$'
 run_sys -I # another option set: its base prelude is built first
 wait_builder
 run_sys -I
-expect "a user header ends the list" '\(1 of 1 leading headers\)$'
+expect "a user header ends the list" '\(1 of 1 leading lines\)$'
 echo "prelude_cache: fresh, warm, normalised, prefix, damaged and changed caches: right prelude, same outputs"
