@@ -1,6 +1,7 @@
 /* prelude_cache.c: the precompiled prelude cache (see prelude_cache.h). */
 #include "prelude_cache.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -706,46 +707,91 @@ static char *longest_valid_prefix(const prelude_request *request, size_t longest
   return NULL;
 }
 
-/* The longest list the subsequence search looks into: 4,094 keys at most. */
+/* The longest list whose subsequences are all looked for: 4,094 keys at most. */
 #define MAX_SUBSEQUENCE_LINES 12
 
 /*
- * The valid prelude of the longest subsequence of request->lines (some of its headers, in their
- * order) longer than `shortest` and shorter than the whole list, or NULL; *count gets its
- * length. Only for a list of #include lines alone: the headers the prelude lacks are then parsed
- * after the ones it holds rather than between them, and the C++ standard lets a program include
- * its library's headers in any order ([using.headers]), as the toolkit's libraries are made to
- * be. With a macro line in the list the order stays as written: only prefixes are used.
+ * How much parsing a cached prelude saves, roughly: the size of its .pch and of those it is
+ * chained onto (0 when there is none; not validated: see best_partial_prelude).
  */
-static char *longest_valid_subsequence(const prelude_request *request, size_t shortest,
-                                       size_t *count) {
-  size_t n = request->lines->count, picked[MAX_SUBSEQUENCE_LINES], size, i;
-  if (n > MAX_SUBSEQUENCE_LINES)
-    return NULL;
-  for (i = 0; i < n; i++)
-    if (strncmp(request->lines->items[i], "#include <", 10) != 0)
-      return NULL;
-  for (size = n - 1; size > shortest && size > 0; size--) {
-    for (i = 0; i < size; i++)
-      picked[i] = i;
-    for (;;) {
-      char *path = prelude_path_of(request, picked, size);
-      if (prelude_valid(path)) {
-        *count = size;
-        return path;
-      }
-      free(path);
-      /* the next combination: the last index that can move up does, the ones after follow */
-      for (i = size; i-- > 0 && picked[i] == n - size + i;)
-        ;
-      if (i == (size_t)-1)
-        break;
-      picked[i]++;
-      for (i++; i < size; i++)
-        picked[i] = picked[i - 1] + 1;
+static unsigned long long prelude_weight(const char *path, int links) {
+  char *sum_path = cubind_xasprintf("%s.sum", path);
+  prelude_sums sums;
+  struct stat info;
+  unsigned long long weight = 0;
+  if (links > 0 && stat(path, &info) == 0 && read_sums(sum_path, &sums)) {
+    weight = (unsigned long long)info.st_size;
+    if (sums.parent) {
+      const char *slash = strrchr(path, '/');
+      char *parent = cubind_xasprintf("%.*s%s", slash ? (int)(slash + 1 - path) : 0, path,
+                                      sums.parent_name);
+      weight += prelude_weight(parent, links - 1);
+      free(parent);
     }
   }
-  return NULL;
+  free(sum_path);
+  return weight;
+}
+
+/* A cached prelude that holds part of a list. */
+typedef struct partial_prelude {
+  char *path;
+  size_t count; /* how many of the list's lines it holds */
+  unsigned long long weight;
+} partial_prelude;
+
+static int heavier_first(const void *a, const void *b) {
+  const partial_prelude *x = a, *y = b;
+  return x->weight < y->weight ? 1 : x->weight > y->weight ? -1 : 0;
+}
+
+/*
+ * The valid prelude that holds the most of request->lines short of the whole list (its weight),
+ * or NULL; *count gets how many lines it holds. Its lines are a prefix of the list or, for a
+ * list of #include lines alone, any subsequence (some of its headers, in their order): the
+ * headers the prelude lacks are then parsed after the ones it holds rather than between them,
+ * and the C++ standard lets a program include its library's headers in any order
+ * ([using.headers]), as the toolkit's libraries are made to be. With a macro line in the list
+ * the order stays as written. A prefix that holds only <cstdio> must not hide a subsequence
+ * that holds <cub/cub.cuh>: candidates go heaviest first, and only the one taken is validated
+ * (a checksum reads the whole .pch).
+ */
+static char *best_partial_prelude(const prelude_request *request, size_t *count) {
+  size_t n = request->lines->count, picked[MAX_SUBSEQUENCE_LINES], found = 0, total, c, i, k;
+  int any_order = n <= MAX_SUBSEQUENCE_LINES;
+  partial_prelude *candidates;
+  char *best = NULL;
+  if (n < 2)
+    return NULL; /* nothing between the base and the whole list */
+  for (i = 0; i < n && any_order; i++)
+    any_order = strncmp(request->lines->items[i], "#include <", 10) == 0;
+  /* every subset but the empty one and the whole (bit i: line i), else the prefixes */
+  total = any_order ? ((size_t)1 << n) - 2 : n - 1;
+  candidates = cubind_xcalloc(total, sizeof *candidates);
+  for (c = 1; c <= total; c++) {
+    partial_prelude candidate;
+    for (i = 0, k = 0; any_order && i < n; i++)
+      if ((c >> i) & 1)
+        picked[k++] = i;
+    candidate.path = any_order ? prelude_path_of(request, picked, k) : prelude_path(request, c);
+    candidate.count = any_order ? k : c;
+    candidate.weight = prelude_weight(candidate.path, MAX_CHAIN);
+    if (candidate.weight)
+      candidates[found++] = candidate;
+    else
+      free(candidate.path);
+  }
+  qsort(candidates, found, sizeof *candidates, heavier_first);
+  for (i = 0; i < found; i++) {
+    if (!best && prelude_valid(candidates[i].path)) {
+      best = candidates[i].path;
+      *count = candidates[i].count;
+    } else {
+      free(candidates[i].path);
+    }
+  }
+  free(candidates);
+  return best;
 }
 
 /* The lock that a builder holds for an option set: <base prelude's name>.lock. */
@@ -781,12 +827,78 @@ static void build_missing(prelude_request *request) {
 }
 
 /*
+ * Where a run whose builder could not start (another one holds the option set's lock) leaves its
+ * list for that builder: <base prelude's name>.want-<the list's key>, its lines one per line.
+ */
+static char *want_path(const prelude_request *request) {
+  char *base = prelude_path(request, 0), *whole = prelude_path(request, request->lines->count);
+  char *want = cubind_xasprintf("%.*s.want-%s", (int)(strlen(base) - 4), base,
+                                cubind_basename(whole) + 8 /* "prelude-" */);
+  free(base);
+  free(whole);
+  return want;
+}
+
+/* Leaves the request's list for the builder at work (see want_path). */
+static void leave_want(const prelude_request *request) {
+  char *path = want_path(request);
+  cubind_buf text = {0};
+  size_t i;
+  cubind_buf_puts(&text, "");
+  for (i = 0; i < request->lines->count; i++)
+    cubind_buf_printf(&text, "%s\n", request->lines->items[i]);
+  cubind_write_file(path, text.data, text.length, 0); /* without it, a later run asks again */
+  cubind_buf_free(&text);
+  free(path);
+}
+
+/*
+ * Takes one list left for this option set's builder (removing it) into request->lines; returns
+ * 1 when there was one.
+ */
+static int take_want(prelude_request *request) {
+  char *base = prelude_path(request, 0), *prefix;
+  const char *name = cubind_basename(base);
+  DIR *dir = opendir(request->cache_dir);
+  struct dirent *entry;
+  int taken = 0;
+  prefix = cubind_xasprintf("%.*s.want-", (int)(strlen(name) - 4), name);
+  while (dir && !taken && (entry = readdir(dir)) != NULL) {
+    char *path, *data = NULL, *line, *next;
+    size_t size = 0;
+    if (strncmp(entry->d_name, prefix, strlen(prefix)) != 0 || strstr(entry->d_name, ".tmp-"))
+      continue;
+    path = cubind_xasprintf("%s/%s", request->cache_dir, entry->d_name);
+    if (cubind_read_file_quiet(path, CUBIND_MAX_SOURCE_BYTES, &data, &size) == 0 &&
+        unlink(path) == 0) {
+      cubind_strlist_free(request->lines);
+      for (line = data; (next = memchr(line, '\n', size - (size_t)(line - data))) != NULL;
+           line = next + 1) {
+        *next = '\0';
+        cubind_strlist_add(request->lines, line);
+      }
+      taken = 1;
+    }
+    free(data);
+    free(path);
+  }
+  if (dir)
+    closedir(dir);
+  free(prefix);
+  free(base);
+  return taken;
+}
+
+/* How many lists left by other runs one builder makes before it exits. */
+#define MAX_WANTS_PER_BUILDER 64
+
+/*
  * The builder's process: detached (its own session, a grandchild that init adopts), quiet
  * (stdin, stdout and stderr on /dev/null, no other descriptor but the lock's: make and ninja wait
  * for a job's pipes to close), at low priority. It keeps the lock `lock_fd` until it exits.
  */
 static void run_builder(prelude_request *request, int lock_fd) {
-  int null_fd, fd, max_fd = (int)sysconf(_SC_OPEN_MAX);
+  int null_fd, fd, max_fd = (int)sysconf(_SC_OPEN_MAX), wants;
   if (setsid() < 0 || fork() != 0)
     _exit(0);
   null_fd = open("/dev/null", O_RDWR);
@@ -800,12 +912,14 @@ static void run_builder(prelude_request *request, int lock_fd) {
       close(fd);
   setpriority(PRIO_PROCESS, 0, 10); /* where it fails, the build goes on at the default one */
   build_missing(request);
+  for (wants = 0; wants < MAX_WANTS_PER_BUILDER && take_want(request); wants++)
+    build_missing(request);
   _exit(0);
 }
 
 /*
- * Starts a background builder for the option set, unless one already holds its lock (it builds
- * another list; a later file will ask for this one again). The lock is taken here, before the
+ * Starts a background builder for the option set, unless one already holds its lock: that one
+ * builds another list, and this one's after it (leave_want). The lock is taken here, before the
  * fork, so that a wait that follows (prelude_cache_wait) cannot miss the builder.
  */
 static void start_builder(prelude_request *request) {
@@ -817,6 +931,7 @@ static void start_builder(prelude_request *request) {
     return;
   if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
     close(fd);
+    leave_want(request);
     return;
   }
   child = fork();
@@ -861,8 +976,8 @@ static void request_free(prelude_request *request) {
 
 /*
  * The best valid prelude for the request now: once the base prelude is there (the list then
- * normalised against it), the whole list's, else the longest prefix's or, longer, subsequence's
- * (longest_valid_subsequence), else the base; NULL without a base. *count: how many lines of the
+ * normalised against it), the whole list's, else the one that holds most of it
+ * (best_partial_prelude), else the base; NULL without a base. *count: how many lines of the
  * (normalised) list it holds.
  */
 static char *find_prelude(prelude_request *request, size_t *count) {
@@ -873,16 +988,9 @@ static char *find_prelude(prelude_request *request, size_t *count) {
     return NULL;
   }
   drop_held_headers(request, base);
-  path = longest_valid_prefix(request, request->lines->count, 1, count);
-  if (*count < request->lines->count) {
-    size_t longer;
-    char *subsequence = longest_valid_subsequence(request, *count, &longer);
-    if (subsequence) {
-      free(path);
-      path = subsequence;
-      *count = longer;
-    }
-  }
+  path = longest_valid_prefix(request, request->lines->count, request->lines->count, count);
+  if (!path)
+    path = best_partial_prelude(request, count);
   if (path) {
     free(base);
     return path;

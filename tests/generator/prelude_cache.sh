@@ -12,6 +12,9 @@
 #   - the C++ library's headers and -isystem ones are part of the list, a header of a user
 #     directory (-I) ends it; a system header changed in place makes the preludes that hold it
 #     unused (clang itself does not check system headers) until they are rebuilt
+#   - #define lines are part of the list, <cubind/annotations.h> is stepped over, a local header
+#     is followed into its leading lines; a list of #include lines alone takes the prelude of a
+#     subsequence; a list asked for while the builder is busy is built by that builder after
 #   prelude_cache.sh <cubind-gen> <cubind include dir> <work dir>
 set -u
 gen=$1 include=$2 work=$3
@@ -153,4 +156,53 @@ run_sys -I # another option set: its base prelude is built first
 wait_builder
 run_sys -I
 expect "a user header ends the list" '\(1 of 1 leading lines\)$'
-echo "prelude_cache: fresh, warm, normalised, prefix, damaged and changed caches: right prelude, same outputs"
+
+# the lines a prelude holds beyond #include <...>: macro lines, cubind's annotations stepped
+# over, a local header followed past its include guard (whose #define must stay out: the
+# prelude would hide the header's kernel, and the header would differ from --no-cache's)
+printf '#include <cubind/annotations.h>\n#define CUBIND_TEST_SCALE 2\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n%s\n' \
+  'extern "C" __global__ void twice(CUBIND_INOUT_N(n) float *x, int n) { if (n) x[0] *= CUBIND_TEST_SCALE; }' \
+  >"$work/macro.cu"
+# (its header is <cuda_fp16.h>: one that holds <cuda_bf16.h>, which includes <cuda_fp16.h>, would
+# be as heavy as fp16_bf16's below, and the subsequence case could take either)
+printf '// a local header\n#ifndef LOCAL_K_CUH\n#define LOCAL_K_CUH\n#pragma once\n#include <cuda_fp16.h>\n#include <cubind/annotations.h>\n%s\n#endif\n' \
+  'extern "C" __global__ void from_header(CUBIND_IN_N(n) const __half *x, CUBIND_OUT_N(n) float *y, int n) { if (n) y[0] = __half2float(x[0]); }' \
+  >"$work/local_k.cuh"
+printf '#include "local_k.cuh"\n#include <cuda_bf16.h>\n%s\n' "$kernel" >"$work/local.cu"
+# a subsequence: <cuda_bf16.h> and <cuda_fp16.h> with a light header between them
+printf '#include <cuda_fp16.h>\n#include <climits>\n#include <cuda_bf16.h>\n#include <cubind/annotations.h>\n%s\n' \
+  "$kernel" >"$work/subsequence.cu"
+for name in macro local subsequence; do
+  "$gen" --no-cache -I "$include" -o "$work/expected" "$work/$name.cu" || fail "$name: --no-cache run failed"
+done
+grep -q 'from_header_launch' "$work/expected/local.cubind.h" || fail "local: no stub for the header's kernel"
+run macro
+wait_builder
+run macro
+expect "macro lines" '^cubind-gen: prelude prelude-[0-9a-f]{16}\.pch \(3 of 3 leading lines\)$'
+run local
+wait_builder
+run local
+expect "a local header's leading lines" '^cubind-gen: prelude prelude-[0-9a-f]{16}\.pch \(1 of 1 leading lines\)$'
+run fp16_bf16 # rebuilt: the one before was chained onto the base prelude replaced above
+wait_builder
+run fp16_bf16
+expect "whole list again" '^cubind-gen: prelude prelude-[0-9a-f]{16}\.pch \(2 of 2 leading lines\)$'
+run subsequence # fp16_bf16's prelude holds two of its three headers, in their order
+expect "subsequence" '^cubind-gen: prelude prelude-[0-9a-f]{16}\.pch \(2 of 3 leading lines\)$'
+wait_builder
+# two new lists at once: the second run finds the builder busy and leaves its list to it
+printf '#include <climits>\n#include <cuda_fp16.h>\n#include <cubind/annotations.h>\n%s\n' "$kernel" >"$work/first.cu"
+printf '#include <cfloat>\n#include <cuda_fp16.h>\n#include <cubind/annotations.h>\n%s\n' "$kernel" >"$work/second.cu"
+for name in first second; do
+  "$gen" --no-cache -I "$include" -o "$work/expected" "$work/$name.cu" || fail "$name: --no-cache run failed"
+done
+run first
+run second
+wait_builder
+ls "$cache"/*.want-* >/dev/null 2>&1 && fail "a list left for the builder is still there"
+for name in first second; do
+  run $name
+  expect "$name, built by one builder" '^cubind-gen: prelude prelude-[0-9a-f]{16}\.pch \(2 of 2 leading lines\)$'
+done
+echo "prelude_cache: fresh, warm, normalised, prefix, subsequence, damaged and changed caches; macro lines, local headers, lists left for a busy builder: right prelude, same outputs"
