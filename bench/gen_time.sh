@@ -29,7 +29,15 @@
 #   embed_fatbin    cubind-gen --embed-fatbin of the fatbin (writes the byte-array .c)
 # Reading the numbers: gen_binary / nvcc_fatbin is cubind's share of the kernel build time with
 # a warm cache; gen_cold and gen_new_key / nvcc_fatbin with a cold one (issue 16: at most 0.5).
-# Output: a table on stdout and, with an out dir, <out>/gen_time.csv in the suite's format.
+# A second table runs the files of bench/kernels/corpus (shaped like public code: standard and
+# toolkit headers in varied orders, a #define first, a local header, OpenMP host code) as a
+# build tree meets them: in order, one option set (-Xcompiler -fopenmp), one cache, each
+# cubind-gen --kernels-from timed right after its nvcc -fatbin, the builders left to run in the
+# background as a build leaves them:
+#   first build     the cache empty at the first file
+#   rebuild         the same files again (the builders waited for): an edit-and-rebuild
+# per file the ratio gen / nvcc of each repetition: median, min and max over `runs`.
+# Output: tables on stdout and, with an out dir, <out>/gen_time.csv in the suite's format.
 set -u
 build=${1:?usage: gen_time.sh <build dir> [runs] [out dir]}
 runs=${2:-3}
@@ -131,6 +139,59 @@ for file in "$src/bench/kernels/bench_kernels.cu" "$build/bench/many/many_kernel
   done
 done
 echo "(median of $runs runs; $(nproc) CPUs; $("$nvcc" --version | tail -1))"
+
+# corpus_pass PASS R: nvcc then cubind-gen on every corpus file; ratios into ratio_<PASS>_<file>
+corpus=$src/bench/kernels/corpus
+corpus_files=(saxpy_host block_sum_cub cg_reduce thrust_transform omp_host wmma_half curand_walk
+              block_scan_cub device_reduce define_first local_header cub_reordered cg_half)
+declare -A ratios=() gen_ms=() nvcc_ms=()
+corpus_pass() {
+  local pass=$1 name t_n t_g
+  for name in "${corpus_files[@]}"; do
+    rm -f "$work/out/$name".*
+    t_n=$(timed "$nvcc" -fatbin -gencode arch=compute_90,code=sm_90 -Xcompiler -fopenmp \
+      -o "$work/out/$name.fatbin" "$corpus/$name.cu") || exit 1
+    t_g=$(timed "$gen" --cuda-path "$cuda" --cache-dir "$work/cache" \
+      --nvcc-options -Xcompiler -fopenmp -- --kernels-from "$work/out/$name.fatbin" \
+      -o "$work/out" "$corpus/$name.cu") || exit 1
+    ratios[$pass,$name]+="$(awk -v g="$t_g" -v n="$t_n" 'BEGIN {printf "%.4f", g / n}') "
+    gen_ms[$pass,$name]+="$t_g "
+    nvcc_ms[$pass,$name]+="$t_n "
+  done
+}
+for ((r = 0; r < runs; r++)); do
+  rm -rf "$work/cache" "$work/out" && mkdir -p "$work/out"
+  corpus_pass first
+  wait_builder
+  corpus_pass rebuild
+  wait_builder
+done
+# stats VALUES...: median min max
+stats() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print m, v[1], v[NR]}'; }
+echo
+echo "bench/kernels/corpus as a build tree meets it (gen/nvcc: median [min-max] of $runs):"
+printf '%-18s %9s %14s %22s %14s %22s\n' file "nvcc ms" "first gen ms" "first gen/nvcc" \
+  "rebuild gen ms" "rebuild gen/nvcc"
+worst_first=0 worst_rebuild=0
+for name in "${corpus_files[@]}"; do
+  read -r n_med _ _ <<<"$(stats ${nvcc_ms[first,$name]})"
+  read -r gf_med _ _ <<<"$(stats ${gen_ms[first,$name]})"
+  read -r rf_med rf_min rf_max <<<"$(stats ${ratios[first,$name]})"
+  read -r gr_med _ _ <<<"$(stats ${gen_ms[rebuild,$name]})"
+  read -r rr_med rr_min rr_max <<<"$(stats ${ratios[rebuild,$name]})"
+  awk -v f="$name" -v n="$n_med" -v gf="$gf_med" -v a="$rf_med" -v b="$rf_min" -v c="$rf_max" \
+      -v gr="$gr_med" -v d="$rr_med" -v e="$rr_min" -v g="$rr_max" \
+    'BEGIN {printf "%-18s %9.1f %14.1f %8.2f [%.2f-%.2f] %14.1f %8.2f [%.2f-%.2f]\n", f, n / 1000, gf / 1000, a, b, c, gr / 1000, d, e, g}'
+  worst_first=$(awk -v a="$worst_first" -v b="$rf_med" 'BEGIN {print (b > a ? b : a)}')
+  worst_rebuild=$(awk -v a="$worst_rebuild" -v b="$rr_med" 'BEGIN {print (b > a ? b : a)}')
+  for pair in first:$rf_med:$rf_min:$rf_max rebuild:$rr_med:$rr_min:$rr_max; do
+    IFS=: read -r pass med lo hi <<<"$pair"
+    csv+="gen_time,corpus/$name,$pass,gen_over_nvcc_median,$med,ratio"$'\n'
+    csv+="gen_time,corpus/$name,$pass,gen_over_nvcc_min,$lo,ratio"$'\n'
+    csv+="gen_time,corpus/$name,$pass,gen_over_nvcc_max,$hi,ratio"$'\n'
+  done
+done
+echo "slowest file (median gen/nvcc): first build $worst_first, rebuild $worst_rebuild"
 if [[ -n $out ]]; then
   mkdir -p "$out"
   printf '%s' "$csv" >"$out/gen_time.csv"
