@@ -2,7 +2,7 @@
 # gen_time.sh: what cubind adds to a build: cubind-gen's time per .cu file against nvcc -fatbin
 # on the same file, the embedding step, and a regeneration when nothing changed.
 #
-#   bench/gen_time.sh <build dir> [runs (default 3)] [out dir]
+#   bench/gen_time.sh <build dir> [runs (default 3)] [out dir] [tables (default files,corpus)]
 #
 # CPU only: run it on the build machine (cubind-gen needs libclang, which GPU machines may lack).
 # Files: bench/kernels/bench_kernels.cu (4 kernels), <build>/bench/many/many_kernels.cu (2000
@@ -42,6 +42,7 @@ set -u
 build=${1:?usage: gen_time.sh <build dir> [runs] [out dir]}
 runs=${2:-3}
 out=${3:-}
+tables=,${4:-files,corpus},
 src=$(cd "$(dirname "$0")/.." && pwd)
 gen=$build/generator/cubind-gen
 nvcc=${CUBIND_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
@@ -78,73 +79,77 @@ wait_builder() {
 }
 
 csv="benchmark,case,variant,metric,value,unit"$'\n'
-printf '%-16s %10s %10s %10s %10s %13s %13s %10s %10s %10s %10s %14s\n' file "nvcc ms" "cold ms" \
-  "new key ms" "gen ms" "gen+bin ms" "unchanged ms" "embed ms" "cold/nvcc" "new/nvcc" \
-  "gen/nvcc" "gen+bin/nvcc"
-for file in "$src/bench/kernels/bench_kernels.cu" "$build/bench/many/many_kernels.cu" \
-            "$src/tests/gpu/implicit.cu" "$src/bench/kernels/coop_groups.cu" \
-            "$src/bench/kernels/cub_heavy.cu"; do
-  [[ -f $file ]] || { echo "gen_time.sh: $file not found (configure the build first)" >&2; exit 1; }
-  name=$(basename "$file" .cu)
-  declare -a t_nvcc=() t_cold=() t_new_key=() t_fresh=() t_binary=() t_same=() t_embed=()
-  for ((r = 0; r < runs; r++)); do
-    rm -rf "$work/out" && mkdir -p "$work/out"
-    t_nvcc+=("$(timed "$nvcc" -fatbin -gencode arch=compute_90,code=sm_90 -I"$src/runtime/include" \
-      -o "$work/out/$name.fatbin" "$file")")
-    rm -rf "$work/cache"
-    t_cold+=("$(timed "$gen" -I"$src/runtime/include" --cuda-path "$cuda" --module-name "$name" \
-      --cache-dir "$work/cache" --kernels-from "$work/out/$name.fatbin" -o "$work/out" "$file")")
-    wait_builder
-    # keep only the base prelude (named as the builder's lock): this list's is not built yet
-    for pch in "$work/cache"/prelude-*.pch; do
-      [[ -e ${pch%.pch}.lock ]] || rm -f "$pch" "$pch".*
+# files_table: the first table (the files above, step by step)
+files_table() {
+  printf '%-16s %10s %10s %10s %10s %13s %13s %10s %10s %10s %10s %14s\n' file "nvcc ms" "cold ms" \
+    "new key ms" "gen ms" "gen+bin ms" "unchanged ms" "embed ms" "cold/nvcc" "new/nvcc" \
+    "gen/nvcc" "gen+bin/nvcc"
+  for file in "$src/bench/kernels/bench_kernels.cu" "$build/bench/many/many_kernels.cu" \
+              "$src/tests/gpu/implicit.cu" "$src/bench/kernels/coop_groups.cu" \
+              "$src/bench/kernels/cub_heavy.cu"; do
+    [[ -f $file ]] || { echo "gen_time.sh: $file not found (configure the build first)" >&2; exit 1; }
+    name=$(basename "$file" .cu)
+    declare -a t_nvcc=() t_cold=() t_new_key=() t_fresh=() t_binary=() t_same=() t_embed=()
+    for ((r = 0; r < runs; r++)); do
+      rm -rf "$work/out" && mkdir -p "$work/out"
+      t_nvcc+=("$(timed "$nvcc" -fatbin -gencode arch=compute_90,code=sm_90 -I"$src/runtime/include" \
+        -o "$work/out/$name.fatbin" "$file")")
+      rm -rf "$work/cache"
+      t_cold+=("$(timed "$gen" -I"$src/runtime/include" --cuda-path "$cuda" --module-name "$name" \
+        --cache-dir "$work/cache" --kernels-from "$work/out/$name.fatbin" -o "$work/out" "$file")")
+      wait_builder
+      # keep only the base prelude (named as the builder's lock): this list's is not built yet
+      for pch in "$work/cache"/prelude-*.pch; do
+        [[ -e ${pch%.pch}.lock ]] || rm -f "$pch" "$pch".*
+      done
+      rm -f "$work/out/$name.cubind."*
+      t_new_key+=("$(timed "$gen" -I"$src/runtime/include" --cuda-path "$cuda" --module-name "$name" \
+        --cache-dir "$work/cache" --kernels-from "$work/out/$name.fatbin" -o "$work/out" "$file")")
+      wait_builder
+      rm -rf "$work/cache" # the cases below as before: the first run builds what they use
+      "$gen" -I"$src/runtime/include" --cuda-path "$cuda" --module-name "$name" \
+        --cache-dir "$work/cache" -o "$work/out" "$file" >/dev/null 2>&1
+      wait_builder
+      rm -f "$work/out/$name.cubind."*
+      t_fresh+=("$(timed "$gen" -I"$src/runtime/include" --cuda-path "$cuda" --module-name "$name" \
+        --cache-dir "$work/cache" -o "$work/out" "$file")")
+      t_same+=("$(timed "$gen" -I"$src/runtime/include" --cuda-path "$cuda" --module-name "$name" \
+        --cache-dir "$work/cache" -o "$work/out" "$file")")
+      # warm the prelude of this option set first (the binary adds __CUDA_ARCH_LIST__, as nvcc
+      # defines it: another key), as every .cu after the first in a build finds it
+      timed "$gen" -I"$src/runtime/include" --cuda-path "$cuda" --module-name "$name" \
+        --cache-dir "$work/cache" --kernels-from "$work/out/$name.fatbin" -o "$work/out" "$file" \
+        >/dev/null
+      wait_builder
+      rm -f "$work/out/$name.cubind."*
+      t_binary+=("$(timed "$gen" -I"$src/runtime/include" --cuda-path "$cuda" --module-name "$name" \
+        --cache-dir "$work/cache" --kernels-from "$work/out/$name.fatbin" -o "$work/out" "$file")")
+      t_embed+=("$(timed "$gen" --embed-fatbin "$work/out/$name.fatbin" --module-name "$name" \
+        -o "$work/out")")
     done
-    rm -f "$work/out/$name.cubind."*
-    t_new_key+=("$(timed "$gen" -I"$src/runtime/include" --cuda-path "$cuda" --module-name "$name" \
-      --cache-dir "$work/cache" --kernels-from "$work/out/$name.fatbin" -o "$work/out" "$file")")
-    wait_builder
-    rm -rf "$work/cache" # the cases below as before: the first run builds what they use
-    "$gen" -I"$src/runtime/include" --cuda-path "$cuda" --module-name "$name" \
-      --cache-dir "$work/cache" -o "$work/out" "$file" >/dev/null 2>&1
-    wait_builder
-    rm -f "$work/out/$name.cubind."*
-    t_fresh+=("$(timed "$gen" -I"$src/runtime/include" --cuda-path "$cuda" --module-name "$name" \
-      --cache-dir "$work/cache" -o "$work/out" "$file")")
-    t_same+=("$(timed "$gen" -I"$src/runtime/include" --cuda-path "$cuda" --module-name "$name" \
-      --cache-dir "$work/cache" -o "$work/out" "$file")")
-    # warm the prelude of this option set first (the binary adds __CUDA_ARCH_LIST__, as nvcc
-    # defines it: another key), as every .cu after the first in a build finds it
-    timed "$gen" -I"$src/runtime/include" --cuda-path "$cuda" --module-name "$name" \
-      --cache-dir "$work/cache" --kernels-from "$work/out/$name.fatbin" -o "$work/out" "$file" \
-      >/dev/null
-    wait_builder
-    rm -f "$work/out/$name.cubind."*
-    t_binary+=("$(timed "$gen" -I"$src/runtime/include" --cuda-path "$cuda" --module-name "$name" \
-      --cache-dir "$work/cache" --kernels-from "$work/out/$name.fatbin" -o "$work/out" "$file")")
-    t_embed+=("$(timed "$gen" --embed-fatbin "$work/out/$name.fatbin" --module-name "$name" \
-      -o "$work/out")")
+    m_nvcc=$(printf '%s\n' "${t_nvcc[@]}" | median)
+    m_cold=$(printf '%s\n' "${t_cold[@]}" | median)
+    m_new_key=$(printf '%s\n' "${t_new_key[@]}" | median)
+    m_fresh=$(printf '%s\n' "${t_fresh[@]}" | median)
+    m_binary=$(printf '%s\n' "${t_binary[@]}" | median)
+    m_same=$(printf '%s\n' "${t_same[@]}" | median)
+    m_embed=$(printf '%s\n' "${t_embed[@]}" | median)
+    awk -v f="$name" -v a="$m_nvcc" -v k="$m_cold" -v n="$m_new_key" -v b="$m_fresh" -v e="$m_binary" -v c="$m_same" -v d="$m_embed" \
+      'BEGIN {printf "%-16s %10.1f %10.1f %10.1f %10.1f %13.1f %13.1f %10.1f %10.3f %10.3f %10.3f %14.3f\n", f, a / 1000, k / 1000, n / 1000, b / 1000, e / 1000, c / 1000, d / 1000, k / a, n / a, b / a, e / a}'
+    for pair in nvcc_fatbin:$m_nvcc gen_cold:$m_cold gen_new_key:$m_new_key gen_fresh:$m_fresh gen_binary:$m_binary gen_unchanged:$m_same \
+                embed_fatbin:$m_embed; do
+      csv+="gen_time,$name,${pair%%:*},wall_ms_median,$(awk -v v="${pair#*:}" 'BEGIN {printf "%.3f", v / 1000}'),ms"$'\n'
+    done
   done
-  m_nvcc=$(printf '%s\n' "${t_nvcc[@]}" | median)
-  m_cold=$(printf '%s\n' "${t_cold[@]}" | median)
-  m_new_key=$(printf '%s\n' "${t_new_key[@]}" | median)
-  m_fresh=$(printf '%s\n' "${t_fresh[@]}" | median)
-  m_binary=$(printf '%s\n' "${t_binary[@]}" | median)
-  m_same=$(printf '%s\n' "${t_same[@]}" | median)
-  m_embed=$(printf '%s\n' "${t_embed[@]}" | median)
-  awk -v f="$name" -v a="$m_nvcc" -v k="$m_cold" -v n="$m_new_key" -v b="$m_fresh" -v e="$m_binary" -v c="$m_same" -v d="$m_embed" \
-    'BEGIN {printf "%-16s %10.1f %10.1f %10.1f %10.1f %13.1f %13.1f %10.1f %10.3f %10.3f %10.3f %14.3f\n", f, a / 1000, k / 1000, n / 1000, b / 1000, e / 1000, c / 1000, d / 1000, k / a, n / a, b / a, e / a}'
-  for pair in nvcc_fatbin:$m_nvcc gen_cold:$m_cold gen_new_key:$m_new_key gen_fresh:$m_fresh gen_binary:$m_binary gen_unchanged:$m_same \
-              embed_fatbin:$m_embed; do
-    csv+="gen_time,$name,${pair%%:*},wall_ms_median,$(awk -v v="${pair#*:}" 'BEGIN {printf "%.3f", v / 1000}'),ms"$'\n'
-  done
-done
-echo "(median of $runs runs; $(nproc) CPUs; $("$nvcc" --version | tail -1))"
+  echo "(median of $runs runs; $(nproc) CPUs; $("$nvcc" --version | tail -1))"
+}
 
-# corpus_pass PASS R: nvcc then cubind-gen on every corpus file; ratios into ratio_<PASS>_<file>
 corpus=$src/bench/kernels/corpus
 corpus_files=(saxpy_host block_sum_cub cg_reduce thrust_transform omp_host wmma_half curand_walk
               block_scan_cub device_reduce define_first local_header cub_reordered cg_half)
-declare -A ratios=() gen_ms=() nvcc_ms=()
+declare -A ratios=() gen_ms=() nvcc_ms=() # [pass,file]: one value per repetition
+
+# corpus_pass PASS: nvcc, then cubind-gen, on every corpus file in order, into one cache
 corpus_pass() {
   local pass=$1 name t_n t_g
   for name in "${corpus_files[@]}"; do
@@ -159,39 +164,48 @@ corpus_pass() {
     nvcc_ms[$pass,$name]+="$t_n "
   done
 }
-for ((r = 0; r < runs; r++)); do
-  rm -rf "$work/cache" "$work/out" && mkdir -p "$work/out"
-  corpus_pass first
-  wait_builder
-  corpus_pass rebuild
-  wait_builder
-done
-# stats VALUES...: median min max
+
+# stats VALUES...: their median, min and max
 stats() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print m, v[1], v[NR]}'; }
-echo
-echo "bench/kernels/corpus as a build tree meets it (gen/nvcc: median [min-max] of $runs):"
-printf '%-18s %9s %14s %22s %14s %22s\n' file "nvcc ms" "first gen ms" "first gen/nvcc" \
-  "rebuild gen ms" "rebuild gen/nvcc"
-worst_first=0 worst_rebuild=0
-for name in "${corpus_files[@]}"; do
-  read -r n_med _ _ <<<"$(stats ${nvcc_ms[first,$name]})"
-  read -r gf_med _ _ <<<"$(stats ${gen_ms[first,$name]})"
-  read -r rf_med rf_min rf_max <<<"$(stats ${ratios[first,$name]})"
-  read -r gr_med _ _ <<<"$(stats ${gen_ms[rebuild,$name]})"
-  read -r rr_med rr_min rr_max <<<"$(stats ${ratios[rebuild,$name]})"
-  awk -v f="$name" -v n="$n_med" -v gf="$gf_med" -v a="$rf_med" -v b="$rf_min" -v c="$rf_max" \
-      -v gr="$gr_med" -v d="$rr_med" -v e="$rr_min" -v g="$rr_max" \
-    'BEGIN {printf "%-18s %9.1f %14.1f %8.2f [%.2f-%.2f] %14.1f %8.2f [%.2f-%.2f]\n", f, n / 1000, gf / 1000, a, b, c, gr / 1000, d, e, g}'
-  worst_first=$(awk -v a="$worst_first" -v b="$rf_med" 'BEGIN {print (b > a ? b : a)}')
-  worst_rebuild=$(awk -v a="$worst_rebuild" -v b="$rr_med" 'BEGIN {print (b > a ? b : a)}')
-  for pair in first:$rf_med:$rf_min:$rf_max rebuild:$rr_med:$rr_min:$rr_max; do
-    IFS=: read -r pass med lo hi <<<"$pair"
-    csv+="gen_time,corpus/$name,$pass,gen_over_nvcc_median,$med,ratio"$'\n'
-    csv+="gen_time,corpus/$name,$pass,gen_over_nvcc_min,$lo,ratio"$'\n'
-    csv+="gen_time,corpus/$name,$pass,gen_over_nvcc_max,$hi,ratio"$'\n'
+
+# corpus_table: the second table (bench/kernels/corpus as a build tree meets it)
+corpus_table() {
+  local r name
+  for ((r = 0; r < runs; r++)); do
+    rm -rf "$work/cache" "$work/out" && mkdir -p "$work/out"
+    corpus_pass first
+    wait_builder
+    corpus_pass rebuild
+    wait_builder
   done
-done
-echo "slowest file (median gen/nvcc): first build $worst_first, rebuild $worst_rebuild"
+  echo
+  echo "bench/kernels/corpus as a build tree meets it (gen/nvcc: median [min-max] of $runs):"
+  printf '%-18s %9s %14s %22s %14s %22s\n' file "nvcc ms" "first gen ms" "first gen/nvcc" \
+    "rebuild gen ms" "rebuild gen/nvcc"
+  worst_first=0 worst_rebuild=0
+  for name in "${corpus_files[@]}"; do
+    read -r n_med _ _ <<<"$(stats ${nvcc_ms[first,$name]})"
+    read -r gf_med _ _ <<<"$(stats ${gen_ms[first,$name]})"
+    read -r rf_med rf_min rf_max <<<"$(stats ${ratios[first,$name]})"
+    read -r gr_med _ _ <<<"$(stats ${gen_ms[rebuild,$name]})"
+    read -r rr_med rr_min rr_max <<<"$(stats ${ratios[rebuild,$name]})"
+    awk -v f="$name" -v n="$n_med" -v gf="$gf_med" -v a="$rf_med" -v b="$rf_min" -v c="$rf_max" \
+        -v gr="$gr_med" -v d="$rr_med" -v e="$rr_min" -v g="$rr_max" \
+      'BEGIN {printf "%-18s %9.1f %14.1f %8.2f [%.2f-%.2f] %14.1f %8.2f [%.2f-%.2f]\n", f, n / 1000, gf / 1000, a, b, c, gr / 1000, d, e, g}'
+    worst_first=$(awk -v a="$worst_first" -v b="$rf_med" 'BEGIN {print (b > a ? b : a)}')
+    worst_rebuild=$(awk -v a="$worst_rebuild" -v b="$rr_med" 'BEGIN {print (b > a ? b : a)}')
+    for pair in first:$rf_med:$rf_min:$rf_max rebuild:$rr_med:$rr_min:$rr_max; do
+      IFS=: read -r pass med lo hi <<<"$pair"
+      csv+="gen_time,corpus/$name,$pass,gen_over_nvcc_median,$med,ratio"$'\n'
+      csv+="gen_time,corpus/$name,$pass,gen_over_nvcc_min,$lo,ratio"$'\n'
+      csv+="gen_time,corpus/$name,$pass,gen_over_nvcc_max,$hi,ratio"$'\n'
+    done
+  done
+  echo "slowest file (median gen/nvcc): first build $worst_first, rebuild $worst_rebuild ($(nproc) CPUs)"
+}
+
+[[ $tables == *,files,* ]] && files_table
+[[ $tables == *,corpus,* ]] && corpus_table
 if [[ -n $out ]]; then
   mkdir -p "$out"
   printf '%s' "$csv" >"$out/gen_time.csv"

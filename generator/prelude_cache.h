@@ -3,11 +3,12 @@
  * file (~0.12 s of parsing: the base prelude), and the system headers the .cu includes first
  * (the C++ library, CUB: seconds) with the macro lines between them, is precompiled once per
  * libclang, toolkit, option set and list of those lines into <cache_dir>/prelude-<key>.pch and
- * reused; a list's cached prefix serves a longer list. Each prelude records the files it holds
- * in <name>.files, with their sizes and modification times, checked before each use (the
- * headers the base prelude holds, <cuda_runtime.h> and the like, are left out of every key). A run never builds a
- * prelude itself: a detached low-priority builder makes the missing one for the next run (only
- * the texts after a slow main parse wait for it, a bounded time: prelude_cache_wait).
+ * reused; a cached part of a list serves the whole list meanwhile. Each prelude records the
+ * files it holds in <name>.files, with their sizes and modification times, checked before each
+ * use (the headers the base prelude holds, <cuda_runtime.h> and the like, are left out of every
+ * key). A run never builds a prelude itself: a detached low-priority builder makes the missing
+ * one for the next run (only the texts after a slow main parse wait for it, a bounded time:
+ * prelude_cache_wait).
  * A cache may make a run slower, never make it fail: <name>.sum holds the checksums of the .pch
  * and its .files, written after both; a prelude that does not match them (truncated,
  * overwritten in place, half-written by a killed run) is not used and is rebuilt, and temporary
@@ -40,9 +41,10 @@ void prelude_leading_lines(const char *path, const cubind_strlist *args, const c
  * and the .cu's leading lines `lines` (prelude_leading_lines), or NULL (new string). The
  * #include lines of headers the base prelude (what clang includes before every CUDA file)
  * already holds, as its <name>.files records, are left out of the key. Without the whole list's
- * prelude it is the longest cached prefix's (the rest is parsed normally), else the base's; and
- * a detached low-priority builder is started (one per option set at a time) that builds what is
- * missing, so that the next .cu finds it. Never builds in the foreground and never reports an
+ * prelude it is the one of the heaviest cached part of the list (a prefix or, for #include
+ * lines alone, any subsequence; the rest is parsed normally), else the base's; and a detached
+ * low-priority builder is started (one per option set at a time; a busy one is left the list)
+ * that builds what is missing, so that the next .cu finds it. Never builds in the foreground and never reports an
  * error: the cache is an optimisation. *whole: 1 when the prelude holds the whole list. The
  * builder is a fork of this process: call it before libclang has parsed anything here (no
  * thread of its may hold a lock across the fork).

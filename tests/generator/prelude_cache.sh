@@ -14,7 +14,8 @@
 #     unused (clang itself does not check system headers) until they are rebuilt
 #   - #define lines are part of the list, <cubind/annotations.h> is stepped over, a local header
 #     is followed into its leading lines; a list of #include lines alone takes the prelude of a
-#     subsequence; a list asked for while the builder is busy is built by that builder after
+#     subsequence; a list asked for while the builder is busy is built by that builder after; a
+#     list's toolkit headers get a prelude of their own, which other lists find
 #   prelude_cache.sh <cubind-gen> <cubind include dir> <work dir>
 set -u
 gen=$1 include=$2 work=$3
@@ -205,4 +206,23 @@ for name in first second; do
   run $name
   expect "$name, built by one builder" '^cubind-gen: prelude prelude-[0-9a-f]{16}\.pch \(2 of 2 leading lines\)$'
 done
+# a list of the C++ library's headers and the toolkit's: the builder makes the toolkit's part
+# first, under the whole list's, and the next list with that part and other library headers
+# finds it
+printf '#include <cstdint>\n#include <cuda_fp8.h>\n#include <cubind/annotations.h>\n%s\n' "$kernel" >"$work/fp8_a.cu"
+printf '#include <cfloat>\n#include <cuda_fp8.h>\n#include <cubind/annotations.h>\n%s\n' "$kernel" >"$work/fp8_b.cu"
+for name in fp8_a fp8_b; do
+  "$gen" --no-cache -I "$include" -o "$work/expected" "$work/$name.cu" || fail "$name: --no-cache run failed"
+done
+run fp8_a
+wait_builder
+run fp8_a
+expect "C++ and toolkit headers" '\(2 of 2 leading lines\)$'
+fp8_whole=$(prelude_of)
+run fp8_b
+expect "the toolkit's part of another list" '\(1 of 2 leading lines\)$'
+fp8_part=$(prelude_of)
+grep -q '/cuda_fp8\.h$' "$cache/$fp8_part.files" || fail "$fp8_part.files lacks cuda_fp8.h"
+grep -q " $fp8_part\$" "$cache/$fp8_whole.sum" || fail "$fp8_whole is not chained onto the toolkit's part $fp8_part"
+wait_builder
 echo "prelude_cache: fresh, warm, normalised, prefix, subsequence, damaged and changed caches; macro lines, local headers, lists left for a busy builder: right prelude, same outputs"
