@@ -826,8 +826,8 @@ static int toolkit_part(const prelude_request *request, prelude_request *part) {
   char *toolkit = cubind_xasprintf("%s/include", request->cuda_path);
   char *cccl = cubind_xasprintf("%s/include/cccl", request->cuda_path);
   cubind_strlist lines = {0};
-  size_t i;
-  for (i = 0; any_order(request) && i < request->lines->count; i++) {
+  size_t i, count = any_order(request) ? request->lines->count : 0;
+  for (i = 0; i < count; i++) {
     const char *line = request->lines->items[i];
     char *name = cubind_xstrndup(line + 10, strlen(line + 10) - 1); /* up to the '>' */
     if (dir_has(toolkit, name) || dir_has(cccl, name))
