@@ -1,6 +1,7 @@
 /* prelude_cache.c: the precompiled prelude cache (see prelude_cache.h). */
 #include "prelude_cache.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -693,32 +694,44 @@ static void drop_held_headers(prelude_request *request, const char *base) {
 #define MAX_SUBSEQUENCE_LINES 12
 
 /*
+ * The prelude that the one at `path` is chained onto, as its .sum names it (new string), or
+ * NULL when it is chained onto none (the base) or its .sum cannot be read.
+ */
+static char *chain_parent(const char *path) {
+  char *sum_path = cubind_xasprintf("%s.sum", path), *parent = NULL;
+  prelude_sums sums;
+  if (read_sums(sum_path, &sums) && sums.parent) {
+    const char *slash = strrchr(path, '/');
+    parent = cubind_xasprintf("%.*s%s", slash ? (int)(slash + 1 - path) : 0, path,
+                              sums.parent_name);
+  }
+  free(sum_path);
+  return parent;
+}
+
+/*
  * How much parsing a cached prelude saves, roughly: the size of its .pch and of those it is
  * chained onto (0 when there is none; not validated: see best_partial_prelude).
  */
 static unsigned long long prelude_weight(const char *path, int links) {
-  char *sum_path = cubind_xasprintf("%s.sum", path);
-  prelude_sums sums;
   struct stat info;
   unsigned long long weight = 0;
-  if (links > 0 && stat(path, &info) == 0 && read_sums(sum_path, &sums)) {
+  char *parent;
+  if (links > 0 && stat(path, &info) == 0) {
     weight = (unsigned long long)info.st_size;
-    if (sums.parent) {
-      const char *slash = strrchr(path, '/');
-      char *parent = cubind_xasprintf("%.*s%s", slash ? (int)(slash + 1 - path) : 0, path,
-                                      sums.parent_name);
+    parent = chain_parent(path);
+    if (parent)
       weight += prelude_weight(parent, links - 1);
-      free(parent);
-    }
+    free(parent);
   }
-  free(sum_path);
   return weight;
 }
 
 /* A cached prelude that holds part of a list. */
 typedef struct partial_prelude {
   char *path;
-  size_t count; /* how many of the list's lines it holds */
+  size_t count;      /* how many of the list's lines it holds */
+  int moves_macros;  /* its lines leave out macro lines that come before some of them */
   unsigned long long weight;
 } partial_prelude;
 
@@ -727,48 +740,124 @@ static int heavier_first(const void *a, const void *b) {
   return x->weight < y->weight ? 1 : x->weight > y->weight ? -1 : 0;
 }
 
+/* The name a macro line (`#define NAME ...`, `#undef NAME`) is about, as a new string. */
+static char *macro_name(const char *line) {
+  const char *stop = line + strlen(line);
+  const char *at = skip_spaces(skip_word(skip_spaces(line + 1, stop), stop), stop);
+  return cubind_xstrndup(at, (size_t)(skip_word(at, stop) - at));
+}
+
+/* 1 when `text` holds `name` as a whole identifier. */
+static int mentions(const char *text, size_t size, const char *name) {
+  size_t length = strlen(name);
+  const char *at, *end = text + size;
+  for (at = text; length && (at = memchr(at, name[0], (size_t)(end - at))) != NULL &&
+                  (size_t)(end - at) >= length;
+       at++) {
+    int before = at > text && (isalnum((unsigned char)at[-1]) || at[-1] == '_');
+    int after = at + length < end && (isalnum((unsigned char)at[length]) || at[length] == '_');
+    if (memcmp(at, name, length) == 0 && !before && !after)
+      return 1;
+  }
+  return 0;
+}
+
 /*
- * 1 when request->lines may be taken in any order: #include lines alone (no macro line whose
- * place matters), few enough that every subsequence can be looked for. The C++ standard lets a
- * program include its library's headers in any order ([using.headers]), and the toolkit's
- * libraries are made to be included so too.
+ * 1 when no file the prelude at `path` holds, nor one of those it is chained onto, names any
+ * of `names` (short of the base prelude, which clang includes before a .cu's first line either
+ * way). A macro line that no held header names can then come after those headers rather than
+ * before them: they preprocess alike. (Not seen: a name that a header forms by pasting tokens.)
  */
-static int any_order(const prelude_request *request) {
-  size_t i;
-  if (request->lines->count > MAX_SUBSEQUENCE_LINES)
-    return 0;
-  for (i = 0; i < request->lines->count; i++)
-    if (strncmp(request->lines->items[i], "#include <", 10) != 0)
+static int names_none(const char *path, const cubind_strlist *names) {
+  char *link = cubind_xstrdup(path), *parent;
+  int named = 0;
+  while (link && !named && (parent = chain_parent(link)) != NULL) {
+    cubind_strlist held = {0};
+    size_t i, k;
+    read_held_files(link, &held);
+    for (i = 0; i < held.count && !named; i++) {
+      char *text = NULL;
+      size_t size = 0;
+      if (cubind_read_file_quiet(held.items[i], CUBIND_MAX_SOURCE_BYTES, &text, &size) != 0)
+        named = 1; /* unreadable: as if it named them */
+      for (k = 0; k < names->count && !named; k++)
+        named = mentions(text, size, names->items[k]);
+      free(text);
+    }
+    cubind_strlist_free(&held);
+    free(link);
+    link = parent;
+  }
+  free(link);
+  return !named;
+}
+
+/* The longest list whose subsequences are all looked for: 4,094 keys at most. */
+#define MAX_SUBSEQUENCE_LINES 12
+
+/*
+ * The #include lines of request->lines, by index, into `includes` (MAX_SUBSEQUENCE_LINES at
+ * most), and the names of its macro lines into `macros`; returns how many #include lines
+ * there are, or 0 when there are more than MAX_SUBSEQUENCE_LINES (they are not taken apart).
+ */
+static size_t split_lines(const prelude_request *request, size_t *includes,
+                          cubind_strlist *macros) {
+  size_t i, count = 0;
+  for (i = 0; i < request->lines->count; i++) {
+    const char *line = request->lines->items[i];
+    if (strncmp(line, "#include <", 10) != 0) {
+      char *name = macro_name(line);
+      cubind_strlist_add(macros, name);
+      free(name);
+    } else if (count == MAX_SUBSEQUENCE_LINES) {
       return 0;
-  return 1;
+    } else {
+      includes[count++] = i;
+    }
+  }
+  return count;
 }
 
 /*
  * The valid prelude that holds the most of request->lines short of the whole list (its weight),
- * or NULL; *count gets how many lines it holds. Its lines are a prefix of the list or, where the
- * list may be taken in any order (any_order), any subsequence (some of its headers, in their
- * order): the headers the prelude lacks are then parsed after the ones it holds rather than
- * between them. A prefix that holds only <cstdio> must not hide a subsequence that holds
- * <cub/cub.cuh>: candidates go heaviest first, and only the one taken is validated (a checksum
- * reads the whole .pch).
+ * or NULL; *count gets how many lines it holds. Its lines are a prefix of the list or any
+ * subsequence of its #include lines (some of its headers, in their order): the headers it lacks
+ * are then parsed after the ones it holds rather than between them, as the C++ standard lets a
+ * program include its library's headers in any order ([using.headers]) and the toolkit's
+ * libraries are made to be included. A subsequence that leaves out macro lines is taken only
+ * where no header it holds names those macros (names_none). A prefix that holds only <cstdio>
+ * must not hide a subsequence that holds <cub/cub.cuh>: candidates go heaviest first, and only
+ * the one taken is validated (a checksum reads the whole .pch).
  */
 static char *best_partial_prelude(const prelude_request *request, size_t *count) {
-  size_t n = request->lines->count, picked[MAX_SUBSEQUENCE_LINES], found = 0, total, c, i, k;
-  int subsequences = any_order(request);
+  size_t n = request->lines->count, includes[MAX_SUBSEQUENCE_LINES], picked[MAX_SUBSEQUENCE_LINES];
+  size_t found = 0, subsets, first_macro, c, i, k;
+  cubind_strlist macros = {0};
+  size_t ni = split_lines(request, includes, &macros);
   partial_prelude *candidates;
   char *best = NULL;
-  if (n < 2)
-    return NULL; /* nothing between the base and the whole list */
-  /* every subset but the empty one and the whole (bit i: line i), else the prefixes */
-  total = subsequences ? ((size_t)1 << n) - 2 : n - 1;
-  candidates = cubind_xcalloc(total, sizeof *candidates);
-  for (c = 1; c <= total; c++) {
+  for (first_macro = 0;
+       first_macro < n && strncmp(request->lines->items[first_macro], "#include <", 10) == 0;
+       first_macro++)
+    ;
+  /* the prefixes short of the whole list, then every nonempty subset of the #include lines
+     (bit i: the i-th) but, without macro lines, the whole list */
+  subsets = ni ? ((size_t)1 << ni) - (macros.count ? 1 : 2) : 0;
+  candidates = cubind_xcalloc(n + subsets + 1, sizeof *candidates);
+  for (c = 1; c < n + subsets; c++) {
     partial_prelude candidate;
-    for (i = 0, k = 0; subsequences && i < n; i++)
-      if ((c >> i) & 1)
-        picked[k++] = i;
-    candidate.path = subsequences ? prelude_path_of(request, picked, k) : prelude_path(request, c);
-    candidate.count = subsequences ? k : c;
+    if (c < n) {
+      candidate.path = prelude_path(request, c);
+      candidate.count = c;
+      candidate.moves_macros = 0;
+    } else {
+      for (i = 0, k = 0; i < ni; i++)
+        if (((c - n + 1) >> i) & 1)
+          picked[k++] = includes[i];
+      candidate.path = prelude_path_of(request, picked, k);
+      candidate.count = k;
+      candidate.moves_macros = first_macro < picked[k - 1];
+    }
     candidate.weight = prelude_weight(candidate.path, MAX_CHAIN);
     if (candidate.weight)
       candidates[found++] = candidate;
@@ -777,7 +866,8 @@ static char *best_partial_prelude(const prelude_request *request, size_t *count)
   }
   qsort(candidates, found, sizeof *candidates, heavier_first);
   for (i = 0; i < found; i++) {
-    if (!best && prelude_valid(candidates[i].path)) {
+    if (!best && prelude_valid(candidates[i].path) &&
+        (!candidates[i].moves_macros || names_none(candidates[i].path, &macros))) {
       best = candidates[i].path;
       *count = candidates[i].count;
     } else {
@@ -785,6 +875,7 @@ static char *best_partial_prelude(const prelude_request *request, size_t *count)
     }
   }
   free(candidates);
+  cubind_strlist_free(&macros);
   return best;
 }
 
@@ -815,8 +906,8 @@ static void build_list(CXIndex index, const prelude_request *request) {
 }
 
 /*
- * The toolkit's headers of a list that may be taken in any order, when it has others too
- * (<cub/cub.cuh> of <iostream>, <vector>, <cub/cub.cuh>): a request for them alone, built
+ * The toolkit's headers of a list, when it has other lines too (<cub/cub.cuh> of <iostream>,
+ * <vector>, <cub/cub.cuh>; of #define BLOCK 256, <cub/cub.cuh>): a request for them alone, built
  * first and chained under the whole list's, so that the next .cu whose list has them with other
  * C or C++ library headers (<stdio.h>, <cub/cub.cuh>) finds them. They are what is dear to parse
  * (docs/libclang.md: CUB 1.3 s, Thrust 1.2 s, cooperative groups 0.45 s) and what files share;
@@ -825,10 +916,10 @@ static void build_list(CXIndex index, const prelude_request *request) {
 static int toolkit_part(const prelude_request *request, prelude_request *part) {
   char *toolkit = cubind_xasprintf("%s/include", request->cuda_path);
   char *cccl = cubind_xasprintf("%s/include/cccl", request->cuda_path);
-  cubind_strlist lines = {0};
-  size_t i, count = any_order(request) ? request->lines->count : 0;
+  cubind_strlist lines = {0}, macros = {0};
+  size_t includes[MAX_SUBSEQUENCE_LINES], count = split_lines(request, includes, &macros), i;
   for (i = 0; i < count; i++) {
-    const char *line = request->lines->items[i];
+    const char *line = request->lines->items[includes[i]];
     char *name = cubind_xstrndup(line + 10, strlen(line + 10) - 1); /* up to the '>' */
     if (dir_has(toolkit, name) || dir_has(cccl, name))
       cubind_strlist_add(&lines, line);
@@ -836,6 +927,7 @@ static int toolkit_part(const prelude_request *request, prelude_request *part) {
   }
   free(toolkit);
   free(cccl);
+  cubind_strlist_free(&macros);
   if (lines.count == 0 || lines.count == request->lines->count) {
     cubind_strlist_free(&lines);
     return 0;

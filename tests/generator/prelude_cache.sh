@@ -15,7 +15,8 @@
 #   - #define lines are part of the list, <cubind/annotations.h> is stepped over, a local header
 #     is followed into its leading lines; a list of #include lines alone takes the prelude of a
 #     subsequence; a list asked for while the builder is busy is built by that builder after; a
-#     list's toolkit headers get a prelude of their own, which other lists find
+#     list's toolkit headers get a prelude of their own, which other lists find; a list with a
+#     macro line first takes its headers' prelude only where none of them names the macro
 #   prelude_cache.sh <cubind-gen> <cubind include dir> <work dir>
 set -u
 gen=$1 include=$2 work=$3
@@ -225,4 +226,20 @@ fp8_part=$(prelude_of)
 grep -q '/cuda_fp8\.h$' "$cache/$fp8_part.files" || fail "$fp8_part.files lacks cuda_fp8.h"
 grep -q " $fp8_part\$" "$cache/$fp8_whole.sum" || fail "$fp8_whole is not chained onto the toolkit's part $fp8_part"
 wait_builder
+# a macro line before the headers: their prelude serves it only when no header it holds names
+# the macro (fp8_a's, which holds <cstdint> and <cuda_fp8.h>), not when one tests it
+printf '#define CUBIND_TEST_BLOCK 128\n#include <cstdint>\n#include <cuda_fp8.h>\n#include <cubind/annotations.h>\n%s\n' \
+  "$kernel" >"$work/fp8_macro.cu"
+printf '#define __CUDA_NO_FP8_CONVERSIONS__\n#include <cstdint>\n#include <cuda_fp8.h>\n#include <cubind/annotations.h>\n%s\n' \
+  "$kernel" >"$work/fp8_tested.cu"
+for name in fp8_macro fp8_tested; do
+  "$gen" --no-cache -I "$include" -o "$work/expected" "$work/$name.cu" || fail "$name: --no-cache run failed"
+done
+run fp8_macro
+expect "a macro no header names" "^cubind-gen: prelude $fp8_whole \\(2 of 3 leading lines\\)\$"
+run fp8_tested
+expect "a macro a header tests" '\(0 of 3 leading lines\)$'
+wait_builder
+run fp8_tested
+expect "a macro a header tests, its own prelude" '\(3 of 3 leading lines\)$'
 echo "prelude_cache: fresh, warm, normalised, prefix, subsequence, damaged and changed caches; macro lines, local headers, lists left for a busy builder: right prelude, same outputs"
