@@ -906,54 +906,56 @@ static void build_list(CXIndex index, const prelude_request *request) {
 }
 
 /*
- * The toolkit's headers of a list, when it has other lines too (<cub/cub.cuh> of <iostream>,
- * <vector>, <cub/cub.cuh>; of #define BLOCK 256, <cub/cub.cuh>): a request for them alone, built
- * first and chained under the whole list's, so that the next .cu whose list has them with other
- * C or C++ library headers (<stdio.h>, <cub/cub.cuh>) finds them. They are what is dear to parse
- * (docs/libclang.md: CUB 1.3 s, Thrust 1.2 s, cooperative groups 0.45 s) and what files share;
- * the C and C++ library lines vary most between files. Returns 0 when there is no such part.
+ * The #include lines of the toolkit's headers in request->lines, in their order, into `lines`.
+ * They are what is dear to parse (docs/libclang.md: CUB 1.3 s, Thrust 1.2 s, cooperative groups
+ * 0.45 s) and what files share; the C and C++ library lines and macro lines vary most between
+ * files.
  */
-static int toolkit_part(const prelude_request *request, prelude_request *part) {
+static void toolkit_lines(const prelude_request *request, cubind_strlist *lines) {
   char *toolkit = cubind_xasprintf("%s/include", request->cuda_path);
   char *cccl = cubind_xasprintf("%s/include/cccl", request->cuda_path);
-  cubind_strlist lines = {0}, macros = {0};
+  cubind_strlist macros = {0};
   size_t includes[MAX_SUBSEQUENCE_LINES], count = split_lines(request, includes, &macros), i;
   for (i = 0; i < count; i++) {
     const char *line = request->lines->items[includes[i]];
     char *name = cubind_xstrndup(line + 10, strlen(line + 10) - 1); /* up to the '>' */
     if (dir_has(toolkit, name) || dir_has(cccl, name))
-      cubind_strlist_add(&lines, line);
+      cubind_strlist_add(lines, line);
     free(name);
   }
   free(toolkit);
   free(cccl);
   cubind_strlist_free(&macros);
-  if (lines.count == 0 || lines.count == request->lines->count) {
-    cubind_strlist_free(&lines);
-    return 0;
-  }
-  *part = *request;
-  part->lines = cubind_xcalloc(1, sizeof *part->lines);
-  *part->lines = lines;
-  return 1;
 }
 
 /*
- * The background builder's work: the base prelude when it is missing, then (the list now
- * normalised against it) the list's toolkit headers' own when the list has others too
- * (toolkit_part), then the whole list's, each only if no valid one appeared meanwhile.
+ * The background builder's work: the base prelude when it is missing; then, the list normalised
+ * against it, the preludes of its toolkit headers' prefixes (<cooperative_groups.h>, then with
+ * <cooperative_groups/reduce.h>), each chained onto the one before, and last the whole list's
+ * onto the heaviest of them; each only if no valid one appeared meanwhile. The next .cu whose
+ * list shares some of those headers in another company (<stdio.h>, <cub/cub.cuh> after
+ * <iostream>, <cub/cub.cuh>; <cooperative_groups.h>, <cuda_fp16.h>) then finds them.
  */
 static void build_missing(prelude_request *request) {
   CXIndex index = clang_createIndex(0, 0);
   char *base = prelude_path(request, 0);
-  prelude_request part;
   if (prelude_valid(base) || build_prelude(index, request, 0, base, NULL)) {
+    cubind_strlist toolkit = {0};
+    size_t k;
     drop_held_headers(request, base);
-    if (toolkit_part(request, &part)) {
-      build_list(index, &part);
-      cubind_strlist_free(part.lines);
-      free(part.lines);
+    toolkit_lines(request, &toolkit);
+    for (k = 1; k <= toolkit.count && k < request->lines->count; k++) {
+      cubind_strlist lines = {0};
+      prelude_request prefix;
+      size_t i;
+      for (i = 0; i < k; i++)
+        cubind_strlist_add(&lines, toolkit.items[i]);
+      prefix = *request;
+      prefix.lines = &lines;
+      build_list(index, &prefix);
+      cubind_strlist_free(&lines);
     }
+    cubind_strlist_free(&toolkit);
     build_list(index, request);
   }
   free(base);

@@ -15,8 +15,9 @@
 #   - #define lines are part of the list, <cubind/annotations.h> is stepped over, a local header
 #     is followed into its leading lines; a list of #include lines alone takes the prelude of a
 #     subsequence; a list asked for while the builder is busy is built by that builder after; a
-#     list's toolkit headers get a prelude of their own, which other lists find; a list with a
-#     macro line first takes its headers' prelude only where none of them names the macro
+#     list's toolkit headers get preludes of their own (each prefix), which other lists find;
+#     a list with a macro line first takes its headers' prelude only where none of them names
+#     the macro
 #   prelude_cache.sh <cubind-gen> <cubind include dir> <work dir>
 set -u
 gen=$1 include=$2 work=$3
@@ -225,6 +226,18 @@ expect "the toolkit's part of another list" '\(1 of 2 leading lines\)$'
 fp8_part=$(prelude_of)
 grep -q '/cuda_fp8\.h$' "$cache/$fp8_part.files" || fail "$fp8_part.files lacks cuda_fp8.h"
 grep -q " $fp8_part\$" "$cache/$fp8_whole.sum" || fail "$fp8_whole is not chained onto the toolkit's part $fp8_part"
+wait_builder
+# a list of toolkit headers alone: the builder makes each prefix's prelude on the way, and a
+# list that shares only the first header finds it
+printf '#include <cuda_fp6.h>\n#include <cuda_fp4.h>\n#include <cubind/annotations.h>\n%s\n' "$kernel" >"$work/fp6_fp4.cu"
+printf '#include <cuda_fp6.h>\n#include <cfloat>\n#include <cubind/annotations.h>\n%s\n' "$kernel" >"$work/fp6_b.cu"
+for name in fp6_fp4 fp6_b; do
+  "$gen" --no-cache -I "$include" -o "$work/expected" "$work/$name.cu" || fail "$name: --no-cache run failed"
+done
+run fp6_fp4
+wait_builder
+run fp6_b
+expect "a prefix of a list of toolkit headers" '^cubind-gen: prelude prelude-[0-9a-f]{16}\.pch \(1 of 2 leading lines\)$'
 wait_builder
 # a macro line before the headers: their prelude serves it only when no header it holds names
 # the macro (fp8_a's, which holds <cstdint> and <cuda_fp8.h>), not when one tests it
