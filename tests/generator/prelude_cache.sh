@@ -42,9 +42,14 @@ printf '#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cubind/anno
 printf '#include <cuda_fp16.h>\n#include <cubind/annotations.h>\n%s\n' "$kernel" >"$work/fp16.cu"
 printf '#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cubind/annotations.h>\n%s\n' \
   "$kernel" >"$work/fp16_bf16.cu"
-for name in rt_fp16 fp16 fp16_bf16; do # the outputs every run must give
-  "$gen" --no-cache -I "$include" -o "$work/expected" "$work/$name.cu" || fail "$name: --no-cache run failed"
-done
+# expected_outputs NAME...: the outputs every run on NAME.cu must give (a --no-cache run's)
+expected_outputs() {
+  local name
+  for name in "$@"; do
+    "$gen" --no-cache -I "$include" -o "$work/expected" "$work/$name.cu" || fail "$name: --no-cache run failed"
+  done
+}
+expected_outputs rt_fp16 fp16 fp16_bf16
 
 # run NAME: runs cubind-gen with the cache on NAME.cu; the report line goes to $report
 run() {
@@ -175,9 +180,7 @@ printf '#include "local_k.cuh"\n#include <cuda_bf16.h>\n%s\n' "$kernel" >"$work/
 # a subsequence: <cuda_bf16.h> and <cuda_fp16.h> with a light header between them
 printf '#include <cuda_fp16.h>\n#include <climits>\n#include <cuda_bf16.h>\n#include <cubind/annotations.h>\n%s\n' \
   "$kernel" >"$work/subsequence.cu"
-for name in macro local subsequence; do
-  "$gen" --no-cache -I "$include" -o "$work/expected" "$work/$name.cu" || fail "$name: --no-cache run failed"
-done
+expected_outputs macro local subsequence
 grep -q 'from_header_launch' "$work/expected/local.cubind.h" || fail "local: no stub for the header's kernel"
 run macro
 wait_builder
@@ -197,9 +200,7 @@ wait_builder
 # two new lists at once: the second run finds the builder busy and leaves its list to it
 printf '#include <climits>\n#include <cuda_fp16.h>\n#include <cubind/annotations.h>\n%s\n' "$kernel" >"$work/first.cu"
 printf '#include <cfloat>\n#include <cuda_fp16.h>\n#include <cubind/annotations.h>\n%s\n' "$kernel" >"$work/second.cu"
-for name in first second; do
-  "$gen" --no-cache -I "$include" -o "$work/expected" "$work/$name.cu" || fail "$name: --no-cache run failed"
-done
+expected_outputs first second
 run first
 run second
 wait_builder
@@ -213,9 +214,7 @@ done
 # finds it
 printf '#include <cstdint>\n#include <cuda_fp8.h>\n#include <cubind/annotations.h>\n%s\n' "$kernel" >"$work/fp8_a.cu"
 printf '#include <cfloat>\n#include <cuda_fp8.h>\n#include <cubind/annotations.h>\n%s\n' "$kernel" >"$work/fp8_b.cu"
-for name in fp8_a fp8_b; do
-  "$gen" --no-cache -I "$include" -o "$work/expected" "$work/$name.cu" || fail "$name: --no-cache run failed"
-done
+expected_outputs fp8_a fp8_b
 run fp8_a
 wait_builder
 run fp8_a
@@ -231,9 +230,7 @@ wait_builder
 # list that shares only the first header finds it
 printf '#include <cuda_fp6.h>\n#include <cuda_fp4.h>\n#include <cubind/annotations.h>\n%s\n' "$kernel" >"$work/fp6_fp4.cu"
 printf '#include <cuda_fp6.h>\n#include <cfloat>\n#include <cubind/annotations.h>\n%s\n' "$kernel" >"$work/fp6_b.cu"
-for name in fp6_fp4 fp6_b; do
-  "$gen" --no-cache -I "$include" -o "$work/expected" "$work/$name.cu" || fail "$name: --no-cache run failed"
-done
+expected_outputs fp6_fp4 fp6_b
 run fp6_fp4
 wait_builder
 run fp6_b
@@ -245,9 +242,7 @@ printf '#define CUBIND_TEST_BLOCK 128\n#include <cstdint>\n#include <cuda_fp8.h>
   "$kernel" >"$work/fp8_macro.cu"
 printf '#define __CUDA_NO_FP8_CONVERSIONS__\n#include <cstdint>\n#include <cuda_fp8.h>\n#include <cubind/annotations.h>\n%s\n' \
   "$kernel" >"$work/fp8_tested.cu"
-for name in fp8_macro fp8_tested; do
-  "$gen" --no-cache -I "$include" -o "$work/expected" "$work/$name.cu" || fail "$name: --no-cache run failed"
-done
+expected_outputs fp8_macro fp8_tested
 run fp8_macro
 expect "a macro no header names" "^cubind-gen: prelude $fp8_whole \\(2 of 3 leading lines\\)\$"
 run fp8_tested
