@@ -54,7 +54,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 now_us() { local t=${EPOCHREALTIME/[.,]/}; echo "$t"; }
-median() { sort -n | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+# stats VALUES...: their median, min and max
+stats() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print m, v[1], v[NR]}'; }
+# median: the median of the values on stdin
+median() { local m; read -r m _ <<<"$(stats $(cat))"; echo "$m"; }
 
 # timed <command...>: runs it (output to the log; stops the script on failure), prints us.
 timed() {
@@ -164,9 +167,6 @@ corpus_pass() {
     nvcc_ms[$pass,$name]+="$t_n "
   done
 }
-
-# stats VALUES...: their median, min and max
-stats() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print m, v[1], v[NR]}'; }
 
 # corpus_table: the second table (bench/kernels/corpus as a build tree meets it)
 corpus_table() {

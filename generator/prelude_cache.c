@@ -366,6 +366,16 @@ static int dir_has(const char *dir, const char *name) {
   return found;
 }
 
+/* 1 when `name` is a header of the toolkit's (in its include/ or include/cccl/). */
+static int toolkit_header(const char *cuda_path, const char *name) {
+  char *toolkit = cubind_xasprintf("%s/include", cuda_path);
+  char *cccl = cubind_xasprintf("%s/include/cccl", cuda_path);
+  int found = dir_has(toolkit, name) || dir_has(cccl, name);
+  free(toolkit);
+  free(cccl);
+  return found;
+}
+
 /*
  * 1 when `name` is a system header for these arguments: found in a system directory (the
  * toolkit's include/ or include/cccl/, an -isystem or -idirafter one: the host compiler's C and
@@ -373,9 +383,7 @@ static int dir_has(const char *dir, const char *name) {
  * header, which changes as the program does (a prelude holding it would go stale with each edit).
  */
 static int system_header(const cubind_strlist *args, const char *cuda_path, const char *name) {
-  char *toolkit = cubind_xasprintf("%s/include", cuda_path);
-  char *cccl = cubind_xasprintf("%s/include/cccl", cuda_path);
-  int in_system = dir_has(toolkit, name) || dir_has(cccl, name), in_user = 0;
+  int in_system = toolkit_header(cuda_path, name), in_user = 0;
   size_t i;
   for (i = 0; i < args->count && !in_user; i++) {
     const char *arg = args->items[i];
@@ -390,8 +398,6 @@ static int system_header(const cubind_strlist *args, const char *cuda_path, cons
       in_user = *dir && dir_has(dir, name);
     }
   }
-  free(toolkit);
-  free(cccl);
   return in_system && !in_user;
 }
 
@@ -740,6 +746,24 @@ static int heavier_first(const void *a, const void *b) {
   return x->weight < y->weight ? 1 : x->weight > y->weight ? -1 : 0;
 }
 
+/*
+ * Adds the prelude at `path` (taken over) to `candidates` when it is cached, with its weight;
+ * frees `path` otherwise.
+ */
+static void add_candidate(partial_prelude *candidates, size_t *found, char *path, size_t count,
+                          int moves_macros) {
+  partial_prelude *candidate = &candidates[*found];
+  candidate->weight = prelude_weight(path, MAX_CHAIN);
+  if (!candidate->weight) {
+    free(path);
+    return;
+  }
+  candidate->path = path;
+  candidate->count = count;
+  candidate->moves_macros = moves_macros;
+  ++*found;
+}
+
 /* The name a macro line (`#define NAME ...`, `#undef NAME`) is about, as a new string. */
 static char *macro_name(const char *line) {
   const char *stop = line + strlen(line);
@@ -792,9 +816,6 @@ static int names_none(const char *path, const cubind_strlist *names) {
   return !named;
 }
 
-/* The longest list whose subsequences are all looked for: 4,094 keys at most. */
-#define MAX_SUBSEQUENCE_LINES 12
-
 /*
  * The #include lines of request->lines, by index, into `includes` (MAX_SUBSEQUENCE_LINES at
  * most), and the names of its macro lines into `macros`; returns how many #include lines
@@ -831,38 +852,26 @@ static size_t split_lines(const prelude_request *request, size_t *includes,
  */
 static char *best_partial_prelude(const prelude_request *request, size_t *count) {
   size_t n = request->lines->count, includes[MAX_SUBSEQUENCE_LINES], picked[MAX_SUBSEQUENCE_LINES];
-  size_t found = 0, subsets, first_macro, c, i, k;
+  size_t found = 0, subsets, first_macro, mask, i, k;
   cubind_strlist macros = {0};
   size_t ni = split_lines(request, includes, &macros);
   partial_prelude *candidates;
   char *best = NULL;
-  for (first_macro = 0;
-       first_macro < n && strncmp(request->lines->items[first_macro], "#include <", 10) == 0;
-       first_macro++)
-    ;
-  /* the prefixes short of the whole list, then every nonempty subset of the #include lines
-     (bit i: the i-th) but, without macro lines, the whole list */
+  for (first_macro = 0; first_macro < ni && includes[first_macro] == first_macro; first_macro++)
+    ; /* the lines before it are all #include lines: it is the first macro line, if any */
   subsets = ni ? ((size_t)1 << ni) - (macros.count ? 1 : 2) : 0;
-  candidates = cubind_xcalloc(n + subsets + 1, sizeof *candidates);
-  for (c = 1; c < n + subsets; c++) {
-    partial_prelude candidate;
-    if (c < n) {
-      candidate.path = prelude_path(request, c);
-      candidate.count = c;
-      candidate.moves_macros = 0;
-    } else {
-      for (i = 0, k = 0; i < ni; i++)
-        if (((c - n + 1) >> i) & 1)
-          picked[k++] = includes[i];
-      candidate.path = prelude_path_of(request, picked, k);
-      candidate.count = k;
-      candidate.moves_macros = first_macro < picked[k - 1];
-    }
-    candidate.weight = prelude_weight(candidate.path, MAX_CHAIN);
-    if (candidate.weight)
-      candidates[found++] = candidate;
-    else
-      free(candidate.path);
+  candidates = cubind_xcalloc(n + subsets, sizeof *candidates);
+  /* the prefixes short of the whole list; those of #include lines alone are subsets too */
+  for (k = ni && macros.count ? first_macro + 1 : ni ? n : 1; k < n; k++)
+    add_candidate(candidates, &found, prelude_path(request, k), k, 0);
+  /* every nonempty subset of the #include lines (bit i: the i-th) but, without macro lines,
+     the whole list */
+  for (mask = 1; mask <= subsets; mask++) {
+    for (i = 0, k = 0; i < ni; i++)
+      if ((mask >> i) & 1)
+        picked[k++] = includes[i];
+    add_candidate(candidates, &found, prelude_path_of(request, picked, k), k,
+                  macros.count && first_macro < picked[k - 1]);
   }
   qsort(candidates, found, sizeof *candidates, heavier_first);
   for (i = 0; i < found; i++) {
@@ -912,19 +921,15 @@ static void build_list(CXIndex index, const prelude_request *request) {
  * files.
  */
 static void toolkit_lines(const prelude_request *request, cubind_strlist *lines) {
-  char *toolkit = cubind_xasprintf("%s/include", request->cuda_path);
-  char *cccl = cubind_xasprintf("%s/include/cccl", request->cuda_path);
   cubind_strlist macros = {0};
   size_t includes[MAX_SUBSEQUENCE_LINES], count = split_lines(request, includes, &macros), i;
   for (i = 0; i < count; i++) {
     const char *line = request->lines->items[includes[i]];
     char *name = cubind_xstrndup(line + 10, strlen(line + 10) - 1); /* up to the '>' */
-    if (dir_has(toolkit, name) || dir_has(cccl, name))
+    if (toolkit_header(request->cuda_path, name))
       cubind_strlist_add(lines, line);
     free(name);
   }
-  free(toolkit);
-  free(cccl);
   cubind_strlist_free(&macros);
 }
 

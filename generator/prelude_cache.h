@@ -41,11 +41,11 @@ void prelude_leading_lines(const char *path, const cubind_strlist *args, const c
  * and the .cu's leading lines `lines` (prelude_leading_lines), or NULL (new string). The
  * #include lines of headers the base prelude (what clang includes before every CUDA file)
  * already holds, as its <name>.files records, are left out of the key. Without the whole list's
- * prelude it is the one of the heaviest cached part of the list (a prefix or, for #include
- * lines alone, any subsequence; the rest is parsed normally), else the base's; and a detached
- * low-priority builder is started (one per option set at a time; a busy one is left the list)
- * that builds what is missing, so that the next .cu finds it. Never builds in the foreground and never reports an
- * error: the cache is an optimisation. *whole: 1 when the prelude holds the whole list. The
+ * prelude it is the one of the heaviest cached part of the list (a prefix, or a subsequence of
+ * its #include lines; the rest is parsed normally), else the base's; and a detached low-priority
+ * builder is started (one per option set at a time; a busy one is left the list) that builds
+ * what is missing, so that the next .cu finds it. Never builds in the foreground and never
+ * reports an error: the cache is an optimisation. *whole: 1 when the prelude holds the whole list. The
  * builder is a fork of this process: call it before libclang has parsed anything here (no
  * thread of its may hold a lock across the fork).
  */
