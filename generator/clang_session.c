@@ -274,11 +274,12 @@ void session_close(clang_session *session) {
 
 /*
  * Parses the input (or `text` in its place) with `args`, plus the prelude when `prelude` is
- * set. Returns the translation unit or NULL; *status gets libclang's result.
+ * set; reports it as `what` (cubind_report). Returns the translation unit or NULL; *status gets
+ * libclang's result.
  */
-static CXTranslationUnit parse(clang_session *session, const cubind_strlist *args,
-                               const char *prelude, const char *text, size_t length,
-                               unsigned extra_flags, enum CXErrorCode *status) {
+static CXTranslationUnit parse(clang_session *session, const char *what,
+                               const cubind_strlist *args, const char *prelude, const char *text,
+                               size_t length, unsigned extra_flags, enum CXErrorCode *status) {
   /* the preprocessing record gives the blocks the preprocessor skipped (#if 0), where the
      tokens of explicit instantiations are not code (measured: no slower on CUB-heavy files) */
   const unsigned flags = CXTranslationUnit_SkipFunctionBodies | CXTranslationUnit_KeepGoing |
@@ -286,6 +287,7 @@ static CXTranslationUnit parse(clang_session *session, const cubind_strlist *arg
   cubind_strlist all = {0};
   struct CXUnsavedFile unsaved;
   CXTranslationUnit tu = NULL;
+  clock_t started = clock();
   size_t i;
   for (i = 0; i < args->count; i++)
     cubind_strlist_add(&all, args->items[i]);
@@ -300,6 +302,10 @@ static CXTranslationUnit parse(clang_session *session, const cubind_strlist *arg
                                         (const char *const *)all.items, (int)all.count,
                                         text ? &unsaved : NULL, text ? 1 : 0, flags, &tu);
   cubind_strlist_free(&all);
+  if (cubind_reporting())
+    cubind_report("parse of %s, prelude %s: %.2f s CPU, %u errors", what,
+                  prelude ? cubind_basename(prelude) : "none",
+                  (double)(clock() - started) / CLOCKS_PER_SEC, tu ? cx_count_errors(tu) : 0);
   if (*status != CXError_Success && tu) {
     clang_disposeTranslationUnit(tu);
     tu = NULL;
@@ -307,32 +313,108 @@ static CXTranslationUnit parse(clang_session *session, const cubind_strlist *arg
   return tu;
 }
 
-/* Keeps `tu` as the session's main unit, the .cu's text as it read it, and its CPU time. */
-static CXTranslationUnit keep_unit(clang_session *session, CXTranslationUnit tu,
+/*
+ * Keeps `tu` as the session's main unit, the first `length` bytes of the text it read as the
+ * .cu's text (the reference lines after them are not the .cu's), and its CPU time.
+ */
+static CXTranslationUnit keep_unit(clang_session *session, CXTranslationUnit tu, size_t length,
                                    clock_t started) {
   CXFile file = clang_getFile(tu, session->options->input);
   size_t size = 0;
   const char *text = file ? clang_getFileContents(tu, file, &size) : NULL;
+  if (!text)
+    size = 0;
+  if (size > length)
+    size = length;
   session->unit = tu;
   session->main_seconds = (double)(clock() - started) / CLOCKS_PER_SEC;
-  session->main_text = cubind_xstrndup(text ? text : "", text ? size : 0);
-  session->main_length = text ? size : 0;
+  session->main_text = cubind_xstrndup(text ? text : "", size);
+  session->main_length = size;
+  return tu;
+}
+
+/* session_reference_text: see clang_session.h. */
+unsigned session_reference_text(const char *source, size_t size, const cubind_strlist *lines,
+                                cubind_buf *text) {
+  unsigned first_line = 2; /* after the .cu's lines and the newline that ends its last one */
+  size_t i;
+  cubind_buf_append(text, source, size);
+  for (i = 0; i < size; i++)
+    first_line += source[i] == '\n';
+  cubind_buf_puts(text, "\n");
+  for (i = 0; i < lines->count; i++)
+    cubind_buf_printf(text, "%s\n", lines->items[i]);
+  return first_line;
+}
+
+/* 1 when a diagnostic lies on a reference line of the main unit. */
+static int on_reference_line(const clang_session *session, CXDiagnostic diag) {
+  CXSourceLocation where = clang_getDiagnosticLocation(diag);
+  CXFile file;
+  unsigned line, column, offset;
+  if (!session->first_reference_line || !clang_Location_isFromMainFile(where))
+    return 0;
+  clang_getExpansionLocation(where, &file, &line, &column, &offset);
+  return line >= session->first_reference_line;
+}
+
+/*
+ * The .cu's text with `references` after it, parsed as the .cu (with the prelude, if any); NULL
+ * when clang reports an error off those lines: a user's error, a stale prelude, or a header
+ * that fails where a reference instantiates it. The plain parse then decides what the user sees.
+ */
+static CXTranslationUnit parse_with_references(clang_session *session,
+                                               const cubind_strlist *references,
+                                               size_t *source_length) {
+  enum CXErrorCode status;
+  CXTranslationUnit tu;
+  cubind_buf text = {0};
+  char *source = NULL;
+  size_t size = 0;
+  unsigned i, count;
+  int errors = 0;
+  if (cubind_read_file_quiet(session->options->input, CUBIND_MAX_SOURCE_BYTES, &source, &size) !=
+      0)
+    return NULL;
+  session->first_reference_line = session_reference_text(source, size, references, &text);
+  free(source);
+  tu = parse(session, "the .cu and the binary's references", &session->args, session->prelude,
+             text.data, text.length, 0, &status);
+  cubind_buf_free(&text);
+  count = tu ? clang_getNumDiagnostics(tu) : 0;
+  for (i = 0; i < count && !errors; i++) {
+    CXDiagnostic diag = clang_getDiagnostic(tu, i);
+    errors = clang_getDiagnosticSeverity(diag) >= CXDiagnostic_Error &&
+             !on_reference_line(session, diag);
+    clang_disposeDiagnostic(diag);
+  }
+  if (tu && errors) {
+    clang_disposeTranslationUnit(tu);
+    tu = NULL;
+  }
+  if (!tu)
+    session->first_reference_line = 0;
+  *source_length = size;
   return tu;
 }
 
 /* session_parse_input: see clang_session.h. */
-CXTranslationUnit session_parse_input(clang_session *session) {
+CXTranslationUnit session_parse_input(clang_session *session, const cubind_strlist *references) {
   enum CXErrorCode status = CXError_Success;
   CXTranslationUnit tu = NULL;
   clock_t started = clock();
+  size_t length;
+  if (references && references->count &&
+      (tu = parse_with_references(session, references, &length)) != NULL)
+    return keep_unit(session, tu, length, started);
   if (session->prelude) {
-    tu = parse(session, &session->args, session->prelude, NULL, 0, 0, &status);
+    tu = parse(session, "the .cu", &session->args, session->prelude, NULL, 0, 0, &status);
     if (tu && cx_count_errors(tu) == 0)
-      return keep_unit(session, tu, started);
+      return keep_unit(session, tu, (size_t)-1, started);
     if (tu)
       clang_disposeTranslationUnit(tu);
   }
-  tu = parse(session, &session->args, NULL, NULL, 0, 0, &status);
+  tu = parse(session, "the .cu", &session->args, NULL, NULL, 0, 0, &status);
   if (session->prelude) {
     /* Only the parse with the prelude failed: the prelude is stale. */
     if (tu && cx_count_errors(tu) == 0)
@@ -347,7 +429,7 @@ CXTranslationUnit session_parse_input(clang_session *session) {
                 session->options->input, (int)status, session->options->cuda_path);
     return NULL;
   }
-  return keep_unit(session, tu, started);
+  return keep_unit(session, tu, (size_t)-1, started);
 }
 
 /*
@@ -417,12 +499,13 @@ CXTranslationUnit session_parse_text(clang_session *session, const char *text, s
   }
   if (!cuda_arch && session->main_seconds > SLOW_MAIN_PARSE_SECONDS && !session->text_prelude)
     return session->reuse_unit =
-               parse(session, &session->args, prelude, text, length,
+               parse(session, "a text", &session->args, prelude, text, length,
                      CXTranslationUnit_PrecompiledPreamble |
                          CXTranslationUnit_CreatePreambleOnFirstParse,
                      &status);
   if (!cuda_arch)
-    return session->text_unit = parse(session, &session->args, prelude, text, length, 0, &status);
+    return session->text_unit =
+               parse(session, "a text", &session->args, prelude, text, length, 0, &status);
   /* Another __CUDA_ARCH__: without the prelude, which was built for the main parse's value. */
   for (i = 0; i < session->args.count; i++) {
     if (strncmp(session->args.items[i], "-D__CUDA_ARCH__=", 16) == 0) {
@@ -433,7 +516,8 @@ CXTranslationUnit session_parse_text(clang_session *session, const char *text, s
       cubind_strlist_add(&args, session->args.items[i]);
     }
   }
-  session->text_unit = parse(session, &args, NULL, text, length, 0, &status);
+  session->text_unit = parse(session, "a text for another __CUDA_ARCH__", &args, NULL, text,
+                             length, 0, &status);
   cubind_strlist_free(&args);
   return session->text_unit;
 }
@@ -457,12 +541,13 @@ static void print_diagnostic(CXDiagnostic diag, const char *kind) {
 }
 
 /* session_report_errors: see clang_session.h. */
-unsigned session_report_errors(CXTranslationUnit tu) {
-  unsigned i, count = clang_getNumDiagnostics(tu), errors = 0;
+unsigned session_report_errors(const clang_session *session) {
+  unsigned i, count = clang_getNumDiagnostics(session->unit), errors = 0;
   for (i = 0; i < count; i++) {
-    CXDiagnostic diag = clang_getDiagnostic(tu, i);
+    CXDiagnostic diag = clang_getDiagnostic(session->unit, i);
     if (clang_getDiagnosticSeverity(diag) >= CXDiagnostic_Error &&
-        !clang_Location_isInSystemHeader(clang_getDiagnosticLocation(diag))) {
+        !clang_Location_isInSystemHeader(clang_getDiagnosticLocation(diag)) &&
+        !on_reference_line(session, diag)) {
       CXDiagnosticSet notes = clang_getChildDiagnostics(diag);
       unsigned n, num_notes = notes ? clang_getNumDiagnosticsInSet(notes) : 0;
       print_diagnostic(diag, "error");

@@ -28,6 +28,8 @@ typedef struct clang_session {
   double main_seconds;          /* the CPU time it took */
   char *main_text;              /* the .cu as it read it */
   size_t main_length;
+  unsigned first_reference_line; /* the line of cubind_ref_0 when the main unit also holds the
+                                    reference lines it was given (session_parse_input), else 0 */
   CXTranslationUnit text_unit;  /* the last text parsed afresh (the session's) */
   CXTranslationUnit reuse_unit; /* after a slow main parse: the text unit whose preamble (the
                                    .cu's leading #includes) stays precompiled, reparsed for
@@ -48,8 +50,11 @@ void session_close(clang_session *session);
  * the prelude that reports any error is redone without it, so that what the user sees never
  * depends on the cache. Returns the translation unit (the session's, valid until
  * session_close), or NULL after reporting why. session->main_text then holds the .cu's text.
+ * `references` (or NULL): wrapper lines (parse_wrapper.h) the parse appends to the .cu's text,
+ * so that one parse also resolves them; it keeps them (session->first_reference_line) only when
+ * clang reports no error off those lines, and otherwise parses the .cu alone.
  */
-CXTranslationUnit session_parse_input(clang_session *session);
+CXTranslationUnit session_parse_input(clang_session *session, const cubind_strlist *references);
 
 /*
  * session_parse_text: parses `text` as if it were the .cu (same path, so that its relative
@@ -62,10 +67,18 @@ CXTranslationUnit session_parse_text(clang_session *session, const char *text, s
                                      unsigned cuda_arch);
 
 /*
- * session_report_errors: prints clang's errors located in the user's files as
- * "file:line:col: error: ...", each with its notes outside system headers; returns how many.
+ * session_reference_text: appends to `text` the .cu's text (`size` bytes of `source`) followed
+ * by `lines`, one per line; returns the line the first of them is on.
  */
-unsigned session_report_errors(CXTranslationUnit tu);
+unsigned session_reference_text(const char *source, size_t size, const cubind_strlist *lines,
+                                cubind_buf *text);
+
+/*
+ * session_report_errors: prints the main unit's errors located in the user's files as
+ * "file:line:col: error: ...", each with its notes outside system headers; returns how many.
+ * Errors on the reference lines it holds are theirs (parse_wrapper.c reads them).
+ */
+unsigned session_report_errors(const clang_session *session);
 
 /*
  * session_add_inclusions: adds every non-system file the main unit read (the main file and the

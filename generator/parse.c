@@ -34,6 +34,7 @@ int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubin
   clang_session session;
   parse_context ctx;
   CXTranslationUnit tu = NULL;
+  cubind_strlist references = {0};
   memset(&ctx, 0, sizeof ctx);
   ctx.options = options;
   ctx.input = options->input;
@@ -47,10 +48,12 @@ int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubin
       ctx.input_dir_real = cubind_xstrdup("/");
     }
   }
+  parse_binary_references(options->binary, &references);
   if (session_open(&session, options) == 0)
-    tu = session_parse_input(&session);
+    tu = session_parse_input(&session, &references);
+  cubind_strlist_free(&references);
   if (tu) {
-    if (session_report_errors(tu) == 0) {
+    if (session_report_errors(&session) == 0) {
       parse_declarations(&ctx, tu);
       parse_instantiations(&ctx, &session, tu);
       parse_binary_kernels(&ctx, &session);

@@ -66,49 +66,52 @@ static enum CXChildVisitResult visit_wrapper(CXCursor cursor, CXCursor parent,
 }
 
 /*
- * Parses the .cu's text (as the main parse read it) followed by `lines` (each declares
- * cubind_ref_<i>), with __CUDA_ARCH__ = cuda_arch (0: the main parse's). Fills *w; w->tu is
- * NULL when clang could not parse it at all.
+ * Reads what the `count` reference lines of `tu` from `first_line` on resolved to: the function
+ * each names, clang's first error on each. w->tu is `tu` (not w's to dispose).
  */
-static void wrapper_parse(clang_session *session, const cubind_strlist *lines,
-                          unsigned cuda_arch, wrapper *w) {
-  size_t size = session->main_length, i;
-  const char *source = session->main_text;
-  cubind_buf text = {0};
-  unsigned d, num_diags;
+static void wrapper_read(CXTranslationUnit tu, unsigned first_line, size_t count, wrapper *w) {
+  unsigned d, num_diags = tu ? clang_getNumDiagnostics(tu) : 0;
+  size_t i;
   memset(w, 0, sizeof *w);
-  w->count = lines->count;
-  w->functions = cubind_xcalloc(lines->count + 1, sizeof *w->functions);
-  w->errors = cubind_xcalloc(lines->count + 1, sizeof *w->errors);
-  for (i = 0; i < lines->count; i++)
+  w->tu = tu;
+  w->first_line = first_line;
+  w->count = count;
+  w->functions = cubind_xcalloc(count + 1, sizeof *w->functions);
+  w->errors = cubind_xcalloc(count + 1, sizeof *w->errors);
+  for (i = 0; i < count; i++)
     w->functions[i] = clang_getNullCursor();
-  if (!source)
-    return;
-  cubind_buf_append(&text, source, size);
-  w->first_line = 2;
-  for (i = 0; i < size; i++)
-    w->first_line += source[i] == '\n';
-  cubind_buf_puts(&text, "\n");
-  for (i = 0; i < lines->count; i++)
-    cubind_buf_printf(&text, "%s\n", lines->items[i]);
-  w->tu = session_parse_text(session, text.data, text.length, cuda_arch);
-  cubind_buf_free(&text);
-  num_diags = w->tu ? clang_getNumDiagnostics(w->tu) : 0;
   for (d = 0; d < num_diags; d++) {
-    CXDiagnostic diag = clang_getDiagnostic(w->tu, d);
+    CXDiagnostic diag = clang_getDiagnostic(tu, d);
     CXFile where;
     unsigned line, column, offset;
     clang_getExpansionLocation(clang_getDiagnosticLocation(diag), &where, &line, &column,
                                &offset);
     if (clang_getDiagnosticSeverity(diag) >= CXDiagnostic_Error &&
         clang_Location_isFromMainFile(clang_getDiagnosticLocation(diag)) &&
-        line >= w->first_line && line - w->first_line < lines->count &&
-        !w->errors[line - w->first_line])
-      w->errors[line - w->first_line] = cx_string(clang_getDiagnosticSpelling(diag));
+        line >= first_line && line - first_line < count && !w->errors[line - first_line])
+      w->errors[line - first_line] = cx_string(clang_getDiagnosticSpelling(diag));
     clang_disposeDiagnostic(diag);
   }
-  if (w->tu)
-    clang_visitChildren(clang_getTranslationUnitCursor(w->tu), visit_wrapper, w);
+  if (tu)
+    clang_visitChildren(clang_getTranslationUnitCursor(tu), visit_wrapper, w);
+}
+
+/*
+ * Parses the .cu's text (as the main parse read it) followed by `lines` (each declares
+ * cubind_ref_<i>), with __CUDA_ARCH__ = cuda_arch (0: the main parse's), and reads it into *w;
+ * w->tu is NULL when clang could not parse it at all.
+ */
+static void wrapper_parse(clang_session *session, const cubind_strlist *lines,
+                          unsigned cuda_arch, wrapper *w) {
+  cubind_buf text = {0};
+  unsigned first_line = 0;
+  CXTranslationUnit tu = NULL;
+  if (session->main_text) {
+    first_line = session_reference_text(session->main_text, session->main_length, lines, &text);
+    tu = session_parse_text(session, text.data, text.length, cuda_arch);
+    cubind_buf_free(&text);
+  }
+  wrapper_read(tu, tu ? first_line : 0, lines->count, w);
 }
 
 static void wrapper_free(wrapper *w) {
@@ -637,33 +640,65 @@ static int takes(const candidate *c, unsigned arch, unsigned main_arch) {
   return c->unresolved && !has_arch(c->kernel, main_arch) && c->kernel->archs[0] == arch;
 }
 
+/* parse_binary_references: see parse_wrapper.h. */
+void parse_binary_references(const cubind_binary *binary, cubind_strlist *lines) {
+  size_t i, named = 0;
+  for (i = 0; binary && i < binary->num_kernels; i++) {
+    candidate c;
+    char *line = NULL;
+    read_candidate(&c, &binary->kernels[i]);
+    if (!c.reason) {
+      line = candidate_line(i, &c);
+      named++;
+    }
+    cubind_strlist_add(lines, line ? line : ""); /* line i names kernel i */
+    free(line);
+    free(c.name);
+    free(c.params);
+    free(c.reason);
+  }
+  if (!named) /* nothing for the main parse to resolve: it parses the .cu alone */
+    cubind_strlist_free(lines);
+}
+
 /*
- * Resolves, in one wrapper, the candidates that `takes` picks for `arch` (0: the main parse's
- * __CUDA_ARCH__; else arch * 10).
+ * Resolves the candidates that `takes` picks for `arch` (0: the main parse's __CUDA_ARCH__;
+ * else arch * 10): from the main parse's own reference lines when it holds them
+ * (parse_binary_references), else in one wrapper.
  */
 static void resolve_candidates(parse_context *ctx, clang_session *session, candidate *cands,
                                size_t count, unsigned arch, unsigned main_arch) {
+  const cubind_binary *binary = ctx->options->binary;
+  const int in_main = !arch && session->first_reference_line;
   cubind_strlist lines = {0};
   size_t *which = cubind_xcalloc(count + 1, sizeof *which), picked = 0, i;
   wrapper w;
   for (i = 0; i < count; i++) {
-    char *line;
     if (!takes(&cands[i], arch, main_arch))
       continue;
     free(cands[i].reason); /* a second try forgets the first one's reason */
     cands[i].reason = NULL;
     cands[i].unresolved = 0;
-    line = candidate_line(picked, &cands[i]);
-    cubind_strlist_add(&lines, line);
-    free(line);
+    if (!in_main) {
+      char *line = candidate_line(picked, &cands[i]);
+      cubind_strlist_add(&lines, line);
+      free(line);
+    }
     which[picked++] = i;
   }
-  if (picked) {
-    wrapper_parse(session, &lines, arch * 10, &w);
-    for (i = 0; i < picked; i++)
-      resolve_candidate(ctx, &w, i, &cands[which[i]]);
-    wrapper_free(&w);
+  if (!picked) {
+    free(which);
+    return;
   }
+  if (in_main)
+    wrapper_read(session->unit, session->first_reference_line, binary->num_kernels, &w);
+  else
+    wrapper_parse(session, &lines, arch * 10, &w);
+  for (i = 0; i < picked; i++) {
+    candidate *c = &cands[which[i]];
+    resolve_candidate(ctx, &w, in_main ? (size_t)(c->kernel - binary->kernels) : i, c);
+  }
+  wrapper_free(&w);
   cubind_strlist_free(&lines);
   free(which);
 }

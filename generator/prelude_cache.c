@@ -1085,15 +1085,12 @@ static void start_builder(prelude_request *request) {
 }
 
 /*
- * With CUBIND_GEN_CACHE_REPORT set, says on stderr which prelude a run parses with and how many
- * of the .cu's leading lines it holds (#include lines of headers the base prelude holds are not
- * counted).
+ * Reports (cubind_report) which prelude a run parses with and how many of the .cu's leading
+ * lines it holds (#include lines of headers the base prelude holds are not counted).
  */
 static void report_choice(const char *path, size_t count, size_t total) {
-  const char *report = getenv("CUBIND_GEN_CACHE_REPORT");
-  if (report && *report)
-    fprintf(stderr, "cubind-gen: prelude %s (%zu of %zu leading lines)\n",
-            path ? cubind_basename(path) : "none", count, total);
+  cubind_report("prelude %s (%zu of %zu leading lines)", path ? cubind_basename(path) : "none",
+                count, total);
 }
 
 /* A request for `lines` (copied into the request's own list; request_free frees it). */

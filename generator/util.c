@@ -159,5 +159,23 @@ void cubind_diag(const char *file, unsigned line, unsigned column, const char *s
   fputc('\n', stderr);
 }
 
+/* cubind_reporting: see util.h. */
+int cubind_reporting(void) {
+  const char *report = getenv("CUBIND_GEN_REPORT");
+  return report && *report;
+}
+
+/* cubind_report: see util.h. */
+void cubind_report(const char *format, ...) {
+  va_list args;
+  if (!cubind_reporting())
+    return;
+  fputs("cubind-gen: ", stderr);
+  va_start(args, format);
+  vfprintf(stderr, format, args);
+  va_end(args);
+  fputc('\n', stderr);
+}
+
 /* cubind_error_count: errors reported so far. */
 unsigned cubind_error_count(void) { return error_count; }

@@ -65,6 +65,19 @@ void cubind_diag(const char *file, unsigned line, unsigned column, const char *s
 #endif
     ;
 
+/*
+ * cubind_report: with CUBIND_GEN_REPORT set (not empty), prints "cubind-gen: <message>" on
+ * stderr: what a run did that its outputs do not show (the prelude it took, each parse).
+ */
+void cubind_report(const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* cubind_reporting: 1 when cubind_report prints (a report that costs work asks first). */
+int cubind_reporting(void);
+
 /* cubind_error_count: number of errors reported by cubind_diag so far. */
 unsigned cubind_error_count(void);
 

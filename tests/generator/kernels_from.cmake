@@ -4,7 +4,7 @@
 #         -DINCLUDE_DIR=runtime/include -DCC=cc -DCXX=c++ -DCUDA_INCLUDE=dir "-DARCHS=80;90"
 #         [-DNVCC_OPTIONS=opt^^opt] [-DEXPECTED_DIR=dir] [-DEXPECT_BOUND=n] [-DEXPECT_EXPLICIT=n]
 #         [-DEXPECT_UNBOUND=regex^^regex] [-DEXPECT_STDERR=regex] [-DEXPLICIT_STDERR=regex]
-#         -P kernels_from.cmake
+#         [-DEXPECT_PARSES=what^^what] -P kernels_from.cmake
 #
 # 1. nvcc builds the fatbin for ARCHS (as add_gpu_kernels does), keeping the cubins it holds;
 #    readelf lists each cubin's kernels (entry functions), the ground truth.
@@ -12,11 +12,15 @@
 #    kernel table of the generated .c) or listed as unbound in the header; exactly
 #    EXPECT_BOUND are bound; each EXPECT_UNBOUND regex matches the header; stderr matches
 #    EXPECT_STDERR (empty: nothing). With EXPECTED_DIR the outputs equal the golden files
-#    (CUBIND_UPDATE_GOLDEN=1 rewrites them).
+#    (CUBIND_UPDATE_GOLDEN=1 rewrites them). Its parses, in order, are EXPECT_PARSES (as
+#    CUBIND_GEN_REPORT names them).
 # 3. The outputs compile as C99 and as C++17 with -Wall -Wextra -Werror -pedantic.
 # 4. --kernels-from the per-architecture cubins gives the same outputs as the fatbin.
 # 5. Without --kernels-from, EXPECT_EXPLICIT kernels are bound (those the source names), and
 #    stderr matches EXPLICIT_STDERR (empty: nothing).
+# 6. The .cu with an error on a last line it gains: --kernels-from reports that error, once, as
+#    a run without it does, and writes nothing (the main parse holds the binary's references
+#    after the .cu's text, and must not make the user's error theirs or lose it).
 cmake_minimum_required(VERSION 3.20)
 
 get_filename_component(stem "${FIXTURE}" NAME_WE)
@@ -57,12 +61,20 @@ if(total EQUAL 0 OR NOT num_cubins EQUAL num_archs)
   message(FATAL_ERROR "expected one cubin per architecture with kernels, found: ${cubins}")
 endif()
 
-# 2. cubind-gen --kernels-from the fatbin
-execute_process(COMMAND "${GEN}" -I "${INCLUDE_DIR}" --no-cache --kernels-from "${fatbin}"
+# 2. cubind-gen --kernels-from the fatbin, reporting its parses (CUBIND_GEN_REPORT)
+execute_process(COMMAND "${CMAKE_COMMAND}" -E env CUBIND_GEN_REPORT=1
+                        "${GEN}" -I "${INCLUDE_DIR}" --no-cache --kernels-from "${fatbin}"
                         -o "${OUT_DIR}/binary" "${FIXTURE}"
                 RESULT_VARIABLE rc ERROR_VARIABLE stderr)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "cubind-gen --kernels-from failed (${rc}):\n${stderr}")
+endif()
+string(REGEX MATCHALL "cubind-gen: parse of [^,\n]*" parses "${stderr}")
+string(REGEX REPLACE "cubind-gen: [^\n]*\n" "" stderr "${stderr}")
+list(TRANSFORM parses REPLACE "^cubind-gen: parse of " "")
+list(JOIN parses "^^" parses)
+if(DEFINED EXPECT_PARSES AND NOT parses STREQUAL EXPECT_PARSES)
+  message(FATAL_ERROR "parses: '${parses}', expected '${EXPECT_PARSES}'")
 endif()
 if(DEFINED EXPECT_STDERR AND NOT EXPECT_STDERR STREQUAL "")
   if(NOT stderr MATCHES "^${EXPECT_STDERR}$")
@@ -178,5 +190,35 @@ if(DEFINED EXPECT_EXPLICIT AND NOT explicit_count EQUAL EXPECT_EXPLICIT)
   message(FATAL_ERROR "${explicit_count} kernels bound without --kernels-from, expected "
                       "${EXPECT_EXPLICIT}")
 endif()
+# 6. an error at the end of the .cu
+get_filename_component(fixture_dir "${FIXTURE}" DIRECTORY)
+set(broken "${OUT_DIR}/${stem}_broken.cu") # -I its directory: its own includes resolve
+file(READ "${FIXTURE}" fixture_text)
+string(REGEX MATCHALL "\n" newlines "${fixture_text}")
+list(LENGTH newlines broken_line)
+math(EXPR broken_line "${broken_line} + 1")
+file(WRITE "${broken}" "${fixture_text}int cubind_test_broken = ;\n")
+file(REMOVE_RECURSE "${OUT_DIR}/broken")
+foreach(with binary plain)
+  set(from "")
+  if(with STREQUAL "binary")
+    set(from --kernels-from "${fatbin}")
+  endif()
+  execute_process(COMMAND "${GEN}" -I "${INCLUDE_DIR}" -I "${fixture_dir}" --no-cache ${from}
+                          -o "${OUT_DIR}/broken" "${broken}"
+                  RESULT_VARIABLE rc ERROR_VARIABLE err_${with})
+  string(REGEX MATCHALL "error:" errors "${err_${with}}")
+  list(LENGTH errors num_errors)
+  if(rc EQUAL 0 OR NOT num_errors EQUAL 1 OR EXISTS "${OUT_DIR}/broken" OR
+     NOT err_${with} MATCHES "_broken\\.cu:${broken_line}:[0-9]+: error: ")
+    message(FATAL_ERROR "an error on line ${broken_line} (${with}): rc ${rc}, expected one "
+                        "error there and no output:\n${err_${with}}")
+  endif()
+endforeach()
+if(NOT err_binary STREQUAL err_plain)
+  message(FATAL_ERROR "--kernels-from reports the error otherwise:\n${err_binary}\n"
+                      "without it:\n${err_plain}")
+endif()
+
 message(STATUS "${stem}: ${total} kernels in the cubins for ${ARCHS}: ${bound} bound, "
                "${unbound} listed as unbound; ${explicit_count} bound without --kernels-from")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# prelude_cache.sh: which precompiled prelude a run parses with (CUBIND_GEN_CACHE_REPORT=1 says
+# prelude_cache.sh: which precompiled prelude a run parses with (CUBIND_GEN_REPORT=1 says
 # it on stderr), and that the outputs never depend on it (issue 16). A run never builds a prelude
 # itself: a missing one is built by a detached background builder, which holds
 # prelude-<base key>.lock while it works (the test waits on that lock). Checks:
@@ -55,7 +55,7 @@ expected_outputs rt_fp16 fp16 fp16_bf16
 run() {
   local name=$1 err
   rm -rf "$work/out"
-  err=$(CUBIND_GEN_CACHE_REPORT=1 "$gen" --cache-dir "$cache" -I "$include" -o "$work/out" \
+  err=$(CUBIND_GEN_REPORT=1 "$gen" --cache-dir "$cache" -I "$include" -o "$work/out" \
         "$work/$name.cu" 2>&1 >/dev/null) || fail "$name: cubind-gen failed: $err"
   report=$(printf '%s\n' "$err" | grep '^cubind-gen: prelude ') || fail "$name: no report in: $err"
   cmp -s "$work/out/$name.cubind.h" "$work/expected/$name.cubind.h" ||
@@ -141,7 +141,7 @@ run_sys() {
   local err
   rm -rf "$work/out" "$work/expected_sys"
   "$gen" --no-cache "$1" "$work/sys" -o "$work/expected_sys" "$work/sys.cu" || fail "sys: --no-cache run failed"
-  err=$(CUBIND_GEN_CACHE_REPORT=1 "$gen" --cache-dir "$cache" "$1" "$work/sys" -o "$work/out" \
+  err=$(CUBIND_GEN_REPORT=1 "$gen" --cache-dir "$cache" "$1" "$work/sys" -o "$work/out" \
         "$work/sys.cu" 2>&1 >/dev/null) || fail "sys: cubind-gen failed: $err"
   report=$(printf '%s\n' "$err" | grep '^cubind-gen: prelude ') || fail "sys: no report in: $err"
   cmp -s "$work/out/sys.cubind.h" "$work/expected_sys/sys.cubind.h" ||
