@@ -44,6 +44,8 @@
 #
 # For each <stem>.cu, steps write into ${CMAKE_CURRENT_BINARY_DIR}/<target>/:
 #   nvcc -fatbin                 <stem>.cu     -> <stem>.fatbin  (SASS for every arch [+ PTX])
+#   cubind-gen --prepare, beside nvcc: the precompiled prelude the next step parses with, in
+#                                <build>/cubind-gen-cache (stamp: <stem>.cubind-prepared)
 #   cubind-gen --kernels-from <stem>.fatbin [--earlier-binary <earlier stem>.fatbin ...]
 #                                <stem>.cu     -> <stem>.cubind.h + <stem>.cubind.c  (C stubs
 #                                                 for every kernel in the fatbin's cubins: the
@@ -638,14 +640,36 @@ function(_cubind_add_build_steps target)
     endforeach()
     set(earlier_files ${fatbins})
     list(REMOVE_ITEM earlier_files "${fatbin}")
+    # Beside nvcc: cubind-gen --prepare builds the precompiled prelude (clang's CUDA headers and
+    # the system headers the .cu begins with: CUB, Thrust) that the step after nvcc parses with,
+    # so that step finds it warm. The option set must be that step's: the same options, and the
+    # architectures of the fatbin's cubins (they define __CUDA_ARCH_LIST__).
+    set(gen_options --nvcc-options ${rdc} ${nvcc_flags} -- --cuda-path "${cuda_path}"
+                    --cache-dir "${CMAKE_BINARY_DIR}/cubind-gen-cache")
+    set(prepared "${out_dir}/${stem}.cubind-prepared")
+    set(binary_archs "")
+    if(kernels_from)
+      string(REGEX REPLACE "[a-z]" "" binary_archs "${real}")
+      list(JOIN binary_archs "," binary_archs)
+      set(binary_archs --binary-archs "${binary_archs}")
+    endif()
+    if(real STREQUAL "default")
+      set(prepared "") # nvcc's default architecture: the fatbin's list is not known here
+    else()
+      add_custom_command(
+        OUTPUT "${prepared}"
+        COMMAND "${gen}" ${gen_options} --prepare ${binary_archs} "${source}"
+        COMMAND "${CMAKE_COMMAND}" -E touch "${prepared}"
+        DEPENDS "${source}" "${gen}"
+        COMMENT "cubind: cubind-gen --prepare ${shown} (the precompiled prelude)"
+        COMMAND_EXPAND_LISTS VERBATIM)
+    endif()
     add_custom_command(
       OUTPUT "${header}" "${stubs}" "${names}"
-      COMMAND "${gen}" --nvcc-options ${rdc} ${nvcc_flags} -- --cuda-path "${cuda_path}"
-              --module-name "${module}" ${fatbin_name} ${prefix_option} -o "${out_dir}"
-              --depfile "${header}.d" --cache-dir "${CMAKE_BINARY_DIR}/cubind-gen-cache"
-              ${kernels_from} ${earlier} "${source}"
+      COMMAND "${gen}" ${gen_options} --module-name "${module}" ${fatbin_name} ${prefix_option}
+              -o "${out_dir}" --depfile "${header}.d" ${kernels_from} ${earlier} "${source}"
       ${touch}
-      DEPENDS "${source}" "${gen}" ${kernels_from_file} ${earlier_files}
+      DEPENDS "${source}" "${gen}" ${kernels_from_file} ${earlier_files} ${prepared}
       DEPFILE "${header}.d"
       COMMENT "cubind: cubind-gen ${shown} -> ${target}/${stem}.cubind.h, .cubind.c"
       COMMAND_EXPAND_LISTS VERBATIM)

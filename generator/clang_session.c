@@ -242,6 +242,20 @@ int session_open(clang_session *session, const cubind_parse_options *options) {
   return 0;
 }
 
+/*
+ * How long session_wait_prelude waits (seconds): the builder of a .cu with CUB and Thrust, whose
+ * list it may build after others left to it, on a slow machine; a build step must not hang.
+ */
+#define PREPARE_WAIT_SECONDS 300.0
+
+/* session_wait_prelude: see clang_session.h. */
+void session_wait_prelude(clang_session *session) {
+  if (uses_prelude_cache(session) && !session->prelude_whole)
+    free(prelude_cache_wait(&session->args, session->options->cache_dir,
+                            session->options->cuda_path, &session->leading_lines,
+                            PREPARE_WAIT_SECONDS));
+}
+
 /* session_close: see clang_session.h. */
 void session_close(clang_session *session) {
   size_t i;

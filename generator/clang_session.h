@@ -46,6 +46,12 @@ int session_open(clang_session *session, const cubind_parse_options *options);
 void session_close(clang_session *session);
 
 /*
+ * session_wait_prelude: waits (a bounded time) for the builder to make the whole prelude of the
+ * .cu's leading lines, when the cache lacks it (cubind_prepare).
+ */
+void session_wait_prelude(clang_session *session);
+
+/*
  * session_parse_input: parses the .cu, with the cached prelude when there is one. A parse with
  * the prelude that reports any error is redone without it, so that what the user sees never
  * depends on the cache. Returns the translation unit (the session's, valid until

@@ -1,6 +1,7 @@
 /* cli.c: command-line parsing and --help (see cli.h). */
 #include "cli.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,13 @@ void cubind_cli_usage(FILE *out) {
       "                      another architecture's #if; the header lists any it cannot bind,\n"
       "                      with the reason (repeatable; without it: plain kernels and explicit\n"
       "                      instantiations only)\n"
+      "  --prepare           only build, in the foreground, the precompiled prelude that\n"
+      "                      the same command without --prepare will parse with (a build runs\n"
+      "                      it beside nvcc, so that the run after nvcc finds it); writes\n"
+      "                      nothing else; fails only when the run would fail before its\n"
+      "                      parse (a usage error, no input, no toolkit)\n"
+      "  --binary-archs LIST with --prepare: the SM versions of the cubins of the binary the\n"
+      "                      later run reads with --kernels-from (\"80,90\")\n"
       "  --earlier-binary FILE\n"
       "                      the binary of an earlier .cu of the same library: the kernels of\n"
       "                      this .cu's user headers that FILE holds too are bound by that .cu's\n"
@@ -322,6 +330,33 @@ static int take_nvcc_options(int argc, char **argv, int *index, cubind_cli *cli)
   return 0;
 }
 
+/*
+ * Reads "80,90" (or "80;90", a CMake list) into cli->binary_archs, ascending, each once.
+ * Returns 0, or 1 when it holds anything but SM versions.
+ */
+static int parse_archs(const char *list, cubind_cli *cli) {
+  const char *at = list;
+  while (*at) {
+    char *end;
+    unsigned long arch = strtoul(at, &end, 10);
+    size_t i, j;
+    if (end == at || arch < 10 || arch > 999 || (*end && *end != ',' && *end != ';') ||
+        !isdigit((unsigned char)*at))
+      return 1;
+    for (i = 0; i < cli->num_binary_archs && cli->binary_archs[i] < arch; i++)
+      ;
+    if (i == cli->num_binary_archs || cli->binary_archs[i] != arch) {
+      if (cli->num_binary_archs == sizeof cli->binary_archs / sizeof cli->binary_archs[0])
+        return 1;
+      for (j = cli->num_binary_archs++; j > i; j--)
+        cli->binary_archs[j] = cli->binary_archs[j - 1];
+      cli->binary_archs[i] = (unsigned)arch;
+    }
+    at = *end ? end + 1 : end;
+  }
+  return cli->num_binary_archs ? 0 : 1;
+}
+
 /* cubind_cli_parse: see cli.h. */
 int cubind_cli_parse(int argc, char **argv, cubind_cli *cli) {
   int i;
@@ -393,6 +428,11 @@ int cubind_cli_parse(int argc, char **argv, cubind_cli *cli) {
       cli->check_names = 1;
     } else if ((value = option_value(argc, argv, &i, "--kernels-from", VALUE_EQUALS, &missing))) {
       cubind_strlist_add(&cli->kernels_from, value);
+    } else if (strcmp(arg, "--prepare") == 0) {
+      cli->prepare = 1;
+    } else if ((value = option_value(argc, argv, &i, "--binary-archs", VALUE_EQUALS, &missing))) {
+      if (parse_archs(value, cli) != 0)
+        return usage_error("--binary-archs takes SM versions such as 80,90, not", value);
     } else if ((value = option_value(argc, argv, &i, "--earlier-binary", VALUE_EQUALS, &missing))) {
       cubind_strlist_add(&cli->earlier_binaries, value);
     } else if ((value = option_value(argc, argv, &i, "--host-compiler", VALUE_EQUALS, &missing))) {
@@ -433,6 +473,10 @@ int cubind_cli_parse(int argc, char **argv, cubind_cli *cli) {
     return usage_error("--embed-fatbin needs --module-name", NULL);
   if (cli->embed_fatbin && cli->kernels_from.count)
     return usage_error("--kernels-from does not go with --embed-fatbin", NULL);
+  if (cli->prepare && (cli->embed_fatbin || cli->kernels_from.count))
+    return usage_error("--prepare does not go with --embed-fatbin or --kernels-from", NULL);
+  if (cli->num_binary_archs && !cli->prepare)
+    return usage_error("--binary-archs goes with --prepare only", NULL);
   return 0;
 }
 

@@ -24,6 +24,9 @@ typedef struct cubind_cli {
   cubind_strlist kernels_from; /* --kernels-from FILE...: nvcc's fatbins or cubins */
   cubind_strlist earlier_binaries; /* --earlier-binary FILE...: binaries of earlier sources of
                                       the same library */
+  int prepare;               /* --prepare: build the precompiled prelude only */
+  unsigned binary_archs[32]; /* --binary-archs LIST (with --prepare): ascending, each once */
+  size_t num_binary_archs;
   const char *host_compiler; /* --host-compiler (or nvcc's -ccbin); NULL: g++ (nvcc's
                                 default), "none": none */
   int host_openmp;           /* nvcc's -Xcompiler -fopenmp: _OPENMP as the host compiler has it */

@@ -205,7 +205,15 @@ static int generate(const cubind_cli *cli) {
                           : strcmp(cli->host_compiler, "none") == 0 ? NULL
                                                                     : cli->host_compiler;
   options.cache_dir = cache = cache_dir(cli);
-  if (cubind_parse(&options, &model, &deps) == 0 &&
+  if (cli->prepare) {
+    /* the architectures the binary will have: all a parse takes from it before nvcc made it */
+    binary.archs = cubind_xcalloc(cli->num_binary_archs + 1, sizeof *binary.archs);
+    memcpy(binary.archs, cli->binary_archs, cli->num_binary_archs * sizeof *binary.archs);
+    binary.num_archs = cli->num_binary_archs;
+    options.binary = binary.num_archs ? &binary : NULL;
+    cubind_prepare(&options);
+    status = CUBIND_EXIT_OK;
+  } else if (cubind_parse(&options, &model, &deps) == 0 &&
       (cubind_names_apply_prefix(&model), cubind_check(&model) == 0) &&
       cubind_emit_source(&model, &contents[0]) == 0 &&
       cubind_emit_header(&model, &contents[2]) == 0) {

@@ -69,3 +69,11 @@ int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubin
   free(ctx.input_dir_real);
   return cubind_error_count() > errors_before ? 1 : 0;
 }
+
+/* cubind_prepare: see parse.h. */
+void cubind_prepare(const cubind_parse_options *options) {
+  clang_session session;
+  if (session_open(&session, options) == 0)
+    session_wait_prelude(&session);
+  session_close(&session);
+}

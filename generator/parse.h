@@ -47,6 +47,15 @@ typedef struct cubind_parse_options {
  */
 int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubind_strlist *deps);
 
+/*
+ * cubind_prepare: builds, in the foreground, the precompiled prelude that cubind_parse with the
+ * same options will take (options->binary needs only its architectures: they define
+ * __CUDA_ARCH_LIST__), so that a build can run it beside nvcc and the parse after nvcc finds it
+ * warm. Never fails: the cache is an optimisation (nothing to do without one, or before
+ * libclang 16).
+ */
+void cubind_prepare(const cubind_parse_options *options);
+
 /* cubind_libclang_version: libclang's version string (for --version); a new string. */
 char *cubind_libclang_version(void);
 

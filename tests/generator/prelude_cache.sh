@@ -18,9 +18,11 @@
 #     list's toolkit headers get preludes of their own (each prefix), which other lists find;
 #     a list with a macro line first takes its headers' prelude only where none of them names
 #     the macro
-#   prelude_cache.sh <cubind-gen> <cubind include dir> <work dir>
+#   - --prepare builds the whole prelude in the foreground, --binary-archs for the run
+#     --kernels-from a binary of those architectures (with nvcc)
+#   prelude_cache.sh <cubind-gen> <cubind include dir> <work dir> [nvcc]
 set -u
-gen=$1 include=$2 work=$3
+gen=$1 include=$2 work=$3 nvcc=${4:-}
 # libclang before 16 parses without the prelude (clang_session.c: uses_prelude_cache)
 major=$("$gen" --version | sed -n 's/^libclang: .*clang version \([0-9][0-9]*\)\..*/\1/p')
 if [[ -z $major ]]; then
@@ -250,4 +252,29 @@ expect "a macro a header tests" '\(0 of 3 leading lines\)$'
 wait_builder
 run fp8_tested
 expect "a macro a header tests, its own prelude" '\(3 of 3 leading lines\)$'
-echo "prelude_cache: fresh, warm, normalised, prefix, subsequence, damaged and changed caches; macro lines, local headers, lists left for a busy builder: right prelude, same outputs"
+# --prepare builds the whole prelude in the foreground and writes nothing else (add_gpu_kernels
+# runs it beside nvcc): the run after it takes the whole list's. With --binary-archs, the same
+# for a run --kernels-from a binary of those architectures (given in another order), which
+# nvcc makes here when the test has one.
+printf '#include <cuda_fp16.h>\n#include <cstdio>\n#include <cuda_fp8.h>\n#include <cubind/annotations.h>\n%s\n' \
+  "$kernel" >"$work/prep.cu"
+expected_outputs prep
+"$gen" --prepare --cache-dir "$cache" -I "$include" -o "$work/prep_out" "$work/prep.cu" ||
+  fail "prep: --prepare failed"
+[[ ! -e $work/prep_out ]] || fail "prep: --prepare wrote $(ls "$work/prep_out")"
+run prep
+expect "after --prepare" '\(3 of 3 leading lines\)$'
+prepared=", --prepare"
+if [[ -n $nvcc ]]; then
+  "$nvcc" -fatbin -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+    -I "$include" -o "$work/prep.fatbin" "$work/prep.cu" || fail "prep: nvcc failed"
+  "$gen" --prepare --binary-archs 90,80 --cache-dir "$cache" -I "$include" "$work/prep.cu" ||
+    fail "prep: --prepare --binary-archs failed"
+  err=$(CUBIND_GEN_REPORT=1 "$gen" --cache-dir "$cache" -I "$include" --kernels-from \
+        "$work/prep.fatbin" -o "$work/out" "$work/prep.cu" 2>&1 >/dev/null) ||
+    fail "prep: the run --kernels-from failed: $err"
+  report=$(printf '%s\n' "$err" | grep '^cubind-gen: prelude ')
+  expect "--kernels-from after --prepare --binary-archs" '\(3 of 3 leading lines\)$'
+  prepared=", --prepare (also for a binary's architectures)"
+fi
+echo "prelude_cache: fresh, warm, normalised, prefix, subsequence, damaged and changed caches; macro lines, local headers, lists left for a busy builder$prepared: right prelude, same outputs"
