@@ -374,8 +374,11 @@ static int on_reference_line(const clang_session *session, CXDiagnostic diag) {
 
 /*
  * The .cu's text with `references` after it, parsed as the .cu (with the prelude, if any); NULL
- * when clang reports an error off those lines: a user's error, a stale prelude, or a header
- * that fails where a reference instantiates it. The plain parse then decides what the user sees.
+ * when clang reports an error off those lines that the .cu's own parse would not keep: one in
+ * the user's files, or with the prelude any error (a stale prelude; a header that fails where a
+ * reference instantiates it). The plain parse then decides what the user sees. Errors in system
+ * headers without the prelude are kept, as the plain parse keeps them (libclang 14 reports some
+ * in CUDA 13's headers; a reference's own trouble stays its own, as in a wrapper parse).
  */
 static CXTranslationUnit parse_with_references(clang_session *session,
                                                const cubind_strlist *references,
@@ -399,7 +402,9 @@ static CXTranslationUnit parse_with_references(clang_session *session,
   for (i = 0; i < count && !errors; i++) {
     CXDiagnostic diag = clang_getDiagnostic(tu, i);
     errors = clang_getDiagnosticSeverity(diag) >= CXDiagnostic_Error &&
-             !on_reference_line(session, diag);
+             !on_reference_line(session, diag) &&
+             (session->prelude ||
+              !clang_Location_isInSystemHeader(clang_getDiagnosticLocation(diag)));
     clang_disposeDiagnostic(diag);
   }
   if (tu && errors) {
