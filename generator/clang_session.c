@@ -358,10 +358,16 @@ unsigned session_reference_text(const char *source, size_t size, const cubind_st
   cubind_buf_puts(text, "\n");
   for (i = 0; i < lines->count; i++)
     cubind_buf_printf(text, "%s\n", lines->items[i]);
+  /* an empty declaration after them: clang reports what the .cu left open (a namespace, a
+     brace) after the last token, which is then no reference line's */
+  cubind_buf_puts(text, ";\n");
   return first_line;
 }
 
-/* 1 when a diagnostic lies on a reference line of the main unit. */
+/*
+ * 1 when a diagnostic lies on a reference line of the main unit (not on the line after them,
+ * where session_reference_text's end reports what the .cu left open).
+ */
 static int on_reference_line(const clang_session *session, CXDiagnostic diag) {
   CXSourceLocation where = clang_getDiagnosticLocation(diag);
   CXFile file;
@@ -369,7 +375,8 @@ static int on_reference_line(const clang_session *session, CXDiagnostic diag) {
   if (!session->first_reference_line || !clang_Location_isFromMainFile(where))
     return 0;
   clang_getExpansionLocation(where, &file, &line, &column, &offset);
-  return line >= session->first_reference_line;
+  return line >= session->first_reference_line &&
+         line - session->first_reference_line < session->num_reference_lines;
 }
 
 /*
@@ -394,6 +401,7 @@ static CXTranslationUnit parse_with_references(clang_session *session,
       0)
     return NULL;
   session->first_reference_line = session_reference_text(source, size, references, &text);
+  session->num_reference_lines = references->count;
   free(source);
   tu = parse(session, "the .cu and the binary's references", &session->args, session->prelude,
              text.data, text.length, 0, &status);

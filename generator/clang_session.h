@@ -30,6 +30,7 @@ typedef struct clang_session {
   size_t main_length;
   unsigned first_reference_line; /* the line of cubind_ref_0 when the main unit also holds the
                                     reference lines it was given (session_parse_input), else 0 */
+  size_t num_reference_lines;    /* how many */
   CXTranslationUnit text_unit;  /* the last text parsed afresh (the session's) */
   CXTranslationUnit reuse_unit; /* after a slow main parse: the text unit whose preamble (the
                                    .cu's leading #includes) stays precompiled, reparsed for
@@ -74,7 +75,8 @@ CXTranslationUnit session_parse_text(clang_session *session, const char *text, s
 
 /*
  * session_reference_text: appends to `text` the .cu's text (`size` bytes of `source`) followed
- * by `lines`, one per line; returns the line the first of them is on.
+ * by `lines`, one per line, and a line of its own that ends the text; returns the line the
+ * first of `lines` is on.
  */
 unsigned session_reference_text(const char *source, size_t size, const cubind_strlist *lines,
                                 cubind_buf *text);

@@ -18,9 +18,10 @@
 # 4. --kernels-from the per-architecture cubins gives the same outputs as the fatbin.
 # 5. Without --kernels-from, EXPECT_EXPLICIT kernels are bound (those the source names), and
 #    stderr matches EXPLICIT_STDERR (empty: nothing).
-# 6. The .cu with an error on a last line it gains: --kernels-from reports that error, once, as
-#    a run without it does, and writes nothing (the main parse holds the binary's references
-#    after the .cu's text, and must not make the user's error theirs or lose it).
+# 6. The .cu with an error on a last line it gains (a bad line, a namespace left open):
+#    --kernels-from reports that error, once, as a run without it does, and writes nothing (the
+#    main parse holds the binary's references after the .cu's text, and must not make the
+#    user's error theirs or lose it).
 cmake_minimum_required(VERSION 3.20)
 
 get_filename_component(stem "${FIXTURE}" NAME_WE)
@@ -190,35 +191,42 @@ if(DEFINED EXPECT_EXPLICIT AND NOT explicit_count EQUAL EXPECT_EXPLICIT)
   message(FATAL_ERROR "${explicit_count} kernels bound without --kernels-from, expected "
                       "${EXPECT_EXPLICIT}")
 endif()
-# 6. an error at the end of the .cu
+# 6. an error at the end of the .cu: a bad line, and a namespace left open (clang reports it
+#    after the last token, where the references would follow)
 get_filename_component(fixture_dir "${FIXTURE}" DIRECTORY)
-set(broken "${OUT_DIR}/${stem}_broken.cu") # -I its directory: its own includes resolve
 file(READ "${FIXTURE}" fixture_text)
 string(REGEX MATCHALL "\n" newlines "${fixture_text}")
-list(LENGTH newlines broken_line)
-math(EXPR broken_line "${broken_line} + 1")
-file(WRITE "${broken}" "${fixture_text}int cubind_test_broken = ;\n")
-file(REMOVE_RECURSE "${OUT_DIR}/broken")
-foreach(with binary plain)
-  set(from "")
-  if(with STREQUAL "binary")
-    set(from --kernels-from "${fatbin}")
+list(LENGTH newlines last_line)
+math(EXPR last_line "${last_line} + 1")
+foreach(ending bad_line open_namespace)
+  set(broken "${OUT_DIR}/${stem}_${ending}.cu") # -I its directory: its own includes resolve
+  if(ending STREQUAL "bad_line")
+    file(WRITE "${broken}" "${fixture_text}int cubind_test_broken = ;\n")
+  else()
+    file(WRITE "${broken}" "${fixture_text}namespace cubind_test_open {\n")
   endif()
-  execute_process(COMMAND "${GEN}" -I "${INCLUDE_DIR}" -I "${fixture_dir}" --no-cache ${from}
-                          -o "${OUT_DIR}/broken" "${broken}"
-                  RESULT_VARIABLE rc ERROR_VARIABLE err_${with})
-  string(REGEX MATCHALL "error:" errors "${err_${with}}")
-  list(LENGTH errors num_errors)
-  if(rc EQUAL 0 OR NOT num_errors EQUAL 1 OR EXISTS "${OUT_DIR}/broken" OR
-     NOT err_${with} MATCHES "_broken\\.cu:${broken_line}:[0-9]+: error: ")
-    message(FATAL_ERROR "an error on line ${broken_line} (${with}): rc ${rc}, expected one "
-                        "error there and no output:\n${err_${with}}")
+  file(REMOVE_RECURSE "${OUT_DIR}/broken")
+  foreach(with binary plain)
+    set(from "")
+    if(with STREQUAL "binary")
+      set(from --kernels-from "${fatbin}")
+    endif()
+    execute_process(COMMAND "${GEN}" -I "${INCLUDE_DIR}" -I "${fixture_dir}" --no-cache ${from}
+                            -o "${OUT_DIR}/broken" "${broken}"
+                    RESULT_VARIABLE rc ERROR_VARIABLE err_${with})
+    string(REGEX MATCHALL "error:" errors "${err_${with}}")
+    list(LENGTH errors num_errors)
+    if(rc EQUAL 0 OR NOT num_errors EQUAL 1 OR EXISTS "${OUT_DIR}/broken" OR
+       NOT err_${with} MATCHES "_${ending}\\.cu:${last_line}:[0-9]+: error: ")
+      message(FATAL_ERROR "${ending} (${with}): rc ${rc}, expected one error on line "
+                          "${last_line} and no output:\n${err_${with}}")
+    endif()
+  endforeach()
+  if(NOT err_binary STREQUAL err_plain)
+    message(FATAL_ERROR "${ending}: --kernels-from reports the error otherwise:\n${err_binary}\n"
+                        "without it:\n${err_plain}")
   endif()
 endforeach()
-if(NOT err_binary STREQUAL err_plain)
-  message(FATAL_ERROR "--kernels-from reports the error otherwise:\n${err_binary}\n"
-                      "without it:\n${err_plain}")
-endif()
 
 message(STATUS "${stem}: ${total} kernels in the cubins for ${ARCHS}: ${bound} bound, "
                "${unbound} listed as unbound; ${explicit_count} bound without --kernels-from")
