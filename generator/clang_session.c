@@ -350,12 +350,14 @@ static CXTranslationUnit keep_unit(clang_session *session, CXTranslationUnit tu,
 /* session_reference_text: see clang_session.h. */
 unsigned session_reference_text(const char *source, size_t size, const cubind_strlist *lines,
                                 cubind_buf *text) {
-  unsigned first_line = 2; /* after the .cu's lines and the newline that ends its last one */
+  unsigned first_line = 3; /* after the .cu's lines and the two newlines below */
   size_t i;
   cubind_buf_append(text, source, size);
   for (i = 0; i < size; i++)
     first_line += source[i] == '\n';
-  cubind_buf_puts(text, "\n");
+  /* the newline that ends the .cu's last line, and an empty line: a .cu that ends in a
+     backslash would splice its last line with the next one */
+  cubind_buf_puts(text, "\n\n");
   for (i = 0; i < lines->count; i++)
     cubind_buf_printf(text, "%s\n", lines->items[i]);
   /* an empty declaration after them: clang reports what the .cu left open (a namespace, a
