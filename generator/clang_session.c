@@ -371,13 +371,8 @@ unsigned session_reference_text(const char *source, size_t size, const cubind_st
  * where session_reference_text's end reports what the .cu left open).
  */
 static int on_reference_line(const clang_session *session, CXDiagnostic diag) {
-  CXSourceLocation where = clang_getDiagnosticLocation(diag);
-  CXFile file;
-  unsigned line, column, offset;
-  if (!session->first_reference_line || !clang_Location_isFromMainFile(where))
-    return 0;
-  clang_getExpansionLocation(where, &file, &line, &column, &offset);
-  return line >= session->first_reference_line &&
+  unsigned line = cx_main_file_line(diag);
+  return session->first_reference_line && line >= session->first_reference_line &&
          line - session->first_reference_line < session->num_reference_lines;
 }
 

@@ -217,6 +217,17 @@ char *cx_doc_comment(CXCursor cursor, unsigned *line_out) {
   return reindent_comment(raw);
 }
 
+/* cx_main_file_line: see clang_util.h. */
+unsigned cx_main_file_line(CXDiagnostic diag) {
+  CXSourceLocation where = clang_getDiagnosticLocation(diag);
+  CXFile file;
+  unsigned line, column, offset;
+  if (!clang_Location_isFromMainFile(where))
+    return 0;
+  clang_getExpansionLocation(where, &file, &line, &column, &offset);
+  return line;
+}
+
 /* cx_count_errors: see clang_util.h. */
 unsigned cx_count_errors(CXTranslationUnit tu) {
   unsigned i, count = clang_getNumDiagnostics(tu), errors = 0;

@@ -69,6 +69,9 @@ cubind_linkage cx_linkage(CXCursor cursor);
  */
 char *cx_doc_comment(CXCursor cursor, unsigned *line);
 
+/* cx_main_file_line: the line of the main file a diagnostic is on; 0 when it is elsewhere. */
+unsigned cx_main_file_line(CXDiagnostic diag);
+
 /* cx_count_errors: the number of error diagnostics of a translation unit, wherever they are. */
 unsigned cx_count_errors(CXTranslationUnit tu);
 

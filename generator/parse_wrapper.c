@@ -82,12 +82,8 @@ static void wrapper_read(CXTranslationUnit tu, unsigned first_line, size_t count
     w->functions[i] = clang_getNullCursor();
   for (d = 0; d < num_diags; d++) {
     CXDiagnostic diag = clang_getDiagnostic(tu, d);
-    CXFile where;
-    unsigned line, column, offset;
-    clang_getExpansionLocation(clang_getDiagnosticLocation(diag), &where, &line, &column,
-                               &offset);
+    unsigned line = cx_main_file_line(diag);
     if (clang_getDiagnosticSeverity(diag) >= CXDiagnostic_Error &&
-        clang_Location_isFromMainFile(clang_getDiagnosticLocation(diag)) &&
         line >= first_line && line - first_line < count && !w->errors[line - first_line])
       w->errors[line - first_line] = cx_string(clang_getDiagnosticSpelling(diag));
     clang_disposeDiagnostic(diag);
