@@ -36,6 +36,8 @@
 # background as a build leaves them:
 #   first build     the cache empty at the first file
 #   rebuild         the same files again (the builders waited for): an edit-and-rebuild
+#   other target    the files again with an -I directory and a -D macro of their own (another
+#                   target or project: a new option set), the cache the first two passes left
 # per file the ratio gen / nvcc of each repetition: median, min and max over `runs`.
 # Output: tables on stdout and, with an out dir, <out>/gen_time.csv in the suite's format.
 set -u
@@ -101,9 +103,10 @@ files_table() {
       t_cold+=("$(timed "$gen" -I"$src/runtime/include" --cuda-path "$cuda" --module-name "$name" \
         --cache-dir "$work/cache" --kernels-from "$work/out/$name.fatbin" -o "$work/out" "$file")")
       wait_builder
-      # keep only the base prelude (named as the builder's lock): this list's is not built yet
+      # keep only the base prelude (chained onto none: two checksums in its .sum): this list's
+      # is not built yet
       for pch in "$work/cache"/prelude-*.pch; do
-        [[ -e ${pch%.pch}.lock ]] || rm -f "$pch" "$pch".*
+        grep -q '^[0-9a-f]* [0-9a-f]*$' "$pch.sum" || rm -f "$pch" "$pch".*
       done
       rm -f "$work/out/$name.cubind."*
       t_new_key+=("$(timed "$gen" -I"$src/runtime/include" --cuda-path "$cuda" --module-name "$name" \
@@ -152,15 +155,17 @@ corpus_files=(saxpy_host block_sum_cub cg_reduce thrust_transform omp_host wmma_
               block_scan_cub device_reduce define_first local_header cub_reordered cg_half)
 declare -A ratios=() gen_ms=() nvcc_ms=() # [pass,file]: one value per repetition
 
-# corpus_pass PASS: nvcc, then cubind-gen, on every corpus file in order, into one cache
+# corpus_pass PASS [OPTION...]: nvcc, then cubind-gen, on every corpus file in order, into one
+# cache, both with the options
 corpus_pass() {
   local pass=$1 name t_n t_g
+  shift
   for name in "${corpus_files[@]}"; do
     rm -f "$work/out/$name".*
-    t_n=$(timed "$nvcc" -fatbin -gencode arch=compute_90,code=sm_90 -Xcompiler -fopenmp \
+    t_n=$(timed "$nvcc" -fatbin -gencode arch=compute_90,code=sm_90 -Xcompiler -fopenmp "$@" \
       -o "$work/out/$name.fatbin" "$corpus/$name.cu") || exit 1
     t_g=$(timed "$gen" --cuda-path "$cuda" --cache-dir "$work/cache" \
-      --nvcc-options -Xcompiler -fopenmp -- --kernels-from "$work/out/$name.fatbin" \
+      --nvcc-options -Xcompiler -fopenmp "$@" -- --kernels-from "$work/out/$name.fatbin" \
       -o "$work/out" "$corpus/$name.cu") || exit 1
     ratios[$pass,$name]+="$(awk -v g="$t_g" -v n="$t_n" 'BEGIN {printf "%.4f", g / n}') "
     gen_ms[$pass,$name]+="$t_g "
@@ -177,31 +182,41 @@ corpus_table() {
     wait_builder
     corpus_pass rebuild
     wait_builder
+    # another target or project: its own -I directory and macro, the cache the first's
+    mkdir -p "$work/other_include"
+    corpus_pass other -I "$work/other_include" -DCUBIND_BENCH_OTHER_TARGET=1
+    wait_builder
   done
   echo
-  echo "bench/kernels/corpus as a build tree meets it (gen/nvcc: median [min-max] of $runs):"
-  printf '%-18s %9s %14s %22s %14s %22s\n' file "nvcc ms" "first gen ms" "first gen/nvcc" \
-    "rebuild gen ms" "rebuild gen/nvcc"
-  worst_first=0 worst_rebuild=0
+  echo "bench/kernels/corpus as a build tree meets it (gen/nvcc: median [min-max] of $runs;"
+  echo "other target: the files again with their own -I and -D, the cache the first build's):"
+  printf '%-18s %9s %14s %22s %14s %22s %22s\n' file "nvcc ms" "first gen ms" "first gen/nvcc" \
+    "rebuild gen ms" "rebuild gen/nvcc" "other target gen/nvcc"
+  worst_first=0 worst_rebuild=0 worst_other=0
   for name in "${corpus_files[@]}"; do
     read -r n_med _ _ <<<"$(stats ${nvcc_ms[first,$name]})"
     read -r gf_med _ _ <<<"$(stats ${gen_ms[first,$name]})"
     read -r rf_med rf_min rf_max <<<"$(stats ${ratios[first,$name]})"
     read -r gr_med _ _ <<<"$(stats ${gen_ms[rebuild,$name]})"
     read -r rr_med rr_min rr_max <<<"$(stats ${ratios[rebuild,$name]})"
+    read -r ro_med ro_min ro_max <<<"$(stats ${ratios[other,$name]})"
     awk -v f="$name" -v n="$n_med" -v gf="$gf_med" -v a="$rf_med" -v b="$rf_min" -v c="$rf_max" \
-        -v gr="$gr_med" -v d="$rr_med" -v e="$rr_min" -v g="$rr_max" \
-      'BEGIN {printf "%-18s %9.1f %14.1f %8.2f [%.2f-%.2f] %14.1f %8.2f [%.2f-%.2f]\n", f, n / 1000, gf / 1000, a, b, c, gr / 1000, d, e, g}'
+        -v gr="$gr_med" -v d="$rr_med" -v e="$rr_min" -v g="$rr_max" -v h="$ro_med" \
+        -v i="$ro_min" -v j="$ro_max" \
+      'BEGIN {printf "%-18s %9.1f %14.1f %8.2f [%.2f-%.2f] %14.1f %8.2f [%.2f-%.2f] %8.2f [%.2f-%.2f]\n", f, n / 1000, gf / 1000, a, b, c, gr / 1000, d, e, g, h, i, j}'
     worst_first=$(awk -v a="$worst_first" -v b="$rf_med" 'BEGIN {print (b > a ? b : a)}')
     worst_rebuild=$(awk -v a="$worst_rebuild" -v b="$rr_med" 'BEGIN {print (b > a ? b : a)}')
-    for pair in first:$rf_med:$rf_min:$rf_max rebuild:$rr_med:$rr_min:$rr_max; do
+    worst_other=$(awk -v a="$worst_other" -v b="$ro_med" 'BEGIN {print (b > a ? b : a)}')
+    for pair in first:$rf_med:$rf_min:$rf_max rebuild:$rr_med:$rr_min:$rr_max \
+                other_target:$ro_med:$ro_min:$ro_max; do
       IFS=: read -r pass med lo hi <<<"$pair"
       csv+="gen_time,corpus/$name,$pass,gen_over_nvcc_median,$med,ratio"$'\n'
       csv+="gen_time,corpus/$name,$pass,gen_over_nvcc_min,$lo,ratio"$'\n'
       csv+="gen_time,corpus/$name,$pass,gen_over_nvcc_max,$hi,ratio"$'\n'
     done
   done
-  echo "slowest file (median gen/nvcc): first build $worst_first, rebuild $worst_rebuild ($(nproc) CPUs)"
+  echo "slowest file (median gen/nvcc): first build $worst_first, rebuild $worst_rebuild," \
+    "other target $worst_other ($(nproc) CPUs)"
 }
 
 [[ $tables == *,files,* ]] && files_table

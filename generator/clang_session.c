@@ -182,6 +182,10 @@ static void build_arguments(clang_session *session) {
   cubind_strlist_add(args, "-ferror-limit=0");
   cubind_strlist_add(args, "-Wno-unknown-cuda-version");
   cubind_strlist_add(args, "-DCUBIND_GENERATOR=1");
+  add_host_compiler(options->host_compiler, options->host_openmp, args);
+  /* the rest varies between the targets of one build: the base prelude's key leaves its -D,
+     -U and -I arguments out where they change nothing in it (prelude_cache.h) */
+  session->prelude_options.own_args = args->count;
   if (options->binary && options->binary->num_archs) {
     /* nvcc defines it from the -gencode list (CCCL names its namespaces after it): the same
        list makes the same names */
@@ -210,7 +214,6 @@ static void build_arguments(clang_session *session) {
     free(real);
   }
   free(toolkit_real);
-  add_host_compiler(options->host_compiler, options->host_openmp, args);
 }
 
 /*
@@ -233,10 +236,13 @@ int session_open(clang_session *session, const cubind_parse_options *options) {
   build_arguments(session);
   /* asked before libclang starts: a missing prelude's builder is a fork of this process */
   if (uses_prelude_cache(session)) {
+    session->prelude_options.args = &session->args;
+    session->prelude_options.cache_dir = options->cache_dir;
+    session->prelude_options.cuda_path = options->cuda_path;
     prelude_leading_lines(options->input, &session->args, options->cuda_path,
                           &session->leading_lines);
-    session->prelude = prelude_cache_get(&session->args, options->cache_dir, options->cuda_path,
-                                         &session->leading_lines, &session->prelude_whole);
+    session->prelude = prelude_cache_get(&session->prelude_options, &session->leading_lines,
+                                         &session->prelude_whole);
   }
   session->index = clang_createIndex(0, 0);
   return 0;
@@ -251,8 +257,7 @@ int session_open(clang_session *session, const cubind_parse_options *options) {
 /* session_wait_prelude: see clang_session.h. */
 void session_wait_prelude(clang_session *session) {
   if (uses_prelude_cache(session) && !session->prelude_whole)
-    free(prelude_cache_wait(&session->args, session->options->cache_dir,
-                            session->options->cuda_path, &session->leading_lines,
+    free(prelude_cache_wait(&session->prelude_options, &session->leading_lines,
                             PREPARE_WAIT_SECONDS));
 }
 
@@ -491,9 +496,9 @@ static const char *text_prelude(clang_session *session) {
     return session->prelude;
   if (!session->text_prelude_asked) {
     session->text_prelude_asked = 1;
-    session->text_prelude = prelude_cache_wait(
-        &session->args, session->options->cache_dir, session->options->cuda_path,
-        &session->leading_lines, BUILDER_WAIT_FACTOR * session->main_seconds + 1.0);
+    session->text_prelude =
+        prelude_cache_wait(&session->prelude_options, &session->leading_lines,
+                           BUILDER_WAIT_FACTOR * session->main_seconds + 1.0);
   }
   return session->text_prelude ? session->text_prelude : session->prelude;
 }

@@ -10,12 +10,14 @@
 #include <clang-c/Index.h>
 
 #include "parse.h"
+#include "prelude_cache.h"
 #include "util.h"
 
 typedef struct clang_session {
   const cubind_parse_options *options;
   CXIndex index;
   cubind_strlist args;  /* clang's arguments for the main parse (without the prelude) */
+  prelude_options prelude_options; /* args as the prelude cache sees them */
   char *prelude;        /* the precompiled prelude of the main parse, or NULL */
   int prelude_whole;    /* it holds all of leading_lines */
   cubind_strlist leading_lines; /* the .cu's leading lines a prelude can hold (with a cache) */

@@ -27,6 +27,10 @@ typedef struct prelude_request {
   const char *cuda_path;
   cubind_strlist *lines;      /* its leading lines, in order (the request's own copy) */
   unsigned long long option_set; /* option_set_hash of args and cuda_path */
+  /* the shared base prelude's (split_varying): args less the -D, -U and -I arguments past the
+     generator's own, the names of those macros and those directories */
+  cubind_strlist shared_args, varying_macros, varying_dirs;
+  unsigned long long shared_set; /* option_set_hash of shared_args and cuda_path */
 } prelude_request;
 
 /* FNV-1a: a stable 64-bit hash for cache keys (not for security). */
@@ -771,19 +775,25 @@ static char *macro_name(const char *line) {
   return cubind_xstrndup(at, (size_t)(skip_word(at, stop) - at));
 }
 
-/* 1 when `text` holds `name` as a whole identifier. */
-static int mentions(const char *text, size_t size, const char *name) {
+/* Where `text` next holds `name` as a whole identifier, from `from` on; NULL if nowhere. */
+static const char *next_mention(const char *text, size_t size, const char *from,
+                                const char *name) {
   size_t length = strlen(name);
   const char *at, *end = text + size;
-  for (at = text; length && (at = memchr(at, name[0], (size_t)(end - at))) != NULL &&
+  for (at = from; length && (at = memchr(at, name[0], (size_t)(end - at))) != NULL &&
                   (size_t)(end - at) >= length;
        at++) {
     int before = at > text && (isalnum((unsigned char)at[-1]) || at[-1] == '_');
     int after = at + length < end && (isalnum((unsigned char)at[length]) || at[length] == '_');
     if (memcmp(at, name, length) == 0 && !before && !after)
-      return 1;
+      return at;
   }
-  return 0;
+  return NULL;
+}
+
+/* 1 when `text` holds `name` as a whole identifier. */
+static int mentions(const char *text, size_t size, const char *name) {
+  return next_mention(text, size, text, name) != NULL;
 }
 
 /*
@@ -814,6 +824,115 @@ static int names_none(const char *path, const cubind_strlist *names) {
   }
   free(link);
   return !named;
+}
+
+/* The shared base prelude: the one of shared_args (the request's own when nothing varies). */
+static char *shared_base_path(const prelude_request *request) {
+  return cubind_xasprintf("%s/prelude-%016llx.pch", request->cache_dir,
+                          hash_bytes(request->shared_set, "\0lines", 7));
+}
+
+/*
+ * Adds to `targets` the names that `text` asks __has_include or __has_include_next about
+ * (`<name>` or `"name"`); returns 0 when one is not spelled out (a macro), whose file cannot
+ * be known.
+ */
+static int has_include_targets(const char *text, size_t size, cubind_strlist *targets) {
+  static const char *const words[] = {"__has_include", "__has_include_next"};
+  const char *end = text + size;
+  size_t w;
+  for (w = 0; w < 2; w++) {
+    const char *at = text;
+    while ((at = next_mention(text, size, at, words[w])) != NULL) {
+      const char *name, *stop;
+      at = skip_spaces(at + strlen(words[w]), end);
+      if (at == end || *at != '(')
+        continue; /* `defined(__has_include)` and the like */
+      at = skip_spaces(at + 1, end);
+      if (at == end || (*at != '<' && *at != '"'))
+        return 0;
+      name = at + 1;
+      for (stop = name; stop < end && *stop != (*at == '<' ? '>' : '"') && *stop != '\n'; stop++)
+        ;
+      if (stop == end || *stop == '\n')
+        return 0;
+      if (stop > name) {
+        char *target = cubind_xstrndup(name, (size_t)(stop - name));
+        if (!cubind_strlist_contains(targets, target))
+          cubind_strlist_add(targets, target);
+        free(target);
+      }
+      at = stop;
+    }
+  }
+  return 1;
+}
+
+/*
+ * 1 when a file in one of `dirs` could be found for a file clang took from elsewhere, `real`:
+ * one at a path that ends `real` (dir/bits/types.h for .../include/bits/types.h). A header
+ * is named by a path below a search directory, and -I ones are searched first.
+ */
+static int shadows_held(const cubind_strlist *dirs, const char *real) {
+  const char *slash;
+  size_t i;
+  for (slash = strchr(real, '/'); slash; slash = strchr(slash + 1, '/'))
+    for (i = 0; i < dirs->count; i++)
+      if (slash[1] && dir_has(dirs->items[i], slash + 1))
+        return 1;
+  return 0;
+}
+
+/*
+ * 1 when the shared base prelude at `path`, built without the request's -D, -U and -I arguments
+ * (split_varying), is what a build with them would be: no file it holds names one of those
+ * macros (as names_none), and none of those directories holds a file that clang could take
+ * for one the prelude holds or asks __has_include about (-I directories are searched before
+ * the system ones). Not seen, as in names_none: a name formed by pasting tokens; nor a header
+ * named through a link inside a search directory.
+ */
+static int base_fits(const prelude_request *request, const char *path) {
+  cubind_strlist held = {0}, targets = {0};
+  size_t i, k;
+  int fits = 1;
+  read_held_files(path, &held);
+  for (i = 0; i < held.count && fits; i++) {
+    char *text = NULL;
+    size_t size = 0;
+    if (cubind_read_file_quiet(held.items[i], CUBIND_MAX_SOURCE_BYTES, &text, &size) != 0) {
+      fits = 0; /* unreadable: as if it named them */
+    } else {
+      for (k = 0; k < request->varying_macros.count && fits; k++)
+        fits = !mentions(text, size, request->varying_macros.items[k]);
+      if (fits && request->varying_dirs.count)
+        fits = has_include_targets(text, size, &targets) &&
+               !shadows_held(&request->varying_dirs, held.items[i]);
+    }
+    free(text);
+  }
+  for (i = 0; i < targets.count && fits; i++)
+    for (k = 0; k < request->varying_dirs.count && fits; k++)
+      fits = !dir_has(request->varying_dirs.items[k], targets.items[i]);
+  cubind_strlist_free(&held);
+  cubind_strlist_free(&targets);
+  return fits;
+}
+
+/*
+ * The base prelude the request parses with (new string): its option set's own when valid, else
+ * the shared one when valid and it fits the request (base_fits); NULL when there is none.
+ */
+static char *usable_base(const prelude_request *request) {
+  char *own = prelude_path_of(request, NULL, 0), *shared = shared_base_path(request);
+  if (prelude_valid(own)) {
+    free(shared);
+    return own;
+  }
+  free(own);
+  if (prelude_valid(shared) && base_fits(request, shared))
+    return shared;
+  free(shared);
+  return NULL;
 }
 
 /*
@@ -901,14 +1020,12 @@ static char *builder_lock_path(const prelude_request *request) {
  * part of the list (best_partial_prelude), else onto the base: its text is the whole list, and
  * the lines the parent holds include as no-ops after it.
  */
-static void build_list(CXIndex index, const prelude_request *request) {
+static void build_list(CXIndex index, const prelude_request *request, const char *base) {
   size_t count = request->lines->count, parent_count;
   char *whole = prelude_path(request, count), *parent;
   if (!prelude_valid(whole)) { /* an empty list's is the base: valid by now */
     parent = best_partial_prelude(request, &parent_count);
-    if (!parent)
-      parent = prelude_path(request, 0);
-    build_prelude(index, request, count, whole, parent);
+    build_prelude(index, request, count, whole, parent ? parent : base);
     free(parent);
   }
   free(whole);
@@ -934,6 +1051,27 @@ static void toolkit_lines(const prelude_request *request, cubind_strlist *lines)
 }
 
 /*
+ * Builds the base prelude the request lacks: the shared one (with shared_args) unless it is
+ * there, and the option set's own when the shared one does not fit it. Returns the one the
+ * request then parses with (new string), or NULL.
+ */
+static char *build_base(CXIndex index, const prelude_request *request) {
+  char *shared = shared_base_path(request), *own = prelude_path(request, 0);
+  prelude_request shared_request = *request;
+  shared_request.args = &request->shared_args;
+  if ((prelude_valid(shared) || build_prelude(index, &shared_request, 0, shared, NULL)) &&
+      (strcmp(shared, own) == 0 || base_fits(request, shared))) {
+    free(own);
+    return shared;
+  }
+  free(shared);
+  if (build_prelude(index, request, 0, own, NULL))
+    return own;
+  free(own);
+  return NULL;
+}
+
+/*
  * The background builder's work: the base prelude when it is missing; then, the list normalised
  * against it, the preludes of its toolkit headers' prefixes (<cooperative_groups.h>, then with
  * <cooperative_groups/reduce.h>), each chained onto the one before, and last the whole list's
@@ -943,8 +1081,10 @@ static void toolkit_lines(const prelude_request *request, cubind_strlist *lines)
  */
 static void build_missing(prelude_request *request) {
   CXIndex index = clang_createIndex(0, 0);
-  char *base = prelude_path(request, 0);
-  if (prelude_valid(base) || build_prelude(index, request, 0, base, NULL)) {
+  char *base = usable_base(request);
+  if (!base)
+    base = build_base(index, request);
+  if (base) {
     cubind_strlist toolkit = {0};
     size_t k;
     drop_held_headers(request, base);
@@ -957,11 +1097,11 @@ static void build_missing(prelude_request *request) {
         cubind_strlist_add(&lines, toolkit.items[i]);
       prefix = *request;
       prefix.lines = &lines;
-      build_list(index, &prefix);
+      build_list(index, &prefix, base);
       cubind_strlist_free(&lines);
     }
     cubind_strlist_free(&toolkit);
-    build_list(index, request);
+    build_list(index, request, base);
   }
   free(base);
   clang_disposeIndex(index);
@@ -1093,15 +1233,45 @@ static void report_choice(const char *path, size_t count, size_t total) {
                 count, total);
 }
 
+/*
+ * Splits the options' arguments for the shared base prelude: past the generator's own ones,
+ * each -D and -U (the binary's __CUDA_ARCH_LIST__, the user's) goes to varying_macros by name
+ * and each -I to varying_dirs; all others, and their values, to shared_args.
+ */
+static void split_varying(prelude_request *request, const prelude_options *options) {
+  const cubind_strlist *args = options->args;
+  size_t i;
+  for (i = 0; i < args->count; i++) {
+    const char *arg = args->items[i];
+    int valued = strcmp(arg, "-isystem") == 0 || strcmp(arg, "-idirafter") == 0 ||
+                 strcmp(arg, "-include") == 0 || strcmp(arg, "-iquote") == 0 ||
+                 strcmp(arg, "-x") == 0 || strcmp(arg, "-Xclang") == 0;
+    if (i >= options->own_args && arg[0] == '-' && arg[1] && strchr("DUI", arg[1])) {
+      /* the value as one argument or the next one; a macro's name ends at '=' or '(' */
+      const char *value = arg[2] ? arg + 2 : i + 1 < args->count ? args->items[++i] : "";
+      char *name = cubind_xstrndup(value, strcspn(value, "=("));
+      cubind_strlist_add(arg[1] == 'I' ? &request->varying_dirs : &request->varying_macros,
+                         arg[1] == 'I' ? value : name);
+      free(name);
+      continue;
+    }
+    cubind_strlist_add(&request->shared_args, arg);
+    if (valued && i + 1 < args->count)
+      cubind_strlist_add(&request->shared_args, args->items[++i]);
+  }
+}
+
 /* A request for `lines` (copied into the request's own list; request_free frees it). */
-static void request_init(prelude_request *request, const cubind_strlist *args,
-                         const char *cache_dir, const char *cuda_path,
+static void request_init(prelude_request *request, const prelude_options *options,
                          const cubind_strlist *lines) {
   size_t i;
-  request->args = args;
-  request->cache_dir = cache_dir;
-  request->cuda_path = cuda_path;
-  request->option_set = option_set_hash(args, cuda_path);
+  memset(request, 0, sizeof *request);
+  request->args = options->args;
+  request->cache_dir = options->cache_dir;
+  request->cuda_path = options->cuda_path;
+  request->option_set = option_set_hash(options->args, options->cuda_path);
+  split_varying(request, options);
+  request->shared_set = option_set_hash(&request->shared_args, options->cuda_path);
   request->lines = cubind_xcalloc(1, sizeof *request->lines);
   for (i = 0; i < lines->count; i++)
     cubind_strlist_add(request->lines, lines->items[i]);
@@ -1110,21 +1280,22 @@ static void request_init(prelude_request *request, const cubind_strlist *args,
 static void request_free(prelude_request *request) {
   cubind_strlist_free(request->lines);
   free(request->lines);
+  cubind_strlist_free(&request->shared_args);
+  cubind_strlist_free(&request->varying_macros);
+  cubind_strlist_free(&request->varying_dirs);
 }
 
 /*
- * The best valid prelude for the request now: once the base prelude is there (the list then
- * normalised against it), the whole list's, else the one that holds most of it
+ * The best valid prelude for the request now: once there is a base prelude for it (usable_base;
+ * the list then normalised against it), the whole list's, else the one that holds most of it
  * (best_partial_prelude), else the base; NULL without a base. *count: how many lines of the
  * (normalised) list it holds.
  */
 static char *find_prelude(prelude_request *request, size_t *count) {
-  char *base = prelude_path(request, 0), *path;
+  char *base = usable_base(request), *path;
   *count = 0;
-  if (!prelude_valid(base)) {
-    free(base);
+  if (!base)
     return NULL;
-  }
   drop_held_headers(request, base);
   path = prelude_path(request, request->lines->count);
   if (prelude_valid(path)) {
@@ -1141,13 +1312,12 @@ static char *find_prelude(prelude_request *request, size_t *count) {
 }
 
 /* prelude_cache_get: see prelude_cache.h. */
-char *prelude_cache_get(const cubind_strlist *args, const char *cache_dir,
-                        const char *cuda_path, const cubind_strlist *lines, int *whole) {
+char *prelude_cache_get(const prelude_options *options, const cubind_strlist *lines, int *whole) {
   prelude_request request;
   size_t count;
   char *path;
-  request_init(&request, args, cache_dir, cuda_path, lines);
-  cubind_sweep_stale(cache_dir, is_cache_temp, NULL);
+  request_init(&request, options, lines);
+  cubind_sweep_stale(options->cache_dir, is_cache_temp, NULL);
   path = find_prelude(&request, &count);
   *whole = path && count == request.lines->count;
   if (!*whole)
@@ -1158,15 +1328,15 @@ char *prelude_cache_get(const cubind_strlist *args, const char *cache_dir,
 }
 
 /* prelude_cache_wait: see prelude_cache.h. */
-char *prelude_cache_wait(const cubind_strlist *args, const char *cache_dir,
-                         const char *cuda_path, const cubind_strlist *lines, double seconds) {
+char *prelude_cache_wait(const prelude_options *options, const cubind_strlist *lines,
+                         double seconds) {
   prelude_request request;
   const struct timespec pause = {0, 20 * 1000 * 1000};
   char *lock, *path = NULL;
   double waited = 0;
   size_t count = 0;
   int fd;
-  request_init(&request, args, cache_dir, cuda_path, lines);
+  request_init(&request, options, lines);
   lock = builder_lock_path(&request);
   fd = open(lock, O_RDONLY);
   free(lock);

@@ -1,9 +1,10 @@
 /*
  * prelude_cache.h: the precompiled CUDA prelude. What clang's CUDA mode includes before every
- * file (~0.12 s of parsing: the base prelude), and the system headers the .cu includes first
- * (the C++ library, CUB: seconds) with the macro lines between them, is precompiled once per
- * libclang, toolkit, option set and list of those lines into <cache_dir>/prelude-<key>.pch and
- * reused; a cached part of a list serves the whole list meanwhile. Each prelude records the
+ * file (the base prelude, which option sets share where their macros and -I directories
+ * change nothing in it), and the system headers the .cu includes first (the C++ library, CUB:
+ * seconds) with the macro lines between them, is precompiled once per libclang, toolkit,
+ * option set and list of those lines into <cache_dir>/prelude-<key>.pch and reused; a cached
+ * part of a list serves the whole list meanwhile. Each prelude records the
  * files it holds in <name>.files, with their sizes and modification times, checked before each
  * use (the headers the base prelude holds, <cuda_runtime.h> and the like, are left out of every
  * key). A run never builds a prelude itself: a detached low-priority builder makes the missing
@@ -37,27 +38,43 @@ void prelude_leading_lines(const char *path, const cubind_strlist *args, const c
                            cubind_strlist *lines);
 
 /*
- * prelude_cache_get: the path of the best valid prelude there is now for clang arguments `args`
- * and the .cu's leading lines `lines` (prelude_leading_lines), or NULL (new string). The
- * #include lines of headers the base prelude (what clang includes before every CUDA file)
- * already holds, as its <name>.files records, are left out of the key. Without the whole list's
- * prelude it is the one of the heaviest cached part of the list (a prefix, or a subsequence of
- * its #include lines; the rest is parsed normally), else the base's; and a detached low-priority
- * builder is started (one per option set at a time; a busy one is left the list) that builds
- * what is missing, so that the next .cu finds it. Never builds in the foreground and never
- * reports an error: the cache is an optimisation. *whole: 1 when the prelude holds the whole list. The
- * builder is a fork of this process: call it before libclang has parsed anything here (no
- * thread of its may hold a lock across the fork).
+ * What a parse's prelude depends on: clang's arguments and, of them, how many are the
+ * generator's own (clang_session.c: build_arguments). Past those, the -D, -U and -I arguments
+ * (the user's, the binary's __CUDA_ARCH_LIST__, the host compiler's _OPENMP) are left out of the
+ * key of the base prelude, which option sets share (see prelude_cache_get).
  */
-char *prelude_cache_get(const cubind_strlist *args, const char *cache_dir,
-                        const char *cuda_path, const cubind_strlist *lines, int *whole);
+typedef struct prelude_options {
+  const cubind_strlist *args;
+  size_t own_args;
+  const char *cache_dir;
+  const char *cuda_path;
+} prelude_options;
+
+/*
+ * prelude_cache_get: the path of the best valid prelude there is now for the options and the
+ * .cu's leading lines `lines` (prelude_leading_lines), or NULL (new string). The base prelude
+ * (what clang includes before every CUDA file, ~0.4 s of a light file's parse) is the option
+ * set's own, or the shared one built without its -D, -U and -I arguments where those change
+ * nothing in it: no file it holds names one of the macros, and no file of one of the
+ * directories could be found in place of one it holds or asks __has_include about. The
+ * #include lines of headers the base prelude already holds, as its <name>.files records, are
+ * left out of the key. Without the whole list's prelude it is the one of the heaviest cached
+ * part of the list (a prefix, or a subsequence of its #include lines; the rest is parsed
+ * normally), else the base's; and a detached low-priority builder is started (one per option
+ * set at a time; a busy one is left the list) that builds what is missing, so that the next .cu
+ * finds it. Never builds in the foreground and never reports an error: the cache is an
+ * optimisation. *whole: 1 when the prelude holds the whole list. The builder is a fork of this
+ * process: call it before libclang has parsed anything here (no thread of its may hold a lock
+ * across the fork).
+ */
+char *prelude_cache_get(const prelude_options *options, const cubind_strlist *lines, int *whole);
 
 /*
  * prelude_cache_wait: waits up to `seconds` for the option set's builder to finish, then returns
  * the whole list's prelude (new string) if it is there and valid, else NULL.
  */
-char *prelude_cache_wait(const cubind_strlist *args, const char *cache_dir,
-                         const char *cuda_path, const cubind_strlist *lines, double seconds);
+char *prelude_cache_wait(const prelude_options *options, const cubind_strlist *lines,
+                         double seconds);
 
 /* prelude_cache_drop: removes a prelude found stale (and its checksums and list of files). */
 void prelude_cache_drop(const char *path);

@@ -9,6 +9,8 @@
 #   - a .cu whose leading system headers extend a cached list parses with that list's prelude
 #     (a prefix) until the builder has made its own
 #   - a prelude whose .files or .sum is damaged is not used, and is rebuilt
+#   - option sets that differ in -D, -U and -I arguments share the base prelude, unless a base
+#     header names one of the macros or a -I directory could stand in for one of its headers
 #   - the C++ library's headers and -isystem ones are part of the list, a header of a user
 #     directory (-I) ends it; a system header changed in place makes the preludes that hold it
 #     unused (clang itself does not check system headers) until they are rebuilt
@@ -87,8 +89,15 @@ wait_builder
 run rt_fp16
 expect "warm cache" '^cubind-gen: prelude prelude-[0-9a-f]{16}\.pch \(1 of 1 leading lines\)$'
 fp16_prelude=$(prelude_of)
-# it is chained onto the base prelude: its .files lists what it adds, the base's the rest
-base_prelude=$(basename "$(ls "$cache"/prelude-*.lock)" .lock).pch
+# it is chained onto the base prelude: its .files lists what it adds, the base's the rest. The
+# base is chained onto none (its .sum has two checksums), and it is the one shared by option sets
+# that differ in -D, -U and -I arguments: not keyed on `-I $include`, so not named as the option
+# set's lock
+base_prelude=$(cd "$cache" && grep -l '^[0-9a-f]\{16\} [0-9a-f]\{16\}$' prelude-*.pch.sum) ||
+  fail "no base prelude in the cache"
+base_prelude=${base_prelude%.sum}
+[[ $base_prelude != "$(basename "$(ls "$cache"/prelude-*.lock)" .lock).pch" ]] ||
+  fail "the base prelude $base_prelude is keyed on the run's -I argument"
 grep -q "^[0-9a-f]\{16\} [0-9a-f]\{16\} [0-9a-f]\{16\} $base_prelude\$" "$cache/$fp16_prelude.sum" ||
   fail "$fp16_prelude is not chained onto the base prelude $base_prelude"
 grep -q '/cuda_fp16\.h$' "$cache/$fp16_prelude.files" || fail "$fp16_prelude.files lacks cuda_fp16.h"
@@ -162,10 +171,50 @@ grep -q 'float \*x' "$work/out/sys.cubind.h" || fail "sys: fill does not take a 
 wait_builder
 run_sys -isystem
 expect "rebuilt after a system header changed" '\(3 of 3 leading lines\)$'
-run_sys -I # another option set: its base prelude is built first
+run_sys -I # another option set, whose -I directory holds nothing of the base: it shares the base
+expect "another option set, the shared base" "^cubind-gen: prelude $base_prelude \\(0 of 1 leading lines\\)\$"
 wait_builder
 run_sys -I
 expect "a user header ends the list" '\(1 of 1 leading lines\)$'
+
+# option sets that differ in -D, -U and -I arguments share the base prelude where those change
+# nothing in it. The option set gets a base of its own for a macro that one of the base's
+# headers names (NDEBUG: <assert.h>), and for a -I directory holding a file that clang could take
+# for one the base holds (crt/host_config.h) or asks __has_include about (c++config.h:
+# <tbb/tbb.h>). The macro reaches the .cu either way.
+printf '#include <cuda_fp16.h>\n#include <cubind/annotations.h>\n#ifdef CUBIND_TEST_WIDE\ntypedef double elem_t;\n#else\ntypedef float elem_t;\n#endif\n%s\n' \
+  'extern "C" __global__ void widen(CUBIND_INOUT_N(n) elem_t *x, int n) { if (n) x[0] *= 2; }' \
+  >"$work/wide.cu"
+mkdir -p "$work/shadow/crt" "$work/tbb/tbb"
+cp "$(grep -o -m1 '/[^ ]*/crt/host_config\.h$' "$cache/$base_prelude.files")" "$work/shadow/crt/" ||
+  fail "$base_prelude.files lacks crt/host_config.h"
+: >"$work/tbb/tbb/tbb.h"
+# run_wide WHAT ARG...: runs on wide.cu with the arguments; the header must be the --no-cache run's
+run_wide() {
+  local what=$1 err
+  shift
+  rm -rf "$work/out" "$work/expected_wide"
+  "$gen" --no-cache "$@" -o "$work/expected_wide" "$work/wide.cu" || fail "$what: --no-cache run failed"
+  err=$(CUBIND_GEN_REPORT=1 "$gen" --cache-dir "$cache" "$@" -o "$work/out" "$work/wide.cu" 2>&1 >/dev/null) ||
+    fail "$what: cubind-gen failed: $err"
+  report=$(printf '%s\n' "$err" | grep '^cubind-gen: prelude ') || fail "$what: no report in: $err"
+  cmp -s "$work/out/wide.cubind.h" "$work/expected_wide/wide.cubind.h" ||
+    fail "$what: the header differs from the --no-cache run's ($report)"
+}
+run_wide "a macro and a -U" -I "$include" -DCUBIND_TEST_WIDE -UCUBIND_TEST_OTHER
+expect "a macro and a -U, the shared base" "^cubind-gen: prelude $base_prelude \\(0 of 1 leading lines\\)\$"
+grep -q 'double \*x' "$work/out/wide.cubind.h" || fail "wide: widen does not take a double * with the macro"
+run_wide "a macro of <assert.h>" -I "$include" -DNDEBUG
+expect "a macro of <assert.h>" '^cubind-gen: prelude none \(0 of 1 leading lines\)$'
+wait_builder
+run_wide "a macro of <assert.h>, built" -I "$include" -DNDEBUG
+[[ $report =~ \((0|1)\ of\ 1 && $(prelude_of) != "$base_prelude" ]] ||
+  fail "a macro of <assert.h>: expected a base of its own, got '$report'"
+for dir in shadow tbb; do
+  run_wide "a -I directory with $dir" -I "$include" -I "$work/$dir"
+  expect "a -I directory with $dir" '^cubind-gen: prelude none \(0 of 1 leading lines\)$'
+done
+wait_builder
 
 # the lines a prelude holds beyond #include <...>: macro lines, cubind's annotations stepped
 # over, a local header followed past its include guard (whose #define must stay out: the
