@@ -201,10 +201,9 @@ static void check_param_names(const cubind_kernel *kernel) {
     cubind_param *param = &kernel->params[i];
     if (!param->user_named)
       continue;
-    /* `cfg` is the stubs' first argument; cubind_* names are the generator's own; `restrict`
-       is a keyword in C but not in C++. */
-    if (strcmp(param->name, "cfg") == 0 || strncmp(param->name, "cubind_", 7) == 0 ||
-        strcmp(param->name, "restrict") == 0)
+    /* cubind_* names are the generator's own (a stub's configuration is cubind_cfg where a
+       parameter is named cfg); `restrict` is a keyword in C but not in C++. */
+    if (strncmp(param->name, "cubind_", 7) == 0 || strcmp(param->name, "restrict") == 0)
       error_take(&param->location,
                  cubind_xasprintf("parameter name '%s' of kernel '%s' is reserved in the "
                                   "generated C code: rename the parameter",

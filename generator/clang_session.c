@@ -172,6 +172,11 @@ static void build_arguments(clang_session *session) {
   snprintf(number, sizeof number, "%d", CUBIND_PARSE_CUDA_ARCH);
   add_arg(args, "-D__CUDA_ARCH__=%s", number);
   cubind_strlist_add(args, "-nocudalib");
+  /* nvcc mangles a constrained template's instances without the constraint (scale<float> of
+     template <Number T>: _Z5scaleIfEvPT_S0_i), as clang did up to 17; 18 adds it (Tk6Number),
+     which would name a kernel the binary does not hold */
+  if (session->major >= 18)
+    cubind_strlist_add(args, "-fclang-abi-compat=17");
   cubind_strlist_add(args, options->std);
   cubind_strlist_add(args, "-isystem");
   add_arg(args, "%s/include/cccl", options->cuda_path);
@@ -299,10 +304,7 @@ void session_close(clang_session *session) {
 static CXTranslationUnit parse(clang_session *session, const char *what,
                                const cubind_strlist *args, const char *prelude, const char *text,
                                size_t length, unsigned extra_flags, enum CXErrorCode *status) {
-  /* the preprocessing record gives the blocks the preprocessor skipped (#if 0), where the
-     tokens of explicit instantiations are not code (measured: no slower on CUB-heavy files) */
-  const unsigned flags = CXTranslationUnit_SkipFunctionBodies | CXTranslationUnit_KeepGoing |
-                         CXTranslationUnit_DetailedPreprocessingRecord | extra_flags;
+  const unsigned flags = CX_PARSE_FLAGS | extra_flags;
   cubind_strlist all = {0};
   struct CXUnsavedFile unsaved;
   CXTranslationUnit tu = NULL;
@@ -526,15 +528,19 @@ CXTranslationUnit session_parse_text(clang_session *session, const char *text, s
     session->reuse_unit = NULL;
     return NULL;
   }
-  if (!cuda_arch && session->main_seconds > SLOW_MAIN_PARSE_SECONDS && !session->text_prelude)
-    return session->reuse_unit =
-               parse(session, "a text", &session->args, prelude, text, length,
-                     CXTranslationUnit_PrecompiledPreamble |
-                         CXTranslationUnit_CreatePreambleOnFirstParse,
-                     &status);
-  if (!cuda_arch)
-    return session->text_unit =
-               parse(session, "a text", &session->args, prelude, text, length, 0, &status);
+  if (!cuda_arch) {
+    unsigned flags = session->main_seconds > SLOW_MAIN_PARSE_SECONDS && !session->text_prelude
+                         ? CXTranslationUnit_PrecompiledPreamble |
+                               CXTranslationUnit_CreatePreambleOnFirstParse
+                         : 0;
+    CXTranslationUnit tu =
+        parse(session, "a text", &session->args, prelude, text, length, flags, &status);
+    if (!tu && prelude) /* a prelude clang refuses to load: the text without it */
+      tu = parse(session, "a text", &session->args, NULL, text, length, flags, &status);
+    if (flags)
+      return session->reuse_unit = tu;
+    return session->text_unit = tu;
+  }
   /* Another __CUDA_ARCH__: without the prelude, which was built for the main parse's value. */
   for (i = 0; i < session->args.count; i++) {
     if (strncmp(session->args.items[i], "-D__CUDA_ARCH__=", 16) == 0) {

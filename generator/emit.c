@@ -120,6 +120,19 @@ static void append_argument(cubind_buf *out, size_t *column, const char *text, i
 }
 
 /*
+ * The name of a stub's first parameter, the launch configuration: "cfg" as the contract shows
+ * it, "cubind_cfg" in the stubs of a kernel that has a parameter of its own named cfg (names
+ * beginning with cubind_ are refused in the user's code, check.c).
+ */
+static const char *config_name(const cubind_kernel *kernel) {
+  size_t i;
+  for (i = 0; i < kernel->num_params; i++)
+    if (strcmp(kernel->params[i].name, "cfg") == 0)
+      return "cubind_cfg";
+  return "cfg";
+}
+
+/*
  * "doublify_launch(const cubind_config *cfg, float *a, int n)": the name and parameters of
  * <kernel>_launch or, with_counts, <kernel>_call (an annotated pointer without _N(expr) is
  * followed by its size_t <name>_count; an empty tag parameter is left out). A new string.
@@ -129,7 +142,9 @@ static char *signature(const cubind_kernel *kernel, int with_counts, int definit
   size_t i, column;
   cubind_buf_printf(&out, "%s_%s(", kernel->c_name, with_counts ? "call" : "launch");
   column = strlen("cubind_status ") + out.length;
-  append_argument(&out, &column, "const cubind_config *cfg", 1);
+  argument.length = 0;
+  cubind_buf_printf(&argument, "const cubind_config *%s", config_name(kernel));
+  append_argument(&out, &column, argument.data, 1);
   for (i = 0; i < kernel->num_params; i++) {
     const cubind_param *param = &kernel->params[i];
     if (param->is_empty || param->role == CUBIND_ROLE_REDUCTION_SCRATCH)
@@ -227,7 +242,11 @@ static void write_fields(tpl_writer *writer, const void *data) {
     const cubind_field *field = &record->fields[f];
     if (field->line != expected)
       tpl_line_to(writer, field->line, record->location.file);
-    tpl_printf(writer, "  %s;\n", field->c_decl);
+    if (field->align_attr)
+      tpl_printf(writer, "  %s __attribute__((aligned(%llu)));\n", field->c_decl,
+                 field->align_attr);
+    else
+      tpl_printf(writer, "  %s;\n", field->c_decl);
     expected = field->line + 1;
   }
   if (writer->line_directives && record->num_fields)
@@ -259,20 +278,31 @@ static int each_struct(tpl_writer *writer, const char *block, const void *data) 
   for (k = 0; k < model->num_structs; k++) {
     const cubind_struct *record = &model->structs[k];
     record_values values;
-    tpl_marker markers[7];
-    char *display;
+    tpl_marker markers[8];
+    char *display, *attributes;
     int failed;
     if (!record->used || !record->defined_here)
       continue;
     display = comment_safe(record->display_name);
+    /* where C's rules alone would not give the device's layout (parse_structs.c) */
+    if (record->packed && record->align_attr)
+      attributes = cubind_xasprintf("__attribute__((packed, aligned(%llu))) ", record->align_attr);
+    else if (record->packed)
+      attributes = cubind_xstrdup("__attribute__((packed)) ");
+    else if (record->align_attr)
+      attributes = cubind_xasprintf("__attribute__((aligned(%llu))) ", record->align_attr);
+    else
+      attributes = cubind_xstrdup("");
     memset(markers, 0, sizeof markers);
     record_markers(model, k, &values, markers);
     markers[3].name = "DISPLAY_NAME", markers[3].value = display;
     markers[4].name = "SOURCE_NAME", markers[4].value = model->source_name;
     markers[5].name = "KIND", markers[5].value = record->is_union ? "union" : "struct";
     markers[6].name = "FIELDS", markers[6].write = write_fields, markers[6].data = &values.item;
-    failed = tpl_fill(writer, "cubind_stubs.h", block, 0, markers, 7);
+    markers[7].name = "ATTRIBUTES", markers[7].value = attributes;
+    failed = tpl_fill(writer, "cubind_stubs.h", block, 0, markers, 8);
     free(display);
+    free(attributes);
     if (failed)
       return 1;
   }
@@ -901,7 +931,7 @@ static int each_kernel_stubs(tpl_writer *writer, const char *block, const void *
     const cubind_kernel *kernel = &model->kernels[k];
     unsigned num_host = 0;
     char *strings[9];
-    tpl_marker markers[14];
+    tpl_marker markers[15];
     int elementwise = count_index(kernel) >= 0;
     int failed;
     for (i = 0; i < kernel->num_params; i++)
@@ -930,6 +960,7 @@ static int each_kernel_stubs(tpl_writer *writer, const char *block, const void *
     markers[11].name = "SHAPE", markers[11].value = strings[8];
     markers[12].name = "KIND", markers[12].value = elementwise ? "_elementwise" : "";
     markers[13].name = "SHAPE_ARG", markers[13].value = elementwise ? ", &cubind_shape" : "";
+    markers[14].name = "CONFIG", markers[14].value = config_name(kernel);
     failed = tpl_fill(writer, "cubind_stubs.c", block, 0, markers, COUNT_OF(markers));
     for (i = 0; i < COUNT_OF(strings); i++)
       free(strings[i]);

@@ -168,6 +168,9 @@ typedef struct cubind_field {
   char *name;
   char *c_decl;                 /* the C member declaration without ';': "float v[3]" */
   unsigned long long offset;    /* byte offset in the record */
+  unsigned long long size;      /* bytes it takes (arrays: all elements) */
+  unsigned long long align;     /* its type's alignment (a field's own alignas not counted) */
+  unsigned long long align_attr; /* the C copy's __attribute__((aligned(N))) on it; 0: none */
   unsigned line;                /* its line in the file that declares the record */
   long record;                  /* a struct or union field: its index in model->structs, else -1 */
 } cubind_field;
@@ -189,6 +192,8 @@ typedef struct cubind_struct {
   cubind_location location;     /* its definition */
   unsigned long long size;
   unsigned long long align;
+  int packed;                   /* the C copy is __attribute__((packed)) */
+  unsigned long long align_attr; /* the C copy's __attribute__((aligned(N))); 0: none */
   cubind_field *fields;
   size_t num_fields;
   unsigned needs;               /* CUBIND_NEEDS_* bits of its fields */

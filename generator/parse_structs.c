@@ -111,6 +111,9 @@ static enum CXVisitorResult visit_field(CXCursor field, CXClientData data) {
   out = &walk->fields[walk->count++];
   out->name = name;
   out->offset = (unsigned long long)offset / 8;
+  out->size = (unsigned long long)clang_Type_getSizeOf(clang_getCursorType(field));
+  out->align = (unsigned long long)clang_Type_getAlignOf(clang_getCursorType(field));
+  out->align_attr = 0; /* spell_layout's to decide */
   out->record = record;
   cx_location(field, "", &where);
   out->line = where.line;
@@ -212,6 +215,65 @@ static char *record_problem(parse_context *ctx, CXCursor decl, const char *displ
   return NULL;
 }
 
+static unsigned long long align_up(unsigned long long at, unsigned long long align) {
+  return (at + align - 1) / align * align;
+}
+
+/*
+ * How the C copy of a record of the .cu spells its device layout where C's own rules would
+ * not give it (alignas, __align__(N), __attribute__((packed))): sets record->packed, its
+ * align_attr and each field's align_attr, the smallest that put every field at its offset and
+ * give the record its size and alignment. Returns NULL, or why no C spelling has that layout
+ * (a new string). The .cubind.c checks the result against the device's numbers either way.
+ */
+static char *spell_layout(cubind_struct *record) {
+  unsigned long long natural = 1, at = 0, reached = 1;
+  size_t f;
+  /* packed where a field sits before its type's alignment or the record is less aligned */
+  for (f = 0; f < record->num_fields; f++) {
+    const cubind_field *field = &record->fields[f];
+    unsigned long long start = record->is_union ? 0 : align_up(at, field->align);
+    if (field->offset < start)
+      record->packed = 1;
+    if (field->align > natural)
+      natural = field->align;
+    at = field->offset + field->size;
+  }
+  if (record->align < natural)
+    record->packed = 1;
+  at = 0;
+  for (f = 0; f < record->num_fields; f++) {
+    cubind_field *field = &record->fields[f];
+    unsigned long long align = record->packed ? 1 : field->align;
+    unsigned long long start = record->is_union ? 0 : align_up(at, align);
+    if (field->offset > start) {
+      /* alignas on the field: the smallest larger alignment that puts it there */
+      unsigned long long wanted = align * 2;
+      while (wanted <= field->offset && align_up(at, wanted) != field->offset)
+        wanted *= 2;
+      if (wanted > field->offset)
+        return cubind_xasprintf("field '%s' of '%s' lies at offset %llu, which no alignment "
+                                "of a C field gives",
+                                field->name, record->display_name, field->offset);
+      field->align_attr = align = wanted;
+    } else if (field->offset < start) {
+      return cubind_xasprintf("field '%s' of '%s' overlaps the field before it", field->name,
+                              record->display_name);
+    }
+    if (align > reached)
+      reached = align;
+    if (field->offset + field->size > at)
+      at = field->offset + field->size;
+  }
+  if (record->align > reached)
+    record->align_attr = reached = record->align;
+  if (record->align != reached || align_up(at, reached) != record->size)
+    return cubind_xasprintf("'%s' is %llu bytes aligned to %llu on the device, which no C "
+                            "struct with its fields in their places is",
+                            record->display_name, record->size, record->align);
+  return NULL;
+}
+
 static void parse_struct_at(parse_context *ctx, CXType written, c_type *mapped, long *index,
                             int depth) {
   cubind_model *model = ctx->model;
@@ -224,6 +286,8 @@ static void parse_struct_at(parse_context *ctx, CXType written, c_type *mapped, 
   const char *what = is_union ? "union" : "struct";
   field_walk walk;
   cubind_struct *record;
+  unsigned long long align_attr = 0;
+  int packed = 0;
   size_t i;
   *index = -1;
   memset(&walk, 0, sizeof walk);
@@ -243,12 +307,28 @@ static void parse_struct_at(parse_context *ctx, CXType written, c_type *mapped, 
   clang_Type_visitFields(canonical, visit_field, &walk);
   if (!walk.error && !walk.count)
     walk.error = cubind_xasprintf("%s '%s' has no fields: C has no empty structs", what, display);
+  if (!walk.error && defined_here) {
+    /* the C spelling of its layout, decided before the model lists the record as usable */
+    cubind_struct layout;
+    memset(&layout, 0, sizeof layout);
+    layout.display_name = display;
+    layout.is_union = is_union;
+    layout.size = (unsigned long long)clang_Type_getSizeOf(canonical);
+    layout.align = (unsigned long long)clang_Type_getAlignOf(canonical);
+    layout.fields = walk.fields;
+    layout.num_fields = walk.count;
+    walk.error = spell_layout(&layout);
+    packed = layout.packed;
+    align_attr = layout.align_attr;
+  }
   if (walk.error) {
     mapped->unsupported = walk.error;
     free_fields(walk.fields, walk.count);
     goto done;
   }
   record = cubind_model_add_struct(model);
+  record->packed = packed;
+  record->align_attr = align_attr;
   record->usr = usr;
   usr = NULL;
   /* A record of the .cu keeps its own name in the C copy (an unnamed one its typedef's); one

@@ -295,9 +295,7 @@ static int build_prelude(CXIndex index, const prelude_request *request, size_t c
   empty.Length = (unsigned long)lines.length;
   ok = clang_parseTranslationUnit2(index, source, (const char *const *)args.items,
                                    (int)args.count, &empty, 1,
-                                   CXTranslationUnit_ForSerialization |
-                                       CXTranslationUnit_SkipFunctionBodies |
-                                       CXTranslationUnit_KeepGoing,
+                                   CX_PARSE_FLAGS | CXTranslationUnit_ForSerialization,
                                    &tu) == CXError_Success &&
        tu;
   ok = ok && temp && cx_count_errors(tu) == 0 && /* a broken prelude would cost a retry each run */

@@ -113,14 +113,14 @@ static char cubind_empty_arg;
 cubind_status @@LAUNCH@@ {
 @@ARGS_ARRAY@@
 @@SHAPE@@
-  return cubind_module_launch@@KIND@@(&@@INTERNAL@@_module, @@INDEX@@, cfg, @@ARGS@@@@SHAPE_ARG@@);
+  return cubind_module_launch@@KIND@@(&@@INTERNAL@@_module, @@INDEX@@, @@CONFIG@@, @@ARGS@@@@SHAPE_ARG@@);
 }
 
 cubind_status @@CALL@@ {
 @@ARGS_ARRAY@@
 @@HOST_ARGS_ARRAY@@
 @@SHAPE@@
-  return cubind_module_call@@KIND@@(&@@INTERNAL@@_module, @@INDEX@@, cfg, @@ARGS@@, @@HOST_ARGS@@, @@NUM_HOST_ARGS@@@@SHAPE_ARG@@);
+  return cubind_module_call@@KIND@@(&@@INTERNAL@@_module, @@INDEX@@, @@CONFIG@@, @@ARGS@@, @@HOST_ARGS@@, @@NUM_HOST_ARGS@@@@SHAPE_ARG@@);
 }
 
 cubind_status @@NAME@@_attributes(cubind_kernel_attributes *out) {

@@ -49,7 +49,7 @@ extern "C" {
 
 @@EACH struct@@
 /* @@DISPLAY_NAME@@ (@@SOURCE_NAME@@): @@SIZE@@ bytes, aligned to @@ALIGN@@; the .cubind.c checks the layout */
-typedef @@KIND@@ @@C_NAME@@ {
+typedef @@KIND@@ @@ATTRIBUTES@@@@C_NAME@@ {
 @@FIELDS@@
 } @@C_NAME@@;
 

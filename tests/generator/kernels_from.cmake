@@ -2,7 +2,8 @@
 #
 #   cmake -DGEN=cubind-gen -DNVCC=nvcc -DREADELF=readelf -DFIXTURE=x.cu -DOUT_DIR=dir
 #         -DINCLUDE_DIR=runtime/include -DCC=cc -DCXX=c++ -DCUDA_INCLUDE=dir "-DARCHS=80;90"
-#         [-DNVCC_OPTIONS=opt^^opt] [-DEXPECTED_DIR=dir] [-DEXPECT_BOUND=n] [-DEXPECT_EXPLICIT=n]
+#         [-DNVCC_OPTIONS=opt^^opt] [-DGEN_OPTIONS=opt^^opt] [-DEXPECTED_DIR=dir]
+#         [-DEXPECT_BOUND=n] [-DEXPECT_EXPLICIT=n]
 #         [-DEXPECT_UNBOUND=regex^^regex] [-DEXPECT_STDERR=regex] [-DEXPLICIT_STDERR=regex]
 #         [-DEXPECT_PARSES=what^^what] -P kernels_from.cmake
 #
@@ -29,6 +30,7 @@ file(REMOVE_RECURSE "${OUT_DIR}")
 file(MAKE_DIRECTORY "${OUT_DIR}/binary" "${OUT_DIR}/cubins" "${OUT_DIR}/explicit"
                     "${OUT_DIR}/keep")
 string(REPLACE "^^" ";" nvcc_options "${NVCC_OPTIONS}")
+string(REPLACE "^^" ";" gen_options "${GEN_OPTIONS}") # given to every cubind-gen run
 string(REPLACE "^^" ";" expect_unbound "${EXPECT_UNBOUND}")
 
 function(run)
@@ -64,7 +66,8 @@ endif()
 
 # 2. cubind-gen --kernels-from the fatbin, reporting its parses (CUBIND_GEN_REPORT)
 execute_process(COMMAND "${CMAKE_COMMAND}" -E env CUBIND_GEN_REPORT=1
-                        "${GEN}" -I "${INCLUDE_DIR}" --no-cache --kernels-from "${fatbin}"
+                        "${GEN}" ${gen_options} -I "${INCLUDE_DIR}" --no-cache
+                        --kernels-from "${fatbin}"
                         -o "${OUT_DIR}/binary" "${FIXTURE}"
                 RESULT_VARIABLE rc ERROR_VARIABLE stderr)
 if(NOT rc EQUAL 0)
@@ -156,7 +159,7 @@ set(from_cubins "")
 foreach(cubin IN LISTS cubins)
   list(APPEND from_cubins --kernels-from "${cubin}")
 endforeach()
-execute_process(COMMAND "${GEN}" -I "${INCLUDE_DIR}" --no-cache ${from_cubins}
+execute_process(COMMAND "${GEN}" ${gen_options} -I "${INCLUDE_DIR}" --no-cache ${from_cubins}
                         -o "${OUT_DIR}/cubins" "${FIXTURE}"
                 RESULT_VARIABLE rc ERROR_VARIABLE err)
 foreach(suffix cubind.h cubind.c)
@@ -169,7 +172,8 @@ foreach(suffix cubind.h cubind.c)
 endforeach()
 
 # 5. without --kernels-from: only what the source names
-execute_process(COMMAND "${GEN}" -I "${INCLUDE_DIR}" --no-cache -o "${OUT_DIR}/explicit"
+execute_process(COMMAND "${GEN}" ${gen_options} -I "${INCLUDE_DIR}" --no-cache
+                        -o "${OUT_DIR}/explicit"
                         "${FIXTURE}"
                 RESULT_VARIABLE rc ERROR_VARIABLE stderr)
 if(NOT rc EQUAL 0)
@@ -211,7 +215,8 @@ foreach(ending bad_line open_namespace)
     if(with STREQUAL "binary")
       set(from --kernels-from "${fatbin}")
     endif()
-    execute_process(COMMAND "${GEN}" -I "${INCLUDE_DIR}" -I "${fixture_dir}" --no-cache ${from}
+    execute_process(COMMAND "${GEN}" ${gen_options} -I "${INCLUDE_DIR}" -I "${fixture_dir}"
+                            --no-cache ${from}
                             -o "${OUT_DIR}/broken" "${broken}"
                     RESULT_VARIABLE rc ERROR_VARIABLE err_${with})
     string(REGEX MATCHALL "error:" errors "${err_${with}}")

@@ -326,4 +326,19 @@ if [[ -n $nvcc ]]; then
   expect "--kernels-from after --prepare --binary-archs" '\(3 of 3 leading lines\)$'
   prepared=", --prepare (also for a binary's architectures)"
 fi
-echo "prelude_cache: fresh, warm, normalised, prefix, subsequence, damaged and changed caches; macro lines, local headers, lists left for a busy builder$prepared: right prelude, same outputs"
+# C++20: clang refuses in C++20 mode a PCH built without the parses' preprocessing record; the
+# prelude is built with it, so a warm run parses once, with the prelude
+printf '#include <cstdio>\n#include <cubind/annotations.h>\n%s\n' "$kernel" >"$work/cxx20.cu"
+"$gen" --no-cache -std=c++20 -I "$include" -o "$work/expected" "$work/cxx20.cu" ||
+  fail "cxx20: --no-cache run failed"
+"$gen" --prepare --cache-dir "$cache" -std=c++20 -I "$include" -o "$work/prep_out" \
+  "$work/cxx20.cu" || fail "cxx20: --prepare failed"
+rm -rf "$work/out"
+err=$(CUBIND_GEN_REPORT=1 "$gen" --cache-dir "$cache" -std=c++20 -I "$include" -o "$work/out" \
+      "$work/cxx20.cu" 2>&1 >/dev/null) || fail "cxx20: cubind-gen failed: $err"
+[[ $(printf '%s\n' "$err" | grep -c '^cubind-gen: parse of ') == 1 &&
+   $err =~ "parse of the .cu, prelude prelude-" ]] ||
+  fail "cxx20: expected one parse, with the prelude; got: $err"
+cmp -s "$work/out/cxx20.cubind.h" "$work/expected/cxx20.cubind.h" ||
+  fail "cxx20: the header differs from the --no-cache run's"
+echo "prelude_cache: fresh, warm, normalised, prefix, subsequence, damaged and changed caches; macro lines, local headers, lists left for a busy builder$prepared, C++20: right prelude, same outputs"

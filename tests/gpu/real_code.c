@@ -100,6 +100,17 @@ int main(void) {
   GPU_CHECK(static_square_call(&cfg, out, N));
   bad += check_floats("static_square", out, want, N);
 
+  /* a parameter named cfg: the stub's configuration is then cubind_cfg */
+  {
+    float by = (float)(gpu_rand_u32() % 1000) / 8.0f - 60.0f;
+    for (i = 0; i < N; i++) {
+      out[i] = x[i];
+      want[i] = x[i] + by;
+    }
+    GPU_CHECK(offset_by_cfg_call(&cfg, by, out, N));
+    bad += check_floats("offset_by_cfg", out, want, N);
+  }
+
   /* an anonymous namespace's kernel */
   offset = (int)(gpu_rand_u32() % 1000);
   gpu_poison(iota, sizeof iota);

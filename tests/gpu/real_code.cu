@@ -1,6 +1,7 @@
 // Code as real programs write it (issue 13): kernels in a header, a static kernel, a kernel in
-// an anonymous namespace, the runtime's structs by value (cudaPitchedPtr, cudaExtent), __half2
-// by value, a tag type parameter; each run on the GPU by real_code.c against a CPU reference.
+// an anonymous namespace, a parameter named cfg, the runtime's structs by value
+// (cudaPitchedPtr, cudaExtent), __half2 by value, a tag type parameter; each run on the GPU by
+// real_code.c against a CPU reference.
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <type_traits>
@@ -12,6 +13,13 @@ static __global__ void static_square(CUBIND_INOUT_N(n) float *x, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
     x[i] = x[i] * x[i];
+}
+
+/** x[i] += cfg: a parameter named like the stubs' configuration argument. */
+__global__ void offset_by_cfg(float cfg, CUBIND_INOUT_N(n) float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    x[i] += cfg;
 }
 
 namespace {

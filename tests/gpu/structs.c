@@ -1,7 +1,8 @@
 /*
  * structs: a kernel taking a struct defined in the .cu (char, double, int, float4: the
  * generated header's C copy, layout checked at compile time) and a struct from a shared C
- * header, by value, plus pointers; checked against the CPU.
+ * header, by value, plus pointers; and records whose C copies need attributes (__align__,
+ * packed, alignas on a field); checked against the CPU.
  */
 #include "gpu_check.h"
 
@@ -47,6 +48,41 @@ int main(void) {
       if (bad < 5) fprintf(stderr, "out[%d]: got %.17g, want %.17g\n", k, out[k], want[k]);
       bad++;
     }
+  {
+    /* records whose C copies need attributes for the device's layout, and a char between */
+    aligned_pair p;
+    packed_record q;
+    field_aligned r;
+    char gap = (char)(gpu_rand_u32() % 100);
+    double got[4], expect[4];
+    cubind_config one = cubind_config_1d(1, 1);
+    memset(&p, 0, sizeof p);
+    memset(&q, 0, sizeof q);
+    memset(&r, 0, sizeof r);
+    p.a = gpu_rand_float(-50.0f, 50.0f);
+    p.b = (int)(gpu_rand_u32() % 2001) - 1000;
+    q.c = (char)(gpu_rand_u32() % 100);
+    q.d = (double)gpu_rand_float(-8.0f, 8.0f);
+    q.i = (int)(gpu_rand_u32() % 2001) - 1000;
+    r.c = (char)(gpu_rand_u32() % 100);
+    r.i = (int)(gpu_rand_u32() % 2001) - 1000;
+    {
+      volatile double sum = (double)q.c + q.d;
+      expect[0] = (double)p.a + (double)p.b;
+      expect[1] = sum + (double)q.i;
+      expect[2] = (double)r.c + (double)r.i;
+      expect[3] = (double)gap;
+    }
+    gpu_poison(got, sizeof got);
+    GPU_CHECK(layouts_eval_call(&one, p, gap, q, r, got));
+    for (k = 0; k < 4; k++)
+      if (!(got[k] == expect[k])) {
+        fprintf(stderr, "layouts_eval out[%d]: got %.17g, want %.17g\n", k, got[k], expect[k]);
+        bad++;
+      }
+    printf("gpu_structs: sizeof aligned_pair %zu, packed_record %zu, field_aligned %zu\n",
+           sizeof p, sizeof q, sizeof r);
+  }
   printf("gpu_structs: sizeof(mixed) %zu, span [%d, %d), %zu mismatches\n", sizeof(mixed),
          s.offset, s.offset + s.length, bad);
   return gpu_finish("gpu_structs", bad);

@@ -26,3 +26,32 @@ extern "C" __global__ void mixed_eval(mixed m, struct span s, CUBIND_IN_N(n) con
   double r = __dadd_rn((double)m.c, __dmul_rn(m.d, x[k]));
   out[k] = __dadd_rn(__dadd_rn(r, (double)m.i), v);
 }
+
+/* Layouts C's own rules would not give (__align__, packed, alignas on a field): the generated
+   header's C copies carry the attributes that give the device's layout. */
+struct __align__(16) aligned_pair {
+  float a;
+  int b;
+};
+
+struct __attribute__((packed)) packed_record {
+  char c;
+  double d;
+  int i;
+};
+
+struct field_aligned {
+  char c;
+  alignas(8) int i;
+};
+
+/** out = {a + b, c + d + i, c + i, gap}, each sum rounded once per term. */
+extern "C" __global__ void layouts_eval(aligned_pair p, char gap, packed_record q,
+                                        field_aligned r, CUBIND_OUT_N(4) double *out) {
+  if (blockIdx.x != 0 || threadIdx.x != 0)
+    return;
+  out[0] = __dadd_rn((double)p.a, (double)p.b);
+  out[1] = __dadd_rn(__dadd_rn((double)q.c, q.d), (double)q.i);
+  out[2] = __dadd_rn((double)r.c, (double)r.i);
+  out[3] = (double)gap;
+}
