@@ -364,7 +364,8 @@ static void check_binary_layout(const cubind_kernel *kernel) {
   size_t i;
   int same = kernel->binary_num_params == (long)kernel->num_params;
   for (i = 0; same && i < kernel->num_params; i++)
-    same = kernel->binary_layout[i].offset == kernel->params[i].offset &&
+    same = (kernel->params[i].offset_varies ||
+            kernel->binary_layout[i].offset == kernel->params[i].offset) &&
            kernel->binary_layout[i].size == kernel->params[i].size;
   if (!same) {
     char *binary = layout_text(kernel->binary_layout, NULL, (size_t)kernel->binary_num_params);

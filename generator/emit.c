@@ -669,23 +669,31 @@ static int each_layout(tpl_writer *writer, const char *block, const void *data) 
   return 0;
 }
 
+/* One parameter's entry: {"a", 0, 8}; CUBIND_PARAM_OFFSET_ANY where nvcc's offset varies. */
+static void param_entry(cubind_buf *out, const cubind_param *param) {
+  const char *name = param->user_named ? param->name : "";
+  if (param->offset_varies)
+    cubind_buf_printf(out, "{\"%s\", CUBIND_PARAM_OFFSET_ANY, %llu}", name, param->size);
+  else
+    cubind_buf_printf(out, "{\"%s\", %llu, %llu}", name, param->offset, param->size);
+}
+
 /* {"a", 0, 8}, {"n", 8, 4}: on one line when short, else one entry per line. */
 static char *param_entries(const cubind_kernel *kernel) {
   cubind_buf entries = {0};
   size_t i;
   for (i = 0; i < kernel->num_params; i++) {
-    const cubind_param *param = &kernel->params[i];
-    cubind_buf_printf(&entries, "%s{\"%s\", %llu, %llu}", i ? ", " : "",
-                      param->user_named ? param->name : "", param->offset, param->size);
+    cubind_buf_puts(&entries, i ? ", " : "");
+    param_entry(&entries, &kernel->params[i]);
   }
   if (strlen(kernel->c_name) + entries.length < 60)
     return entries.data;
   entries.length = 0;
   cubind_buf_puts(&entries, "\n");
   for (i = 0; i < kernel->num_params; i++) {
-    const cubind_param *param = &kernel->params[i];
-    cubind_buf_printf(&entries, "    {\"%s\", %llu, %llu},\n",
-                      param->user_named ? param->name : "", param->offset, param->size);
+    cubind_buf_puts(&entries, "    ");
+    param_entry(&entries, &kernel->params[i]);
+    cubind_buf_puts(&entries, ",\n");
   }
   return entries.data;
 }

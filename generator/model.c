@@ -68,15 +68,25 @@ cubind_struct *cubind_model_add_struct(cubind_model *model) {
   return APPEND_ZEROED(model->structs, model->num_structs);
 }
 
-/* cubind_model_layout: offsets per the CUDA ABI (each parameter at its own alignment). */
+/*
+ * The largest parameter alignment whose offset is the same on every architecture: nvcc aligns
+ * a parameter's address in the constant bank, and the parameter base is only 16-byte aligned
+ * on some (sm_90: 0x210), where a double4_32a lands at 16 instead of 0.
+ */
+#define PORTABLE_PARAM_ALIGN 16
+
+/* cubind_model_layout: see model.h. */
 void cubind_model_layout(cubind_kernel *kernel) {
   unsigned long long offset = 0;
+  int varies = 0;
   size_t i;
   for (i = 0; i < kernel->num_params; i++) {
     cubind_param *param = &kernel->params[i];
     unsigned long long align = param->align ? param->align : 1;
     offset = (offset + align - 1) / align * align;
     param->offset = offset;
+    varies |= align > PORTABLE_PARAM_ALIGN;
+    param->offset_varies = varies;
     offset += param->size;
   }
 }

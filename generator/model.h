@@ -58,6 +58,8 @@ typedef struct cubind_param {
   unsigned long long size;      /* bytes in the kernel's parameter buffer */
   unsigned long long align;     /* alignment in the parameter buffer */
   unsigned long long offset;    /* offset in the parameter buffer (aligned to `align`) */
+  int offset_varies;            /* nvcc's offset depends on the architecture: this parameter or
+                                   one before it is aligned to more than 16 (model.c) */
   int is_pointer;               /* a pointer (device pointer or annotated host buffer); also an
                                    array parameter, which C and C++ adjust to a pointer */
   int pointee_const;            /* a pointer to const: the kernel promises not to write it */
@@ -270,7 +272,8 @@ cubind_location cubind_location_copy(const cubind_location *location);
 
 /*
  * cubind_model_layout: computes each parameter's offset in the parameter buffer, aligning
- * each to its own alignment as the CUDA ABI does.
+ * each to its own alignment as the CUDA ABI does, and marks offset_varies from the first
+ * parameter aligned to more than 16 bytes on (CUBIND_PARAM_OFFSET_ANY in cubind/generated.h).
  */
 void cubind_model_layout(cubind_kernel *kernel);
 

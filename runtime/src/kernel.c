@@ -11,6 +11,8 @@
  * of its function handle once the image's device slot is committed, which the launch path reads
  * with an acquire load (cubind__kernel_published).
  */
+#include <stdio.h>
+
 #include "driver.h"
 #include "error.h"
 #include "image.h"
@@ -41,14 +43,20 @@ static cubind_status check_abi(const char *what, const cubind_module *module,
                                "%s: cuFuncGetParamInfo failed for parameter %u of kernel '%s' "
                                "(module %s)",
                                what, i, kernel->name, module->name);
-    if (offset != p->offset || size != p->size)
+    if ((p->offset != CUBIND_PARAM_OFFSET_ANY && offset != p->offset) || size != p->size) {
+      char at[32]; /* the stub's offset, when it has one */
+      if (p->offset == CUBIND_PARAM_OFFSET_ANY)
+        snprintf(at, sizeof at, "any offset");
+      else
+        snprintf(at, sizeof at, "offset %u", p->offset);
       return cubind__fail(CUBIND_ERROR_ABI_MISMATCH,
-                          "%s: kernel '%s' (module %s): parameter %u '%s' is laid out at offset "
-                          "%u, %u bytes by the generated stub but at offset %zu, %zu bytes in "
-                          "the compiled kernel; regenerate the bindings from the source the "
-                          "fatbin was built from",
-                          what, kernel->name, module->name, i, p->name, p->offset, p->size, offset,
+                          "%s: kernel '%s' (module %s): parameter %u '%s' is laid out at %s, "
+                          "%u bytes by the generated stub but at offset %zu, %zu bytes in the "
+                          "compiled kernel; regenerate the bindings from the source the fatbin "
+                          "was built from",
+                          what, kernel->name, module->name, i, p->name, at, p->size, offset,
                           size);
+    }
   }
   return CUBIND_SUCCESS;
 }

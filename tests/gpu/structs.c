@@ -2,7 +2,7 @@
  * structs: a kernel taking a struct defined in the .cu (char, double, int, float4: the
  * generated header's C copy, layout checked at compile time) and a struct from a shared C
  * header, by value, plus pointers; and records whose C copies need attributes (__align__,
- * packed, alignas on a field); checked against the CPU.
+ * packed, alignas on a field) and a 32-byte aligned vector; checked against the CPU.
  */
 #include "gpu_check.h"
 
@@ -82,6 +82,27 @@ int main(void) {
       }
     printf("gpu_structs: sizeof aligned_pair %zu, packed_record %zu, field_aligned %zu\n",
            sizeof p, sizeof q, sizeof r);
+  }
+  {
+    /* a 32-byte aligned vector by value after an int: the driver places it, the ABI check
+       takes its size only */
+    double4_32a a;
+    int n = (int)(gpu_rand_u32() % 1000);
+    double b = (double)(gpu_rand_u32() % 1000) + 0.5, got[2], expect[2];
+    cubind_config one = cubind_config_1d(1, 1);
+    a.x = (double)(gpu_rand_u32() % 1000);
+    a.y = (double)(gpu_rand_u32() % 1000);
+    a.z = (double)(gpu_rand_u32() % 1000);
+    a.w = (double)(gpu_rand_u32() % 1000);
+    expect[0] = (double)n + a.x + a.y + a.z + a.w;
+    expect[1] = b;
+    gpu_poison(got, sizeof got);
+    GPU_CHECK(wide_eval_call(&one, n, a, b, got));
+    for (k = 0; k < 2; k++)
+      if (!(got[k] == expect[k])) {
+        fprintf(stderr, "wide_eval out[%d]: got %.17g, want %.17g\n", k, got[k], expect[k]);
+        bad++;
+      }
   }
   printf("gpu_structs: sizeof(mixed) %zu, span [%d, %d), %zu mismatches\n", sizeof(mixed),
          s.offset, s.offset + s.length, bad);

@@ -55,3 +55,13 @@ extern "C" __global__ void layouts_eval(aligned_pair p, char gap, packed_record 
   out[2] = __dadd_rn((double)r.c, (double)r.i);
   out[3] = (double)gap;
 }
+
+/** out = {n + a.x + a.y + a.z + a.w, b}: a 32-byte aligned vector after an int, whose offset
+    nvcc picks by architecture (CUBIND_PARAM_OFFSET_ANY). */
+extern "C" __global__ void wide_eval(int n, double4_32a a, double b,
+                                     CUBIND_OUT_N(2) double *out) {
+  if (blockIdx.x != 0 || threadIdx.x != 0)
+    return;
+  out[0] = (double)n + a.x + a.y + a.z + a.w; /* small integers: exact in any order */
+  out[1] = b;
+}

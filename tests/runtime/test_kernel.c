@@ -100,6 +100,10 @@ static void abi_mismatch(void **state) {
   static const cubind_param_info params[] = {{"a", 0, 8}, {"n", 8, 4}};
   static const cubind_kernel_info kernels[] = {{"mismatch", "mismatch", params, 2}};
   static const cubind_kernel_info too_many[] = {{"noop", "noop", params, 2}};
+  static const cubind_param_info any[] = {{"a", 0, 8}, {"n", CUBIND_PARAM_OFFSET_ANY, 8}};
+  static const cubind_param_info any_short[] = {{"a", 0, 8}, {"n", CUBIND_PARAM_OFFSET_ANY, 4}};
+  static const cubind_kernel_info any_offset[] = {{"mismatch", "mismatch", any, 2}};
+  static const cubind_kernel_info any_offset_short[] = {{"mismatch", "mismatch", any_short, 2}};
   long images = fake_cuda_live_images();
   (void)state;
   assert_int_equal(launch_first_kernel(fresh_module(kernels, 1)), CUBIND_ERROR_ABI_MISMATCH);
@@ -116,6 +120,12 @@ static void abi_mismatch(void **state) {
   assert_contains(cubind_last_error(), "parameter 1 'n'");
   assert_int_equal(fake_cuda_calls("cuModuleUnload"), 3);
   assert_int_equal(fake_cuda_live_images(), images);
+  /* CUBIND_PARAM_OFFSET_ANY (a parameter aligned to more than 16): its size is checked, not
+     its offset (the compiled kernel has n at 8, 8 bytes) */
+  assert_int_equal(launch_first_kernel(fresh_module(any_offset, 1)), CUBIND_SUCCESS);
+  assert_int_equal(launch_first_kernel(fresh_module(any_offset_short, 1)),
+                   CUBIND_ERROR_ABI_MISMATCH);
+  assert_contains(cubind_last_error(), "at any offset, 4 bytes by the generated stub");
 }
 
 static void missing_symbol(void **state) {

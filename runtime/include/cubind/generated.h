@@ -52,9 +52,17 @@ typedef enum cubind_direction {
 /* One kernel parameter as the generator laid it out in the kernel's parameter buffer. */
 typedef struct cubind_param_info {
   const char *name; /* the parameter's name in the .cu ("" when unnamed) */
-  unsigned offset;  /* byte offset in the parameter buffer */
+  unsigned offset;  /* byte offset in the parameter buffer, or CUBIND_PARAM_OFFSET_ANY */
   unsigned size;    /* size in bytes */
 } cubind_param_info;
+
+/*
+ * The offset of a parameter aligned to more than 16 bytes (double4_32a, alignas(32)) and of
+ * those after it: nvcc aligns such a parameter's address in the constant bank, whose base
+ * differs by architecture (on sm_90 it lands 16 bytes further), so only its size is checked.
+ * The driver places each argument itself (cuLaunchKernel's kernelParams).
+ */
+#define CUBIND_PARAM_OFFSET_ANY 0xffffffffu
 
 /* One kernel of a module. */
 typedef struct cubind_kernel_info {
