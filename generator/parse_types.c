@@ -109,7 +109,8 @@ static int is_vector_type_name(const char *name) {
 
 /*
  * The C spelling of a toolkit value type (__half -> cubind_half, __nv_bfloat16 ->
- * cubind_bfloat16, __half2 -> cubind_half2, float4 -> float4), or NULL when `decl` (named `name`) is none. Recognised by
+ * cubind_bfloat16, __half2 -> cubind_half2, __nv_fp8_e4m3 -> cubind_fp8, float4 -> float4),
+ * or NULL when `decl` (named `name`) is none. Recognised by
  * name at global scope, not by the header it came from: a plain -I to the toolkit's include
  * directory makes its headers user headers (seen in CI), and the names are safe to trust,
  * since __half and __nv_bfloat16 are reserved identifiers and vector_types.h precedes every
@@ -130,6 +131,20 @@ static const char *toolkit_type_spelling(CXCursor decl, const char *name, unsign
     return "cubind_half2";
   if (strcmp(name, "__nv_bfloat162") == 0)
     return "cubind_bfloat162";
+  /* cuda_fp8.h's classes (C++ only): their bits, 1, 2 or 4 bytes */
+  if (strncmp(name, "__nv_fp8", 8) == 0) {
+    static const char *const formats[] = {"_e4m3", "_e5m2", "_e8m0"};
+    static const char *const widths[][2] = {
+        {"", "cubind_fp8"}, {"x2", "cubind_fp8x2"}, {"x4", "cubind_fp8x4"}};
+    size_t w, f;
+    for (w = 0; w < 3; w++)
+      for (f = 0; f < 3; f++) {
+        size_t length = strlen(widths[w][0]);
+        if (strncmp(name + 8, widths[w][0], length) == 0 &&
+            strcmp(name + 8 + length, formats[f]) == 0)
+          return widths[w][1];
+      }
+  }
   if (is_vector_type_name(name)) {
     *needs |= CUBIND_NEEDS_VECTOR_TYPES;
     return name;

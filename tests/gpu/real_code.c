@@ -2,7 +2,7 @@
  * real_code: the kernels of real_code.cu (issue 13), each through its generated C functions
  * against a CPU reference on random inputs: a header's kernel and a header template, a static
  * kernel, an anonymous-namespace kernel (bound through nvcc's binary), cudaPitchedPtr and
- * cudaExtent by value, __half2 by value, a tag type left out of the C signature.
+ * cudaExtent by value, __half2 by value, FP8 values, a tag type left out of the C signature.
  */
 #include "gpu_check.h"
 
@@ -30,6 +30,25 @@ static float from_half(cubind_half h) {
   if (exponent == 0) v = m * ldexpf(1.0f, -14);
   else v = (1.0f + m) * ldexpf(1.0f, exponent - 15);
   return (h.bits & 0x8000) ? -v : v;
+}
+
+/* The value of FP8 e4m3 bits (no NaN among those the test makes): 1 sign, 4 exponent (bias
+   7), 3 mantissa bits. */
+static float from_fp8_e4m3(cubind_fp8 f) {
+  int exponent = (f.bits >> 3) & 15;
+  float m = (float)(f.bits & 7) / 8.0f, v;
+  if (exponent == 0) v = m * ldexpf(1.0f, -6);
+  else v = (1.0f + m) * ldexpf(1.0f, exponent - 7);
+  return (f.bits & 0x80) ? -v : v;
+}
+
+/* Random e4m3 bits that are not NaN (exponent 15 with mantissa 7). */
+static cubind_fp8 random_fp8_e4m3(void) {
+  cubind_fp8 f;
+  do
+    f.bits = (unsigned char)(gpu_rand_u32() & 0xff);
+  while ((f.bits & 0x7f) == 0x7f);
+  return f;
 }
 
 static size_t check_floats(const char *what, const float *got, const float *want, size_t n) {
@@ -111,6 +130,19 @@ int main(void) {
     bad += check_floats("offset_by_cfg", out, want, N);
   }
 
+  /* FP8 by value and in a host buffer: products of two e4m3 values are exact floats */
+  {
+    static cubind_fp8 in8[N];
+    cubind_fp8 s8 = random_fp8_e4m3();
+    for (i = 0; i < N; i++) {
+      in8[i] = random_fp8_e4m3();
+      want[i] = from_fp8_e4m3(in8[i]) * from_fp8_e4m3(s8);
+    }
+    gpu_poison(out, sizeof out);
+    GPU_CHECK(scale_fp8_call(&cfg, s8, in8, out, N));
+    bad += check_floats("scale_fp8", out, want, N);
+  }
+
   /* an anonymous namespace's kernel */
   offset = (int)(gpu_rand_u32() % 1000);
   gpu_poison(iota, sizeof iota);
@@ -182,7 +214,8 @@ int main(void) {
   bad += check_floats("times_tag<3>", out, want, N);
 
   printf("gpu_real_code: header kernel, header template (float, double), static kernel, "
-         "anonymous namespace, cudaPitchedPtr + cudaExtent, __half2, tag type: %zu mismatches\n",
+         "parameter named cfg, FP8, anonymous namespace, cudaPitchedPtr + cudaExtent, __half2, "
+         "tag type: %zu mismatches\n",
          bad);
   return gpu_finish("gpu_real_code", bad);
 }

@@ -1,8 +1,9 @@
 // Code as real programs write it (issue 13): kernels in a header, a static kernel, a kernel in
-// an anonymous namespace, a parameter named cfg, the runtime's structs by value
+// an anonymous namespace, a parameter named cfg, FP8 values, the runtime's structs by value
 // (cudaPitchedPtr, cudaExtent), __half2 by value, a tag type parameter; each run on the GPU by
 // real_code.c against a CPU reference.
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 #include <type_traits>
 
@@ -20,6 +21,14 @@ __global__ void offset_by_cfg(float cfg, CUBIND_INOUT_N(n) float *x, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
     x[i] += cfg;
+}
+
+/** out[i] = in[i] * s, FP8 (e4m3) values by value and by pointer: C passes their bits. */
+__global__ void scale_fp8(__nv_fp8_e4m3 s, CUBIND_IN_N(n) const __nv_fp8_e4m3 *in,
+                          CUBIND_OUT_N(n) float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = (float)in[i] * (float)s;
 }
 
 namespace {

@@ -129,6 +129,21 @@ typedef union cubind_bfloat162 {
   unsigned int bits;
 } cubind_bfloat162;
 
+/*
+ * 8-bit floating point as C sees cuda_fp8.h's types (__nv_fp8_e4m3, __nv_fp8_e5m2,
+ * __nv_fp8_e8m0 and their x2 / x4 vectors): the bits of one, two or four values, the first in
+ * the lowest byte, with the device types' size and alignment.
+ */
+typedef struct cubind_fp8 {
+  unsigned char bits;
+} cubind_fp8;
+typedef struct cubind_fp8x2 {
+  unsigned short bits;
+} cubind_fp8x2;
+typedef struct cubind_fp8x4 {
+  unsigned int bits;
+} cubind_fp8x4;
+
 /* ---- Launch configuration ------------------------------------------------------------------ */
 
 typedef struct cubind_dim3 {
