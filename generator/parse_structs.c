@@ -191,6 +191,10 @@ static char *record_problem(parse_context *ctx, CXCursor decl, const char *displ
     return cubind_xasprintf(
         "type '%s' comes from a system header that C code cannot include: pass a pointer",
         display);
+  if (*header && strlen(*header) > 4 && strcmp(*header + strlen(*header) - 4, ".hpp") == 0)
+    return cubind_xasprintf("type '%s' comes from the toolkit's %s, which is C++ only: pass a "
+                            "pointer",
+                            display, *header);
   if (parent_kind != CXCursor_LinkageSpec && !clang_isTranslationUnit(parent_kind))
     return cubind_xasprintf(
         "%s '%s' is declared inside a namespace or class, where C cannot name it: declare it at "

@@ -121,15 +121,16 @@ static const char *toolkit_type_spelling(CXCursor decl, const char *name, unsign
   if (!clang_isTranslationUnit(clang_getCursorKind(parent)) &&
       clang_getCursorKind(parent) != CXCursor_LinkageSpec)
     return NULL;
-  if (strcmp(name, "__half") == 0)
+  /* the _raw structs hold the same bits, and C sees them only as anonymous typedefs */
+  if (strcmp(name, "__half") == 0 || strcmp(name, "__half_raw") == 0)
     return "cubind_half";
-  if (strcmp(name, "__nv_bfloat16") == 0)
+  if (strcmp(name, "__nv_bfloat16") == 0 || strcmp(name, "__nv_bfloat16_raw") == 0)
     return "cubind_bfloat16";
   /* 4-byte pairs with user-provided copy constructors in C++, plain 4-byte values to the
      launch (cubind.h spells them with the device's size and alignment) */
-  if (strcmp(name, "__half2") == 0)
+  if (strcmp(name, "__half2") == 0 || strcmp(name, "__half2_raw") == 0)
     return "cubind_half2";
-  if (strcmp(name, "__nv_bfloat162") == 0)
+  if (strcmp(name, "__nv_bfloat162") == 0 || strcmp(name, "__nv_bfloat162_raw") == 0)
     return "cubind_bfloat162";
   /* cuda_fp8.h's classes (C++ only): their bits, 1, 2 or 4 bytes */
   if (strncmp(name, "__nv_fp8", 8) == 0) {
