@@ -27,7 +27,8 @@
 #
 # What nvcc is given, it is given the same way cubind-gen's parse is (cubind-gen --nvcc-options:
 # the one place that picks the preprocessor options out of nvcc's command line), in this order:
-# CMAKE_CUDA_FLAGS (else $CUDAFLAGS), CMAKE_CUDA_FLAGS_<CONFIG>, the target's
+# -std=c++NN of the target's CUDA_STANDARD (CMAKE_CUDA_STANDARD), CMAKE_CUDA_FLAGS (else
+# $CUDAFLAGS), CMAKE_CUDA_FLAGS_<CONFIG>, the target's
 # INCLUDE_DIRECTORIES and COMPILE_DEFINITIONS (target_include_directories(),
 # target_compile_definitions(), with generator expressions; the usage requirements of what it
 # links too), COMPILE_OPTIONS. So `-DCMAKE_CUDA_FLAGS_DEBUG="-G -g"` gives a Debug build device
@@ -339,6 +340,11 @@ function(_cubind_nvcc_flags target out)
   else()
     separate_arguments(flags UNIX_COMMAND "$ENV{CUDAFLAGS}")
   endif()
+  # The target's CUDA_STANDARD (initialized from CMAKE_CUDA_STANDARD), as CMake gives nvcc
+  # -std=c++NN for CUDA sources; first, so that a -std among the options wins (nvcc takes the
+  # last, and so does cubind-gen)
+  set(standard "$<TARGET_PROPERTY:${target},CUDA_STANDARD>")
+  list(PREPEND flags "$<$<BOOL:${standard}>:-std=c++${standard}>")
   if(CMAKE_CONFIGURATION_TYPES)
     set(configs ${CMAKE_CONFIGURATION_TYPES})
   else()

@@ -15,7 +15,7 @@ file(WRITE "${dir}/scale.cu" [=[
 #if defined(USE_DOUBLE)
 typedef double real;
 #elif __cplusplus >= 202002L
-typedef double real; /* --std c++20 */
+typedef double real; /* --std c++20, CUDA_STANDARD 20 */
 #else
 typedef float real;
 #endif
@@ -31,6 +31,10 @@ file(WRITE "${dir}/force_double.h" "#define USE_DOUBLE 1\n")
 file(WRITE "${dir}/flags/CMakeLists.txt" [=[
 set(CMAKE_CUDA_FLAGS "-DUSE_DOUBLE")
 add_gpu_kernels(cuda_flags SOURCES ../scale.cu INCLUDE_DIRECTORIES ../default)
+]=])
+file(WRITE "${dir}/standard/CMakeLists.txt" [=[
+set(CMAKE_CUDA_STANDARD 20)
+add_gpu_kernels(cuda_standard SOURCES ../scale.cu ARCHS 75 INCLUDE_DIRECTORIES ../default)
 ]=])
 file(WRITE "${dir}/CMakeLists.txt" [=[
 cmake_minimum_required(VERSION 3.20)
@@ -53,7 +57,10 @@ add_gpu_kernels(include_dirs SOURCES scale.cu ARCHS 75)        # real.h from inc
 target_include_directories(include_dirs PRIVATE inc)
 # nvcc preprocesses device code with the host compiler: -Xcompiler's -D reaches it too
 add_gpu_kernels(host_compiler SOURCES ${scale} ARCHS 75 COMPILE_OPTIONS -Xcompiler -O2,-DUSE_DOUBLE)
+add_gpu_kernels(standard_property SOURCES ${scale} ARCHS 75)  # C++20 by the property
+set_target_properties(standard_property PROPERTIES CUDA_STANDARD 20)
 add_subdirectory(flags)
+add_subdirectory(standard)                                     # CMAKE_CUDA_STANDARD 20
 add_gpu_kernels(debug_flags SOURCES ${scale} ARCHS 75)         # CMAKE_CUDA_FLAGS_DEBUG, below
 ]=])
 
@@ -71,10 +78,11 @@ cubind_run(output "${CMAKE_COMMAND}" -S "${dir}" -B "${dir}/build" -G "${GENERAT
            -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CUDA_FLAGS_DEBUG=-DUSE_DOUBLE -G")
 cubind_run(output "${CMAKE_COMMAND}" --build "${dir}/build")
 foreach(target IN ITEMS attached separate long_form long_equals pre_include std definitions
-                        include_dirs host_compiler)
+                        include_dirs host_compiler standard_property)
   expect_type(${target} double)
 endforeach()
 expect_type(cuda_flags double flags/)
+expect_type(cuda_standard double standard/)
 foreach(target IN ITEMS control undefine debug_flags)
   expect_type(${target} float)
 endforeach()
