@@ -79,6 +79,10 @@ static void check_count_expr(const cubind_kernel *kernel, cubind_param *param, c
     if (strcmp(error, "is empty") == 0)
       error_take(&param->location,
                  cubind_xasprintf("count expression of parameter '%s' is empty", param->name));
+    else if (strlen(expr) > 80) /* quoted in part: the message stays one readable line */
+      error_take(&param->location,
+                 cubind_xasprintf("count expression '%.60s...' of parameter '%s' %s", expr,
+                                  param->name, error));
     else
       error_take(&param->location, cubind_xasprintf("count expression '%s' of parameter '%s' %s",
                                                     expr, param->name, error));
@@ -180,16 +184,48 @@ static void resolve_annotations(const cubind_kernel *kernel, cubind_param *param
 
 /* ---- Names ------------------------------------------------------------------------------ */
 
-/* Gives unnamed parameters a name the generated C can use: cubind_arg<index>. */
-static void name_unnamed_params(cubind_kernel *kernel) {
+/* Whether a parameter of `kernel` before `before` is named `name`. */
+static int earlier_param_named(const cubind_kernel *kernel, size_t before, const char *name) {
   size_t i;
+  for (i = 0; i < before; i++)
+    if (strcmp(kernel->params[i].name, name) == 0)
+      return 1;
+  return 0;
+}
+
+/*
+ * Gives every parameter a distinct name the generated C can use. The elements of a parameter
+ * pack (`Args... args` of launch_all<float *, int>: two parameters named args) are named after
+ * the pack and their place in it, args0 and args1; an unnamed parameter, or one whose name is
+ * still taken, is cubind_arg<index> (cubind_ names are refused in the user's code).
+ */
+static void name_params(cubind_kernel *kernel) {
+  size_t i, j;
+  for (i = 0; i < kernel->num_params; i++)
+    kernel->params[i].user_named = kernel->params[i].name[0] != '\0';
   for (i = 0; i < kernel->num_params; i++) {
     cubind_param *param = &kernel->params[i];
-    if (!param->name[0]) {
+    char *pack = param->name;
+    unsigned element = 0;
+    if (!param->user_named || earlier_param_named(kernel, i, pack))
+      continue;
+    for (j = i + 1; j < kernel->num_params && strcmp(kernel->params[j].name, pack) != 0; j++)
+      ;
+    if (j == kernel->num_params)
+      continue; /* a name of its own */
+    for (j = i; j < kernel->num_params; j++)
+      if (kernel->params[j].name != pack && strcmp(kernel->params[j].name, pack) == 0) {
+        free(kernel->params[j].name);
+        kernel->params[j].name = cubind_xasprintf("%s%u", pack, ++element);
+      }
+    param->name = cubind_xasprintf("%s0", pack);
+    free(pack);
+  }
+  for (i = 0; i < kernel->num_params; i++) {
+    cubind_param *param = &kernel->params[i];
+    if (!param->name[0] || earlier_param_named(kernel, i, param->name)) {
       free(param->name);
       param->name = cubind_xasprintf("cubind_arg%u", (unsigned)i);
-    } else {
-      param->user_named = 1;
     }
   }
 }
@@ -202,8 +238,8 @@ static void check_param_names(const cubind_kernel *kernel) {
     if (!param->user_named)
       continue;
     /* cubind_* names are the generator's own (a stub's configuration is cubind_cfg where a
-       parameter is named cfg); `restrict` is a keyword in C but not in C++. */
-    if (strncmp(param->name, "cubind_", 7) == 0 || strcmp(param->name, "restrict") == 0)
+       parameter is named cfg); `restrict`, `_Bool` and others are keywords in C only. */
+    if (strncmp(param->name, "cubind_", 7) == 0 || cubind_c_only_keyword(param->name))
       error_take(&param->location,
                  cubind_xasprintf("parameter name '%s' of kernel '%s' is reserved in the "
                                   "generated C code: rename the parameter",
@@ -301,7 +337,7 @@ static void decide_kernels(cubind_model *model, char *bound) {
     cubind_kernel *kernel = &model->kernels[k];
     const cubind_kernel *taken;
     char *refusal;
-    name_unnamed_params(kernel);
+    name_params(kernel);
     refusal = kernel_refusal(model, kernel);
     taken = refusal ? NULL : bound_named(model, bound, k, kernel->c_name);
     if (taken && kernel->origin == CUBIND_ORIGIN_BINARY)

@@ -151,6 +151,17 @@ static int take_preprocessor_option(int argc, char **argv, int *index, cubind_cl
     }
     if (!value)
       continue;
+    /* clang would fail the whole parse with no word on which option ("-I ''", "-D =1") */
+    if (!value[0] || ((preprocessor_options[k].kind == PP_DEFINE ||
+                       preprocessor_options[k].kind == PP_UNDEFINE) &&
+                      !isalpha((unsigned char)value[0]) && value[0] != '_')) {
+      char *message = cubind_xasprintf(value[0] ? "%s needs a macro name, not"
+                                                : "%s needs a value, not an empty argument",
+                                       preprocessor_options[k].name);
+      usage_error(message, value[0] ? value : NULL);
+      free(message);
+      return -1;
+    }
     switch (preprocessor_options[k].kind) {
     case PP_SYSTEM_DIR: /* clang wants these two as two arguments */
     case PP_PRE_INCLUDE:

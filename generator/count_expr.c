@@ -8,6 +8,10 @@
 
 #include "util.h"
 
+/* The longest count expression taken: real ones are a few names and operators, and the
+   translation copies the text of each operand into its operator's (quadratic in the length). */
+#define CUBIND_COUNT_MAX_LENGTH 4096
+
 /* Tokens. */
 typedef enum token_kind { T_END, T_NUMBER, T_NAME, T_PUNCT } token_kind;
 
@@ -182,26 +186,66 @@ static int current_type_word(const parser *p) {
 }
 
 /*
- * Reads a type name ("unsigned long", "size_t", "const int *") at the current token; returns its
- * size in bytes on LP64 (pointers: 8).
+ * Reads a type name ("unsigned long", "short int", "size_t", "const int *") at the current token;
+ * returns its size in bytes on the LP64 hosts cubind supports (pointers 8, long double 16).
+ * Words C does not combine ("int int", "long char") are an error, never a guess.
  */
 static unsigned long long parse_type(parser *p) {
-  unsigned long long size = 0, longs = 0;
+  unsigned long long size = 0, named_size = 0;
+  unsigned chars = 0, shorts = 0, ints = 0, longs = 0, floats = 0, doubles = 0, signs = 0,
+           named = 0;
   int word, any = 0;
   while ((word = current_type_word(p)) >= 0) {
+    const char *name = type_words[word].name;
     any = 1;
-    if (strcmp(type_words[word].name, "long") == 0)
+    if (strcmp(name, "char") == 0)
+      chars++;
+    else if (strcmp(name, "short") == 0)
+      shorts++;
+    else if (strcmp(name, "int") == 0)
+      ints++;
+    else if (strcmp(name, "long") == 0)
       longs++;
-    else if (type_words[word].size)
-      size = type_words[word].size;
+    else if (strcmp(name, "float") == 0)
+      floats++;
+    else if (strcmp(name, "double") == 0)
+      doubles++;
+    else if (strcmp(name, "unsigned") == 0 || strcmp(name, "signed") == 0)
+      signs++;
+    else if (type_words[word].size) { /* bool, size_t, int32_t...: complete on their own */
+      named++;
+      named_size = type_words[word].size;
+    }
     advance(p);
   }
-  if (!size)
-    size = longs ? 8 : 4; /* "unsigned", "long", "long long" */
-  else if (longs && size == 4)
-    size = 8; /* "long int" */
-  if (!any)
+  if (!any) {
     fail(p, cubind_xstrdup("is not a C expression: expected a type name"));
+    return 8;
+  }
+  if (named == 1 && !chars && !shorts && !ints && !longs && !floats && !doubles && !signs)
+    size = named_size;
+  else if (named || signs > 1)
+    size = 0;
+  else if (chars == 1 && !shorts && !ints && !longs && !floats && !doubles)
+    size = 1;
+  else if (shorts == 1 && ints <= 1 && !longs && !floats && !doubles)
+    size = 2;
+  else if (doubles == 1 && longs == 1 && !ints && !floats && !signs)
+    size = 16; /* long double: x86-64's and aarch64's */
+  else if (doubles == 1 && !longs && !ints && !floats && !signs)
+    size = 8;
+  else if (floats == 1 && !longs && !ints && !doubles && !signs)
+    size = 4;
+  else if (chars || shorts || floats || doubles)
+    size = 0; /* "long char", "short double"... */
+  else if (longs >= 1 && longs <= 2 && ints <= 1)
+    size = 8;
+  else if (!longs && ints <= 1)
+    size = 4; /* "int", "unsigned", "signed int" */
+  if (!size) {
+    fail(p, cubind_xstrdup("is not a C expression: its type name combines words C does not"));
+    return 8;
+  }
   while (is(p, "*")) {
     size = 8;
     advance(p);
@@ -443,6 +487,11 @@ static char *parse_conditional(parser *p) {
   char *condition = parse_binary(p, 1), *then, *otherwise, *text;
   if (!is(p, "?"))
     return condition;
+  if (++p->depth > 200) { /* a chain of ?: nests as parentheses do */
+    fail(p, cubind_xstrdup("nests too deeply"));
+    p->current.kind = T_END;
+    return condition;
+  }
   advance(p);
   then = parse_conditional(p);
   expect(p, ":", "in 'c ? a : b'");
@@ -451,6 +500,7 @@ static char *parse_conditional(parser *p) {
   free(condition);
   free(then);
   free(otherwise);
+  p->depth--;
   return text;
 }
 
@@ -468,6 +518,11 @@ char *cubind_count_translate(const char *text, const cubind_kernel *kernel, char
     ;
   if (!*at) {
     *error = cubind_xstrdup("is empty");
+    return NULL;
+  }
+  if (strlen(text) > CUBIND_COUNT_MAX_LENGTH) { /* each operator copies its operands' text */
+    *error = cubind_xasprintf("is longer than %d characters: compute the count in a parameter",
+                              CUBIND_COUNT_MAX_LENGTH);
     return NULL;
   }
   for (at = text; *at; at++) { /* reported as such, before any syntax error they cause */

@@ -87,10 +87,11 @@ static void append_wrapped_comment(cubind_buf *out, const char *text, const char
 /* ---- Signatures ---------------------------------------------------------------------------- */
 
 /*
- * Appends "type name" the way C declarations are written ("float *a", "int n"). A top-level
- * CUBIND_RESTRICT stays in prototypes, where it documents the kernel's promise, and is dropped
- * in definitions: there the stub takes the parameter's address, and `T *restrict *` does not
- * convert to `void *` without a warning. Top-level qualifiers do not change the function type.
+ * Appends "type name" the way C declarations are written ("float *a", "int n", and for a
+ * pointer to arrays "float (*a)[4]"). A top-level CUBIND_RESTRICT stays in prototypes, where it
+ * documents the kernel's promise, and is dropped in definitions: there the stub takes the
+ * parameter's address, and `T *restrict *` does not convert to `void *` without a warning.
+ * Top-level qualifiers do not change the function type.
  */
 static void append_declarator(cubind_buf *out, const char *c_type, const char *name,
                               int definition) {
@@ -100,6 +101,11 @@ static void append_declarator(cubind_buf *out, const char *c_type, const char *n
     length -= word;
     while (length && c_type[length - 1] == ' ')
       length--;
+  }
+  const char *inside = strstr(c_type, "(*)"); /* a pointer to arrays: "float (*a)[16]" */
+  if (inside) {
+    cubind_buf_printf(out, "%.*s%s%s", (int)(inside + 2 - c_type), c_type, name, inside + 2);
+    return;
   }
   cubind_buf_printf(out, length && c_type[length - 1] == '*' ? "%.*s%s" : "%.*s %s",
                     (int)length, c_type, name);
@@ -522,16 +528,17 @@ static void write_unbound(tpl_writer *writer, const void *data) {
 }
 
 /*
- * The macro names of a stem, in cubind's own namespace (a stem like "cubind" cannot make a
- * runtime header's guard): CUBIND_GENERATED_<STEM><suffix>. Returns a new string.
+ * The macro names of a module, in cubind's own namespace (a module like "cubind" cannot make a
+ * runtime header's guard): CUBIND_GENERATED_<MODULE><suffix>. From the module's name, prefix
+ * included, not the file's: two modules of one program may come from files of one name (the
+ * same .cu built twice, with PREFIXes f_ and d_), and their headers must both count.
+ * Returns a new string.
  */
-static char *stem_macro(const cubind_model *model, const char *suffix) {
-  char *stem_id = cubind_sanitize_identifier(model->file_stem);
-  char *macro = cubind_xasprintf("CUBIND_GENERATED_%s%s", stem_id, suffix);
+static char *module_macro(const cubind_model *model, const char *suffix) {
+  char *macro = cubind_xasprintf("CUBIND_GENERATED_%s%s", model->module_name, suffix);
   size_t k;
   for (k = 0; macro[k]; k++)
     macro[k] = (char)toupper((unsigned char)macro[k]);
-  free(stem_id);
   return macro;
 }
 
@@ -550,8 +557,8 @@ static void writer_init(tpl_writer *writer, cubind_buf *out, const char *name,
 /* cubind_emit_header: see emit.h. */
 int cubind_emit_header(const cubind_model *model, cubind_buf *out) {
   char *output_name = cubind_xasprintf("%s.cubind.h", model->file_stem);
-  char *guard = stem_macro(model, "_H");
-  char *implementation = stem_macro(model, "_IMPLEMENTATION");
+  char *guard = module_macro(model, "_H");
+  char *implementation = module_macro(model, "_IMPLEMENTATION");
   tpl_writer writer;
   tpl_marker markers[9];
   size_t k;
@@ -582,7 +589,7 @@ int cubind_emit_header(const cubind_model *model, cubind_buf *out) {
 int cubind_emit_source(const cubind_model *model, cubind_buf *out) {
   char *output_name = cubind_xasprintf("%s.cubind.c", model->file_stem);
   char *header_name = cubind_xasprintf("%s.cubind.h", model->file_stem);
-  char *implementation = stem_macro(model, "_IMPLEMENTATION");
+  char *implementation = module_macro(model, "_IMPLEMENTATION");
   tpl_writer writer;
   tpl_marker markers[5];
   int status;

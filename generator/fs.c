@@ -150,6 +150,45 @@ static int stage(cubind_outputs *outputs, const char *path, const char *data, si
                  int report);
 static int commit(cubind_outputs *outputs, int report);
 
+/* Writes all `size` bytes to `fd`; 0, or -1 with errno set (0 for a short write). */
+static int write_all(int fd, const char *data, size_t size) {
+  size_t written = 0;
+  while (written < size) {
+    ssize_t n = write(fd, data + written, size - written);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      if (n == 0)
+        errno = 0;
+      return -1;
+    }
+    written += (size_t)n;
+  }
+  return 0;
+}
+
+/*
+ * Stages an output that exists and is no regular file (a device such as /dev/null, a FIFO, a
+ * terminal): renaming a file over it would replace the device (as root, /dev/null itself), and
+ * reading it to compare could block. It is opened now, without waiting for a FIFO's reader, so
+ * that a failure comes before any output is replaced, and written at commit.
+ */
+static int stage_special(cubind_staged *staged, const char *data, size_t size, int report) {
+  int fd = open(staged->path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) {
+    if (report)
+      cubind_diag(NULL, 0, 0, "error", "cannot write '%s': %s", staged->path,
+                  errno == ENXIO ? "it is a FIFO that no process reads" : strerror(errno));
+    return 1;
+  }
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK); /* a reader there: write as usual */
+  staged->special_fd = fd;
+  staged->special = cubind_xmalloc(size ? size : 1);
+  memcpy(staged->special, data, size);
+  staged->special_size = size;
+  return 0;
+}
+
 /* How much of an output's name its temporary files keep: a name near NAME_MAX (255 bytes)
    still leaves room for ".tmp-XXXXXX". */
 #define TEMP_NAME_KEEPS 200
@@ -240,7 +279,6 @@ static int stage(cubind_outputs *outputs, const char *path, const char *data, si
   cubind_staged *staged;
   char *temp;
   int fd;
-  size_t written = 0;
   mode_t mask;
   struct stat info;
   if (outputs->count == sizeof outputs->items / sizeof outputs->items[0]) {
@@ -258,7 +296,11 @@ static int stage(cubind_outputs *outputs, const char *path, const char *data, si
   staged = &outputs->items[outputs->count];
   staged->path = cubind_xstrdup(path);
   staged->temp = NULL;
+  staged->special_fd = -1;
+  staged->special = NULL;
   outputs->count++;
+  if (stat(path, &info) == 0 && !S_ISREG(info.st_mode))
+    return stage_special(staged, data, size, report);
   if (same_content(path, data, size))
     return 0;
   fd = create_temp(path, &temp);
@@ -276,18 +318,12 @@ static int stage(cubind_outputs *outputs, const char *path, const char *data, si
     close(fd);
     return 1;
   }
-  while (written < size) {
-    ssize_t n = write(fd, data + written, size - written);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      if (report)
-        cubind_diag(NULL, 0, 0, "error", "cannot write '%s': %s", temp,
-                    n < 0 ? strerror(errno) : "short write");
-      close(fd);
-      return 1;
-    }
-    written += (size_t)n;
+  if (write_all(fd, data, size) != 0) {
+    if (report)
+      cubind_diag(NULL, 0, 0, "error", "cannot write '%s': %s", temp,
+                  errno ? strerror(errno) : "short write");
+    close(fd);
+    return 1;
   }
   if (close(fd) != 0) {
     if (report)
@@ -308,6 +344,16 @@ static int commit(cubind_outputs *outputs, int report) {
   size_t i;
   for (i = 0; i < outputs->count; i++) {
     cubind_staged *staged = &outputs->items[i];
+    if (staged->special_fd >= 0) {
+      int failed = write_all(staged->special_fd, staged->special, staged->special_size);
+      if ((close(staged->special_fd) != 0 || failed) && report)
+        cubind_diag(NULL, 0, 0, "error", "cannot write '%s': %s", staged->path,
+                    errno ? strerror(errno) : "short write");
+      staged->special_fd = -1;
+      if (failed)
+        return 1;
+      continue;
+    }
     if (!staged->temp)
       continue;
     if (rename(staged->temp, staged->path) != 0) {
@@ -320,7 +366,8 @@ static int commit(cubind_outputs *outputs, int report) {
     staged->temp = NULL;
   }
   for (i = 0; i < outputs->count; i++)
-    sweep_output_temps(outputs->items[i].path);
+    if (!outputs->items[i].special) /* (no temporary files beside a device) */
+      sweep_output_temps(outputs->items[i].path);
   return 0;
 }
 
@@ -330,6 +377,9 @@ void cubind_outputs_discard(cubind_outputs *outputs) {
   for (i = 0; i < outputs->count; i++) {
     if (outputs->items[i].temp)
       unlink(outputs->items[i].temp);
+    if (outputs->items[i].special_fd >= 0)
+      close(outputs->items[i].special_fd);
+    free(outputs->items[i].special);
     free(outputs->items[i].temp);
     free(outputs->items[i].path);
   }

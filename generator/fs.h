@@ -10,8 +10,11 @@
 #include <stddef.h>
 
 typedef struct cubind_staged {
-  char *path; /* final name */
-  char *temp; /* staged temporary file; NULL when the content is unchanged */
+  char *path;      /* final name */
+  char *temp;      /* staged temporary file; NULL when the content is unchanged */
+  int special_fd;  /* an output that is no regular file (/dev/null, a pipe): open, else -1 */
+  char *special;   /* what goes into it at commit (its own copy), and how much */
+  size_t special_size;
 } cubind_staged;
 
 typedef struct cubind_outputs {
@@ -21,7 +24,9 @@ typedef struct cubind_outputs {
 
 /*
  * cubind_outputs_stage: compares `size` bytes of `data` with the file at `path`; when they
- * differ (or the file does not exist), writes them to a temporary file next to it.
+ * differ (or the file does not exist), writes them to a temporary file next to it. A `path` that
+ * exists and is no regular file (`--depfile /dev/null`, a pipe, a terminal) is never replaced:
+ * it is opened now without blocking (a FIFO without a reader is an error) and written at commit.
  * Returns 0, or 1 after reporting why (e.g. the directory is not writable).
  */
 int cubind_outputs_stage(cubind_outputs *outputs, const char *path, const char *data,

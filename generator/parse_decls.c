@@ -252,6 +252,44 @@ static enum CXChildVisitResult find_space_attr(CXCursor cursor, CXCursor parent,
 }
 
 /*
+ * Whether a variable is declared __managed__ without __device__: clang gives it an implicit
+ * device attribute that libclang does not visit, and no cursor of its own for `managed`, so its
+ * tokens tell (`__managed__`, or `__attribute__((managed))` written out).
+ */
+static int is_managed(CXCursor variable) {
+  CXTranslationUnit tu = clang_Cursor_getTranslationUnit(variable);
+  CXToken *tokens = NULL;
+  unsigned count = 0, i;
+  int found = 0;
+  CXSourceRange extent = clang_getCursorExtent(variable);
+  CXFile file;
+  unsigned start, end;
+  /* from the file's own text: a range that begins in a macro (`__managed__ int n`) yields no
+     tokens */
+  clang_getExpansionLocation(clang_getRangeStart(extent), &file, NULL, NULL, &start);
+  clang_getExpansionLocation(clang_getRangeEnd(extent), NULL, NULL, NULL, &end);
+  if (!file || end <= start)
+    return 0;
+  clang_tokenize(tu,
+                 clang_getRange(clang_getLocationForOffset(tu, file, start),
+                                clang_getLocationForOffset(tu, file, end)),
+                 &tokens, &count);
+  for (i = 0; i < count && !found; i++) {
+    char *text = cx_string(clang_getTokenSpelling(tu, tokens[i]));
+    if (strcmp(text, "__managed__") == 0)
+      found = 1;
+    else if (strcmp(text, "managed") == 0 && i >= 3) {
+      char *before = cx_string(clang_getTokenSpelling(tu, tokens[i - 3]));
+      found = strcmp(before, "__attribute__") == 0;
+      free(before);
+    }
+    free(text);
+  }
+  clang_disposeTokens(tu, tokens, count);
+  return found;
+}
+
+/*
  * A __constant__ or __device__ variable defined in the main file: its element type and count,
  * so that the emitter can write typed copy functions (arrays of arrays count every element).
  */
@@ -264,6 +302,8 @@ static void add_variable(parse_context *ctx, CXCursor cursor) {
   long long size;
   int space = 0, anonymous, is_pointer;
   clang_visitChildren(cursor, find_space_attr, &space);
+  if (space == 0 && is_managed(cursor))
+    space = 1;
   if (space <= 0)
     return;
   if (clang_Cursor_getStorageClass(cursor) == CX_SC_Extern && !clang_isCursorDefinition(cursor))

@@ -77,10 +77,10 @@ static enum CXVisitorResult visit_field(CXCursor field, CXClientData data) {
         name, walk->record);
   else if (offset < 0 || offset % 8)
     walk->error = cubind_xasprintf("field '%s' of '%s' has no known offset", name, walk->record);
-  else if (strcmp(name, "restrict") == 0) /* C99's only keyword that C++ lets one use as a name */
-    walk->error = cubind_xasprintf("field 'restrict' of '%s' has a name that is a keyword in C, "
+  else if (cubind_c_only_keyword(name))
+    walk->error = cubind_xasprintf("field '%s' of '%s' has a name that is a keyword in C, "
                                    "which the C copy of the struct cannot use: rename the field",
-                                   walk->record);
+                                   name, walk->record);
   while (!walk->error) {
     CXType bare = cx_strip_sugar(type);
     if (bare.kind == CXType_ConstantArray) {

@@ -175,6 +175,28 @@ static char *argument_text(const char *args, int index) {
   return NULL;
 }
 
+/*
+ * Appends a template argument as written or demangled ("float *", "-0.25f") in words that keep
+ * apart what the name's '_' joining would merge: " float ptr", " minus0.25f" (as integral
+ * arguments spell "minus2"), "&" as " ref".
+ */
+static void append_written(cubind_buf *text, const char *written) {
+  const char *at;
+  cubind_buf_puts(text, " ");
+  for (at = written; *at; at++) {
+    if (*at == '*')
+      cubind_buf_puts(text, " ptr ");
+    else if (*at == '&')
+      cubind_buf_puts(text, " ref ");
+    else if (*at == '-' && (isdigit((unsigned char)at[strspn(at + 1, " ") + 1]) ||
+                            at[strspn(at + 1, " ") + 1] == '.')) {
+      cubind_buf_puts(text, " minus");
+      at += strspn(at + 1, " "); /* "- 1" as written tokens: minus1 */
+    } else
+      cubind_buf_append(text, at, 1);
+  }
+}
+
 /* parse_specialization_c_name: see parse_templates.h. */
 char *parse_specialization_c_name(CXCursor specialization, const char *args) {
   cubind_buf text = {0};
@@ -186,7 +208,7 @@ char *parse_specialization_c_name(CXCursor specialization, const char *args) {
   cubind_buf_puts(&text, name);
   free(name);
   if (count < 0) { /* a pack or another form libclang does not break down: use the text */
-    cubind_buf_printf(&text, " %s", args);
+    append_written(&text, args);
     count = 0;
   }
   for (i = 0; i < count; i++) {
@@ -213,13 +235,13 @@ char *parse_specialization_c_name(CXCursor specialization, const char *args) {
       int piece;
       char *written;
       for (piece = i; (written = argument_text(args, piece)) != NULL; piece++) {
-        cubind_buf_printf(&text, " %s", written);
+        append_written(&text, written);
         free(written);
       }
     } else {
       char *written = argument_text(args, i);
       if (written)
-        cubind_buf_printf(&text, " %s", written);
+        append_written(&text, written);
       else
         cubind_buf_printf(&text, " arg%d", i);
       free(written);

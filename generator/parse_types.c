@@ -147,7 +147,19 @@ static const char *toolkit_type_spelling(CXCursor decl, const char *name, unsign
       }
   }
   if (is_vector_type_name(name)) {
+    /* CUDA 13 deprecates the 4-vectors of 8-byte fields for the explicit double4_16a and
+       double4_32a: the one of the same layout keeps a -Werror build of the stubs quiet */
+    static const char *const renamed[][2] = {{"double4", "double4_16a"},
+                                             {"long4", "long4_16a"},
+                                             {"ulong4", "ulong4_16a"},
+                                             {"longlong4", "longlong4_16a"},
+                                             {"ulonglong4", "ulonglong4_16a"}};
+    size_t i;
     *needs |= CUBIND_NEEDS_VECTOR_TYPES;
+    if (clang_getCursorAvailability(decl) == CXAvailability_Deprecated)
+      for (i = 0; i < sizeof renamed / sizeof renamed[0]; i++)
+        if (strcmp(name, renamed[i][0]) == 0)
+          return renamed[i][1];
     return name;
   }
   return NULL;
@@ -178,9 +190,14 @@ static enum CXChildVisitResult copy_check_visit(CXCursor cursor, CXCursor parent
     CXType type = clang_getCanonicalType(clang_getCursorType(cursor));
     while (type.kind == CXType_ConstantArray)
       type = clang_getCanonicalType(clang_getArrayElementType(type));
-    if (type.kind == CXType_Record &&
-        !record_is_trivially_copyable(clang_getTypeDeclaration(type), check->depth + 1))
+    CXCursor decl = clang_getTypeDeclaration(type);
+    char *name = cx_spelling(decl);
+    unsigned needs = 0;
+    /* a toolkit value (__half2 has a user-provided copy constructor) is its bits in C */
+    if (type.kind == CXType_Record && !toolkit_type_spelling(decl, name, &needs) &&
+        !record_is_trivially_copyable(decl, check->depth + 1))
       check->trivial = 0;
+    free(name);
   }
   return check->trivial ? CXChildVisit_Continue : CXChildVisit_Break;
 }
@@ -317,6 +334,43 @@ static void append_qualifiers(cubind_buf *buf, CXType type) {
     cubind_buf_puts(buf, "volatile ");
 }
 
+/*
+ * A pointer to fixed-size arrays, what a `float a[N][16]` parameter is (`float (*)[16]`),
+ * spelled as C declares it: "const float (*)[16]" (the stubs put the name after "(*").
+ * 1 when spelled into `buf`; 0 when the innermost element has no C name (a struct), `buf`
+ * then holding "void" with its qualifiers, for an opaque pointer; -1 when C cannot pass it,
+ * out->unsupported saying why.
+ */
+static int spell_array_pointer(CXType array, cubind_buf *buf, c_type *out) {
+  cubind_buf dims = {0};
+  c_type value = {0};
+  CXType element = cx_strip_sugar(array);
+  int result;
+  cubind_buf_puts(&dims, "");
+  while (element.kind == CXType_ConstantArray) {
+    cubind_buf_printf(&dims, "[%lld]", clang_getArraySize(element));
+    element = cx_strip_sugar(clang_getArrayElementType(element));
+  }
+  map_value_type(element, &value);
+  if (value.spelling) {
+    append_qualifiers(buf, element);
+    cubind_buf_printf(buf, "%s (*)%s", value.spelling, dims.data);
+    out->needs |= value.needs;
+    result = 1;
+  } else if (value.is_record || value.is_empty) {
+    append_qualifiers(buf, element);
+    cubind_buf_puts(buf, "void");
+    result = 0;
+  } else {
+    out->unsupported = value.unsupported;
+    value.unsupported = NULL;
+    result = -1;
+  }
+  c_type_free(&value);
+  cubind_buf_free(&dims);
+  return result;
+}
+
 /* map_pointer_type at a nesting depth (bounded against malformed input). */
 static void map_pointer_at(CXType pointer, c_type *out, char **elem_type,
                            unsigned long long *elem_size, int top_level, int depth) {
@@ -331,7 +385,15 @@ static void map_pointer_at(CXType pointer, c_type *out, char **elem_type,
     out->unsupported = cubind_xstrdup("pointer nesting too deep");
     return;
   }
-  if (bare.kind == CXType_Pointer) {
+  if (top_level && depth == 0 && canonical.kind == CXType_ConstantArray) {
+    int spelled = spell_array_pointer(pointee, &buf, out);
+    if (spelled < 0)
+      return;
+    if (spelled > 0) { /* restrict left out: only a promise, and C would spell it inside (*) */
+      out->spelling = buf.data;
+      return;
+    }
+  } else if (bare.kind == CXType_Pointer) {
     c_type inner = {0};
     char *inner_elem;
     unsigned long long inner_size;
@@ -393,6 +455,16 @@ void map_array_param(CXType array, c_type *out, char **elem_type, unsigned long 
   long long size = clang_Type_getSizeOf(element);
   *elem_type = NULL;
   *elem_size = size > 0 ? (unsigned long long)size : 0;
+  if (cx_strip_sugar(element).kind == CXType_ConstantArray) { /* float a[][16]: float (*)[16] */
+    int spelled = spell_array_pointer(element, &buf, out);
+    if (spelled == 0) /* arrays of structs: an opaque buffer */
+      cubind_buf_puts(&buf, " *");
+    if (spelled >= 0)
+      out->spelling = buf.data;
+    else
+      cubind_buf_free(&buf);
+    return;
+  }
   map_value_type(element, &value);
   append_qualifiers(&buf, element);
   if (value.spelling) {

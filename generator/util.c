@@ -179,3 +179,17 @@ void cubind_report(const char *format, ...) {
 
 /* cubind_error_count: errors reported so far. */
 unsigned cubind_error_count(void) { return error_count; }
+
+/* cubind_c_only_keyword: see util.h. */
+int cubind_c_only_keyword(const char *name) {
+  static const char *const keywords[] = {
+      "restrict",       "typeof",       "typeof_unqual", "_Alignas",    "_Alignof",
+      "_Atomic",        "_BitInt",      "_Bool",         "_Complex",    "_Decimal128",
+      "_Decimal32",     "_Decimal64",   "_Generic",      "_Imaginary",  "_Noreturn",
+      "_Static_assert", "_Thread_local"};
+  size_t i;
+  for (i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
+    if (strcmp(name, keywords[i]) == 0)
+      return 1;
+  return 0;
+}

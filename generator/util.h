@@ -81,4 +81,11 @@ int cubind_reporting(void);
 /* cubind_error_count: number of errors reported by cubind_diag so far. */
 unsigned cubind_error_count(void);
 
+/*
+ * cubind_c_only_keyword: 1 when `name` is a keyword of C (C99 to C23) that C++ lets a program
+ * use as a name (restrict, _Bool, typeof...): a parameter or field of that name cannot be
+ * spelled in the generated C.
+ */
+int cubind_c_only_keyword(const char *name);
+
 #endif /* CUBIND_GEN_UTIL_H */
