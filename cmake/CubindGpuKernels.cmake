@@ -197,11 +197,11 @@ endfunction()
 function(_cubind_parse_archs caller meaning origin entries real_out virtual_out off_out)
   set(real "")
   set(virtual "")
-  set(off FALSE)
+  set(is_off FALSE) # not `off`: if(off) would read CMake's constant OFF, never the variable
   _cubind_nvcc_codes(codes)
   foreach(entry IN LISTS entries)
     if(meaning STREQUAL "CMAKE" AND entry MATCHES "^(OFF|off|FALSE|NO|0)$")
-      set(off TRUE)
+      set(is_off TRUE)
     elseif(entry MATCHES "^(all|all-major|native)$")
       if(entry STREQUAL "native")
         _cubind_native_archs("${caller}" expanded)
@@ -247,7 +247,7 @@ function(_cubind_parse_archs caller meaning origin entries real_out virtual_out 
   endforeach()
   set(${real_out} "${real}" PARENT_SCOPE)
   set(${virtual_out} "${virtual}" PARENT_SCOPE)
-  set(${off_out} ${off} PARENT_SCOPE)
+  set(${off_out} ${is_off} PARENT_SCOPE)
 endfunction()
 
 # The architectures of a target (see "Architectures" above): nvcc's -gencode options into
@@ -258,7 +258,7 @@ function(_cubind_target_archs target caller gencode_out shown_out real_out)
   get_target_property(ptx ${target} CUBIND_PTX)
   get_target_property(cmake_archs ${target} CUDA_ARCHITECTURES)
   if(archs)
-    _cubind_parse_archs("${caller}" ARCHS ARCHS "${archs}" real virtual off)
+    _cubind_parse_archs("${caller}" ARCHS ARCHS "${archs}" real virtual arch_off)
     if(ptx)
       set(all ${real} ${virtual})
       list(SORT all COMPARE NATURAL)
@@ -267,10 +267,11 @@ function(_cubind_target_archs target caller gencode_out shown_out real_out)
       list(REMOVE_DUPLICATES virtual)
     endif()
   elseif(NOT cmake_archs STREQUAL "cmake_archs-NOTFOUND" AND NOT cmake_archs STREQUAL "")
-    _cubind_parse_archs("${caller}" CMAKE CUDA_ARCHITECTURES "${cmake_archs}" real virtual off)
+    _cubind_parse_archs("${caller}" CMAKE CUDA_ARCHITECTURES "${cmake_archs}" real virtual
+                        arch_off)
   elseif(NOT "$ENV{CUDAARCHS}" STREQUAL "")
     _cubind_parse_archs("${caller}" CMAKE "CUDAARCHS (environment)" "$ENV{CUDAARCHS}"
-                        real virtual off)
+                        real virtual arch_off)
   else()
     if(DEFINED CUBIND_DEFAULT_ARCHS)
       set(defaults ${CUBIND_DEFAULT_ARCHS})
@@ -283,7 +284,7 @@ function(_cubind_target_archs target caller gencode_out shown_out real_out)
         endif()
       endforeach()
     endif()
-    _cubind_parse_archs("${caller}" ARCHS CUBIND_DEFAULT_ARCHS "${defaults}" real virtual off)
+    _cubind_parse_archs("${caller}" ARCHS CUBIND_DEFAULT_ARCHS "${defaults}" real virtual arch_off)
     if(ptx)
       list(GET real -1 newest)
       list(APPEND virtual ${newest})
@@ -296,7 +297,7 @@ function(_cubind_target_archs target caller gencode_out shown_out real_out)
   foreach(arch IN LISTS virtual)
     list(APPEND gencode -gencode "arch=compute_${arch},code=compute_${arch}")
   endforeach()
-  if(off)
+  if(arch_off)
     set(shown "nvcc's default architecture")
   else()
     list(JOIN real " " shown)
@@ -306,10 +307,10 @@ function(_cubind_target_archs target caller gencode_out shown_out real_out)
       string(APPEND shown " + PTX ${ptx_shown}")
     endif()
   endif()
-  if(NOT real AND NOT virtual AND NOT off)
+  if(NOT real AND NOT virtual AND NOT arch_off)
     message(FATAL_ERROR "${caller}: no CUDA architecture to compile for")
   endif()
-  if(off)
+  if(arch_off)
     set(real default)
   endif()
   set(${gencode_out} "${gencode}" PARENT_SCOPE)
@@ -323,12 +324,15 @@ function(_cubind_regex_escape text out)
   set(${out} "${text}" PARENT_SCOPE)
 endfunction()
 
-# A path as a Makefile-style dependency file spells it (nvcc writes -MT's text as given).
+# A path as a Makefile-style dependency file spells it (nvcc writes -MT's text as given). A
+# configuration's folder ($<CONFIG>) stays a generator expression, for the command to evaluate.
 function(_cubind_depfile_escape path out)
+  string(REPLACE "$<CONFIG>" "@CUBIND_CONFIG@" path "${path}")
   string(REPLACE "\\" "\\\\" path "${path}")
   string(REPLACE " " "\\ " path "${path}")
   string(REPLACE "#" "\\#" path "${path}")
   string(REPLACE "$" "$$" path "${path}")
+  string(REPLACE "@CUBIND_CONFIG@" "$<CONFIG>" path "${path}")
   set(${out} "${path}" PARENT_SCOPE)
 endfunction()
 
@@ -428,7 +432,7 @@ function(add_gpu_kernels target)
 
   _cubind_find_nvcc("${caller}")
   if(arg_ARCHS) # entries are checked now, for an early error; resolved at the end (see below)
-    _cubind_parse_archs("${caller}" ARCHS ARCHS "${arg_ARCHS}" real virtual off)
+    _cubind_parse_archs("${caller}" ARCHS ARCHS "${arg_ARCHS}" real virtual arch_off)
   endif()
   # cubind-gen: a cross build's host tool, this build's target, or the installed one.
   if(CUBIND_GEN_EXECUTABLE)
@@ -464,6 +468,18 @@ function(add_gpu_kernels target)
 
   set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/${target}")
   file(MAKE_DIRECTORY "${out_dir}")
+  get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+  if(multi_config)
+    # Ninja Multi-Config: each configuration's flags and definitions make its own fatbin and
+    # stubs (one folder for all would hand Release the kernels of the last Debug build)
+    set(out_dir "${out_dir}/$<CONFIG>")
+    if(CMAKE_CROSS_CONFIGS)
+      # measured with CMake 3.25: its generate step crashes on such per-configuration depfiles
+      message(FATAL_ERROR "${caller}: CMAKE_CROSS_CONFIGS is not supported (each "
+                          "configuration's nvcc step needs a dependency file of its own): build "
+                          "one configuration at a time (cmake --build <dir> --config <config>)")
+    endif()
+  endif()
   # The library exists at once (so that it can be linked and given properties); its build
   # steps are made at the end of this directory, when properties set after this call (such as
   # CUDA_SEPARABLE_COMPILATION or CUDA_ARCHITECTURES) are known.
@@ -564,6 +580,12 @@ function(_cubind_add_build_steps target)
   if(NOT CMAKE_GENERATOR MATCHES "Ninja")
     set(make_touch TRUE)
   endif()
+  # A configuration's folder (multi-configuration generators) is made by the steps that write
+  # into it first: CMake makes no folder whose path holds a generator expression.
+  set(make_out_dir "")
+  if(out_dir MATCHES "\\$<")
+    set(make_out_dir COMMAND "${CMAKE_COMMAND}" -E make_directory "${out_dir}")
+  endif()
 
   set(generated "")
   set(names_files "")
@@ -605,6 +627,7 @@ function(_cubind_add_build_steps target)
     set(nvcc_args -fatbin ${rdc} ${gencode} ${nvcc_flags})
     add_custom_command(
       OUTPUT "${fatbin}"
+      ${make_out_dir}
       COMMAND ${nvcc} ${nvcc_args} -MD -MF "${fatbin}.d" -MT "${fatbin_target}"
               -o "${fatbin}" "${source}"
       DEPENDS "${source}"
@@ -664,6 +687,7 @@ function(_cubind_add_build_steps target)
     else()
       add_custom_command(
         OUTPUT "${prepared}"
+        ${make_out_dir}
         COMMAND "${gen}" ${gen_options} --prepare ${binary_archs} "${source}"
         COMMAND "${CMAKE_COMMAND}" -E touch "${prepared}"
         DEPENDS "${source}" "${gen}"
@@ -713,6 +737,19 @@ function(_cubind_add_build_steps target)
       COMMENT "cubind: checking the C names of ${target}"
       VERBATIM)
     list(APPEND generated "${checked}")
+  endif()
+  # The stubs are C that also compiles as C++: a project of C++ alone (project(app LANGUAGES
+  # CXX CUDA)) builds them as C++ rather than stop at CMake's generate step.
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if(NOT "C" IN_LIST languages)
+    if(NOT "CXX" IN_LIST languages)
+      message(FATAL_ERROR "${caller}: the generated stubs are C or C++ sources, and this project "
+                          "enables neither: add C to project(... LANGUAGES C)")
+    endif()
+    set(c_sources "${generated}")
+    list(FILTER c_sources INCLUDE REGEX "\\.c$")
+    set_source_files_properties(${c_sources} PROPERTIES LANGUAGE CXX)
+    set_target_properties(${target} PROPERTIES LINKER_LANGUAGE CXX)
   endif()
   target_sources(${target} PRIVATE ${generated})
   # For compile_commands.json (single-configuration Ninja and Makefiles, as CMake's own; the
@@ -832,12 +869,18 @@ function(_cubind_finish_build)
         get_target_property(gen ${kernels} CUBIND_GEN)
       endif()
     endforeach()
-    set(checked "${CMAKE_BINARY_DIR}/cubind-names/${program}.checked")
+    set(checked_dir "${CMAKE_BINARY_DIR}/cubind-names")
+    get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+    if(multi_config)
+      set(checked_dir "${checked_dir}/$<CONFIG>") # each configuration's names files
+    endif()
+    set(checked "${checked_dir}/${program}.checked")
     file(MAKE_DIRECTORY "${CMAKE_BINARY_DIR}/cubind-names") # (make creates no output folders)
     list(JOIN linked ", " linked_shown)
     add_custom_command(
       OUTPUT "${checked}"
       COMMAND "${gen}" --check-names ${names_files}
+      COMMAND "${CMAKE_COMMAND}" -E make_directory "${checked_dir}"
       COMMAND "${CMAKE_COMMAND}" -E touch "${checked}"
       DEPENDS ${names_files} "${gen}"
       COMMENT "cubind: checking the C names linked into ${program} (${linked_shown})"

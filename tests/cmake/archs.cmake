@@ -1,6 +1,6 @@
 # Which architectures add_gpu_kernels() compiles for, read back from the fatbins it builds (the
 # sm_XX cubins and compute_XX PTX entries): CMAKE_CUDA_ARCHITECTURES and a target's
-# CUDA_ARCHITECTURES with CMake's meaning (90 = SASS + PTX, -real, -virtual, all, all-major),
+# CUDA_ARCHITECTURES with CMake's meaning (90 = SASS + PTX, -real, -virtual, all, all-major, OFF),
 # the CUDAARCHS environment variable, ARCHS with its own meaning (90 = SASS; PTX on request), the
 # default list, native (an error without a GPU), and a project that enables CMake's CUDA
 # language, built with Unix Makefiles (it stopped at generate with "CUDA_ARCHITECTURES is empty").
@@ -38,6 +38,8 @@ function(nvcc_reference out keyword)
 endfunction()
 file(WRITE "${WORK_DIR}/k.cu" "${kernel}")
 nvcc_reference(all_major all-major)
+cubind_run(output "${NVCC}" -fatbin -o "${WORK_DIR}/reference_default.fatbin" "${WORK_DIR}/k.cu")
+cubind_fatbin_entries(nvcc_default "${WORK_DIR}/reference_default.fatbin")
 execute_process(COMMAND "${NVCC}" --list-gpu-code OUTPUT_VARIABLE codes)
 string(REGEX MATCHALL "sm_[0-9]+" all_sass "${codes}") # what -arch=all compiles (+ PTX)
 set(default "")
@@ -61,6 +63,8 @@ set(CMAKE_CUDA_ARCHITECTURES 80-real 90-virtual)
 add_gpu_kernels(cmake_suffixes SOURCES k.cu)
 set(CMAKE_CUDA_ARCHITECTURES all-major)
 add_gpu_kernels(cmake_all_major SOURCES k.cu)
+set(CMAKE_CUDA_ARCHITECTURES OFF) # CMake's "no architecture flags": nvcc's own default
+add_gpu_kernels(cmake_off SOURCES k.cu)
 unset(CMAKE_CUDA_ARCHITECTURES)
 add_gpu_kernels(property SOURCES k.cu)
 set_target_properties(property PROPERTIES CUDA_ARCHITECTURES 86-real) # after the call
@@ -79,6 +83,8 @@ expect_entries("CMAKE_CUDA_ARCHITECTURES 80-real 90-virtual" "${b}/cmake_suffixe
                sm_80 compute_90)
 expect_entries("CMAKE_CUDA_ARCHITECTURES all-major (as nvcc -arch=all-major)"
                "${b}/cmake_all_major/k.fatbin" ${all_major})
+expect_entries("CMAKE_CUDA_ARCHITECTURES OFF (as nvcc with no -arch)"
+               "${b}/cmake_off/k.fatbin" ${nvcc_default})
 expect_entries("CUDA_ARCHITECTURES 86-real set after the call" "${b}/property/k.fatbin" sm_86)
 expect_entries("ARCHS 90 75" "${b}/archs/k.fatbin" sm_75 sm_90)
 expect_entries("ARCHS 75 90 PTX" "${b}/archs_ptx/k.fatbin" sm_75 sm_90 compute_90)

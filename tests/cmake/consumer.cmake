@@ -1,5 +1,6 @@
 # Builds tests/cmake/consumer against the installed package in PREFIX (find_package(cubind 0.2),
-# add_gpu_kernels, link; cubind::array and a CUBIND_VECTORIZE kernel too) with one generator, then the same program with plain cc and pkg-config:
+# add_gpu_kernels, link; cubind::array and a CUBIND_VECTORIZE kernel too) with one generator,
+# and as a project of C++ alone; then the same program with plain cc and pkg-config:
 # `cubind` (the static runtime: no libcubind among the program's needed libraries) and
 # `cubind-shared`, both compiled with -std=c99 -pedantic -Werror; runs each without a GPU (exit
 # 77 expected). Also: the package version file (0.2 found, 0.1 and 0.3 not) and
@@ -53,6 +54,24 @@ foreach(module IN ITEMS cubind cubind-shared)
   endif()
   message(STATUS "pkg-config ${module}: ${needed}")
 endforeach()
+
+# A project of C++ alone (project(... LANGUAGES CXX), no C enabled): the stubs build as C++.
+set(dir "${WORK_DIR}/cxx_only")
+set(src "${CMAKE_CURRENT_LIST_DIR}/consumer")
+file(WRITE "${dir}/CMakeLists.txt" "cmake_minimum_required(VERSION 3.20)
+project(cxx_only LANGUAGES CXX)
+find_package(cubind 0.2 REQUIRED)
+add_gpu_kernels(vec_kernels SOURCES \"${src}/vec.cu\" ARCHS 90
+                INCLUDE_DIRECTORIES \"${src}/include\" COMPILE_OPTIONS -DVEC_T=float)
+set_source_files_properties(\"${src}/main.c\" PROPERTIES LANGUAGE CXX)
+add_executable(app \"${src}/main.c\")
+target_link_libraries(app PRIVATE vec_kernels)
+")
+cubind_run(output "${CMAKE_COMMAND}" -S "${dir}" -B "${dir}/build" -G "${GENERATOR}"
+           "-DCMAKE_PREFIX_PATH=${PREFIX}")
+cubind_run(output "${CMAKE_COMMAND}" --build "${dir}/build")
+cubind_expect_no_gpu(consumer "${dir}/build/app")
+message(STATUS "a project of C++ alone: built, the stubs compiled as C++")
 
 # find_package(cubind <version>): 0.x releases are compatible within one minor version only.
 string(REGEX MATCH "^[0-9]+\\.[0-9]+" minor "${VERSION}")
