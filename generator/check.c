@@ -538,7 +538,8 @@ static void check_variables(cubind_model *model) {
       warning_take(&variable->location,
                    cubind_xasprintf("%s variable '%s' has internal linkage: nvcc gives it no "
                                     "stable name, so no copy functions are generated for it "
-                                    "(remove 'static' to get them)",
+                                    "(give it external linkage to get them: no 'static', no "
+                                    "anonymous namespace, 'extern' on a const one)",
                                     space, variable->display_name));
       continue;
     }
