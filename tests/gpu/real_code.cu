@@ -1,6 +1,7 @@
 // Code as real programs write it (issue 13): kernels in a header, a static kernel, a kernel in
 // an anonymous namespace, a parameter named cfg, FP8 values, the runtime's structs by value
-// (cudaPitchedPtr, cudaExtent), __half2 by value, a tag type parameter; each run on the GPU by
+// (cudaPitchedPtr, cudaExtent), __half2 by value, a tag type parameter, arrays of arrays, a
+// parameter pack, a record holding __half2, a __managed__ variable; each run on the GPU by
 // real_code.c against a CPU reference.
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
@@ -68,6 +69,39 @@ __global__ void times_tag(std::integral_constant<int, N>, CUBIND_IN_N(n) const f
     out[i] = N * in[i];
 }
 
+/** C[r][c] = A[r][c] + B[r][c] over rows of 16 (the Programming Guide's MatAdd, by rows). */
+__global__ void mat_add_rows(CUBIND_IN_N(rows) const float A[][16],
+                             CUBIND_IN_N(rows) const float (*B)[16],
+                             CUBIND_OUT_N(rows) float C[][16], int rows) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < rows * 16)
+    C[i / 16][i % 16] = A[i / 16][i % 16] + B[i / 16][i % 16];
+}
+
+/** out[i] = the sum of every part's [i]: a parameter pack, one pointer per element. */
+template <typename... Parts> __global__ void sum_parts(float *out, int n, Parts... parts) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = (0.0f + ... + parts[i]);
+}
+
+/** A record holding a toolkit value with a copy constructor of its own (__half2). */
+struct half2_affine {
+  __half2 scale;
+  int shift;
+};
+
+/** x[i] = x[i] * p.scale + p.shift, elementwise on __half2 pairs. */
+__global__ void affine_h2(half2_affine p, CUBIND_INOUT_N(n) __half2 *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    x[i] = __hadd2(__hmul2(x[i], p.scale), __float2half2_rn((float)p.shift));
+}
+
+/** A __managed__ counter (no __device__ written): add_to_total adds n to it. */
+__managed__ int managed_total;
+__global__ void add_to_total(int n) { atomicAdd(&managed_total, n); }
+
 // Host code that instantiates the templates and names every kernel (as a program would).
 void launch_all(float *f, double *d, int *k, int n) {
   header_saxpy<<<1, 1>>>(1.0f, f, f, n);
@@ -76,4 +110,5 @@ void launch_all(float *f, double *d, int *k, int n) {
   static_square<<<1, 1>>>(f, n);
   anonymous_iota<<<1, 1>>>(k, 0, n);
   times_tag<<<1, 1>>>(std::integral_constant<int, 3>(), f, f, n);
+  sum_parts<<<1, 1>>>(f, n, f, (const float *)f);
 }
