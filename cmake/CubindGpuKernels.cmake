@@ -587,6 +587,21 @@ function(_cubind_add_build_steps target)
     set(make_out_dir COMMAND "${CMAKE_COMMAND}" -E make_directory "${out_dir}")
   endif()
 
+  # Files the build makes that the target lists as sources (target_sources() of a header that
+  # an add_custom_command writes: CMake's usual way to order a generated header) are made before
+  # nvcc and cubind-gen read them; the .cu files' depfiles only tell what a build already read.
+  get_target_property(listed ${target} SOURCES)
+  set(made_inputs "")
+  foreach(file IN LISTS listed)
+    if(NOT file MATCHES "\\$<")
+      get_filename_component(file "${file}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+      get_source_file_property(made "${file}" GENERATED)
+      if(made)
+        list(APPEND made_inputs "${file}")
+      endif()
+    endif()
+  endforeach()
+
   set(generated "")
   set(names_files "")
   set(fatbins "")
@@ -630,7 +645,7 @@ function(_cubind_add_build_steps target)
       ${make_out_dir}
       COMMAND ${nvcc} ${nvcc_args} -MD -MF "${fatbin}.d" -MT "${fatbin_target}"
               -o "${fatbin}" "${source}"
-      DEPENDS "${source}"
+      DEPENDS "${source}" ${made_inputs}
       DEPFILE "${fatbin}.d"
       COMMENT "cubind: nvcc ${shown} -> ${target}/${stem}.fatbin (${archs_shown})"
       COMMAND_EXPAND_LISTS VERBATIM)
@@ -690,7 +705,7 @@ function(_cubind_add_build_steps target)
         ${make_out_dir}
         COMMAND "${gen}" ${gen_options} --prepare ${binary_archs} "${source}"
         COMMAND "${CMAKE_COMMAND}" -E touch "${prepared}"
-        DEPENDS "${source}" "${gen}"
+        DEPENDS "${source}" "${gen}" ${made_inputs}
         COMMENT "cubind: cubind-gen --prepare ${shown} (the precompiled prelude)"
         COMMAND_EXPAND_LISTS VERBATIM)
     endif()
@@ -700,6 +715,7 @@ function(_cubind_add_build_steps target)
               -o "${out_dir}" --depfile "${header}.d" ${kernels_from} ${earlier} "${source}"
       ${touch}
       DEPENDS "${source}" "${gen}" ${kernels_from_file} ${earlier_files} ${prepared}
+              ${made_inputs}
       DEPFILE "${header}.d"
       COMMENT "cubind: cubind-gen ${shown} -> ${target}/${stem}.cubind.h, .cubind.c"
       COMMAND_EXPAND_LISTS VERBATIM)

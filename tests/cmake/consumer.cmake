@@ -73,13 +73,39 @@ cubind_run(output "${CMAKE_COMMAND}" --build "${dir}/build")
 cubind_expect_no_gpu(consumer "${dir}/build/app")
 message(STATUS "a project of C++ alone: built, the stubs compiled as C++")
 
+# A header the build makes (add_custom_command), listed with target_sources(): made before nvcc
+# and cubind-gen read it (with Unix Makefiles the .cu's nvcc step ran first: "params.h: No such
+# file or directory").
+set(dir "${WORK_DIR}/made_header")
+file(WRITE "${dir}/params.h.in" "#define SCALE 2\n")
+file(WRITE "${dir}/k.cu" "#include \"params.h\"\nextern \"C\" __global__ void k(float *a) { a[0] = SCALE; }\n")
+file(WRITE "${dir}/CMakeLists.txt" [=[
+cmake_minimum_required(VERSION 3.20)
+project(made_header LANGUAGES C)
+find_package(cubind 0.2 REQUIRED)
+set(made ${CMAKE_CURRENT_BINARY_DIR}/gen/params.h)
+add_custom_command(OUTPUT ${made}
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/gen
+  COMMAND ${CMAKE_COMMAND} -E copy ${CMAKE_CURRENT_SOURCE_DIR}/params.h.in ${made}
+  DEPENDS params.h.in)
+add_gpu_kernels(k SOURCES k.cu ARCHS 90 INCLUDE_DIRECTORIES ${CMAKE_CURRENT_BINARY_DIR}/gen)
+target_sources(k PRIVATE ${made})
+]=])
+cubind_run(output "${CMAKE_COMMAND}" -S "${dir}" -B "${dir}/build" -G "${GENERATOR}"
+           "-DCMAKE_PREFIX_PATH=${PREFIX}" "-DCMAKE_C_COMPILER=${C_COMPILER}")
+cubind_run(output "${CMAKE_COMMAND}" --build "${dir}/build" -j 1)
+message(STATUS "a header the build makes: made before nvcc and cubind-gen")
+
 # find_package(cubind <version>): 0.x releases are compatible within one minor version only.
 string(REGEX MATCH "^[0-9]+\\.[0-9]+" minor "${VERSION}")
 string(REGEX REPLACE "^([0-9]+)\\.([0-9]+).*" "\\1" major "${VERSION}")
 string(REGEX REPLACE "^([0-9]+)\\.([0-9]+).*" "\\2" minor_number "${VERSION}")
 math(EXPR older "${minor_number} - 1")
 math(EXPR newer "${minor_number} + 1")
-foreach(asked found IN ZIP_LISTS "${minor};${major}.${older};${major}.${newer}" "1;0;0")
+# (ZIP_LISTS takes the names of list variables: literal lists would give no iteration at all)
+set(asked_versions ${minor} ${major}.${older} ${major}.${newer})
+set(found_expected 1 0 0)
+foreach(asked found IN ZIP_LISTS asked_versions found_expected)
   set(dir "${WORK_DIR}/version_${asked}")
   file(WRITE "${dir}/CMakeLists.txt" "cmake_minimum_required(VERSION 3.20)\nproject(v LANGUAGES C)\n"
        "find_package(cubind ${asked} REQUIRED)\nmessage(STATUS \"cubind \${cubind_VERSION}\")\n")

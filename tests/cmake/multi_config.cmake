@@ -37,7 +37,9 @@ target_link_libraries(app PRIVATE k k2)
 set(build "${dir}/build")
 cubind_run(output "${CMAKE_COMMAND}" -S "${dir}" -B "${build}" -G "Ninja Multi-Config"
            "-DCMAKE_PREFIX_PATH=${PREFIX}" "-DCMAKE_C_COMPILER=${C_COMPILER}")
-foreach(config real IN ZIP_LISTS "Debug;Release" "double;float")
+set(configs Debug Release)
+set(reals double float)
+foreach(config real IN ZIP_LISTS configs reals)
   cubind_run(output "${CMAKE_COMMAND}" --build "${build}" --config ${config})
   file(READ "${build}/k/${config}/scale.cubind.h" header)
   cubind_expect("${header}" "scale_launch\\(const cubind_config \\*cfg, ${real} \\*a, ${real} s"

@@ -35,7 +35,10 @@ cubind_run(output "${CMAKE_COMMAND}" -S "${dir}" -B "${dir}/build" -G "${GENERAT
 cubind_run(output "${CMAKE_COMMAND}" --build "${dir}/build")
 cubind_expect("${output}" "nvcc -dlink option" "the device link step")
 
-foreach(target archs IN ZIP_LISTS "option;property" "sm_80 sm_90;sm_90")
+# (ZIP_LISTS takes the names of list variables: literal lists would give no iteration at all)
+set(targets option property)
+set(archs_of "sm_80 sm_90" sm_90)
+foreach(target archs IN ZIP_LISTS targets archs_of)
   set(out "${dir}/build/${target}")
   file(READ "${out}/kernels.cubind.h" kernels_h)
   file(READ "${out}/device_math.cubind.h" math_h)
