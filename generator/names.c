@@ -193,10 +193,14 @@ int cubind_names_check(const cubind_strlist *paths) {
   size_t i, j;
   int failed = 0;
   for (i = 0; i < paths->count && !failed; i++) {
-    if (cubind_strlist_contains(&seen, paths->items[i]))
-      continue;
-    cubind_strlist_add(&seen, paths->items[i]);
-    failed = read_names_file(paths->items[i], &records);
+    /* one file however it is spelled (o/x.names, ./o/../o/x.names): not a clash with itself */
+    char *real = realpath(paths->items[i], NULL);
+    const char *key = real ? real : paths->items[i];
+    if (!cubind_strlist_contains(&seen, key)) {
+      cubind_strlist_add(&seen, key);
+      failed = read_names_file(paths->items[i], &records);
+    }
+    free(real);
   }
   if (!failed && records.count > 1) {
     qsort(records.items, records.count, sizeof *records.items, compare_records);

@@ -160,9 +160,9 @@ static char *argument_text(const char *args, int index) {
   if (!at)
     return NULL;
   for (start = ++at; *at; at++) {
-    if (*at == '<' || *at == '(' || *at == '[')
+    if (*at == '<' || *at == '(' || *at == '[' || *at == '{') /* P{1, 2}: one argument */
       depth++;
-    else if ((*at == '>' || *at == ')' || *at == ']') && depth > 0)
+    else if ((*at == '>' || *at == ')' || *at == ']' || *at == '}') && depth > 0)
       depth--;
     else if ((*at == ',' || *at == '>') && depth == 0) {
       if (piece++ == index)
