@@ -207,8 +207,26 @@ static int read_instantiation(parse_context *ctx, CXTranslationUnit tu, CXToken 
   int depth = 0;
   char *spelling;
   size_t match = 0, matches = 0, t;
-  while (open < count && !token_is(tu, tokens[open], "(") && !token_is(tu, tokens[open], ";"))
-    open++;
+  /* the parameter list's '(': the first outside the template arguments, which may hold
+     parentheses of their own (f<(1 + 2)>, f<sizeof(double)>, h<int (*)[3]>) */
+  {
+    int angle = 0, paren = 0;
+    for (; open < count && !token_is(tu, tokens[open], ";"); open++) {
+      if (token_is(tu, tokens[open], "(")) {
+        if (angle <= 0 && paren == 0)
+          break;
+        paren++;
+      } else if (token_is(tu, tokens[open], ")")) {
+        paren--;
+      } else if (paren == 0 && token_is(tu, tokens[open], "<")) {
+        angle++;
+      } else if (paren == 0 && token_is(tu, tokens[open], ">")) {
+        angle--;
+      } else if (paren == 0 && token_is(tu, tokens[open], ">>")) {
+        angle -= 2;
+      }
+    }
+  }
   if (open >= count || open == start || !token_is(tu, tokens[open], "("))
     return 0;
   for (close = open; close < count; close++) {
@@ -222,13 +240,18 @@ static int read_instantiation(parse_context *ctx, CXTranslationUnit tu, CXToken 
   name = open - 1;
   /* skip back over the template arguments; `f<float, Max<float>>(` ends in one `>>` token */
   if (token_is(tu, tokens[name], ">") || token_is(tu, tokens[name], ">>")) {
+    int paren = 0; /* a '<' or '>' inside parentheses, (a > b), is an operator */
     depth = 0;
     for (i = name + 1; i-- > start;) {
-      if (token_is(tu, tokens[i], ">"))
+      if (token_is(tu, tokens[i], ")"))
+        paren++;
+      else if (token_is(tu, tokens[i], "("))
+        paren--;
+      else if (paren == 0 && token_is(tu, tokens[i], ">"))
         depth++;
-      else if (token_is(tu, tokens[i], ">>"))
+      else if (paren == 0 && token_is(tu, tokens[i], ">>"))
         depth += 2;
-      else if (token_is(tu, tokens[i], "<") && --depth == 0)
+      else if (paren == 0 && token_is(tu, tokens[i], "<") && --depth == 0)
         break;
     }
     if (i <= start || i > name)

@@ -91,6 +91,31 @@ cubind_status ints_minus1_2_call(const cubind_config *cfg, int *p);
 cubind_status ints_minus1_2_attributes(cubind_kernel_attributes *out);
 cubind_status ints_minus1_2_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+cubind_status by_value_3_launch(const cubind_config *cfg, int *x);
+cubind_status by_value_3_call(const cubind_config *cfg, int *x);
+cubind_status by_value_3_attributes(cubind_kernel_attributes *out);
+cubind_status by_value_3_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
+cubind_status by_value_minus7_launch(const cubind_config *cfg, int *x);
+cubind_status by_value_minus7_call(const cubind_config *cfg, int *x);
+cubind_status by_value_minus7_attributes(cubind_kernel_attributes *out);
+cubind_status by_value_minus7_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
+cubind_status by_value_9_launch(const cubind_config *cfg, int *x);
+cubind_status by_value_9_call(const cubind_config *cfg, int *x);
+cubind_status by_value_9_attributes(cubind_kernel_attributes *out);
+cubind_status by_value_9_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
+cubind_status by_value_1_launch(const cubind_config *cfg, int *x);
+cubind_status by_value_1_call(const cubind_config *cfg, int *x);
+cubind_status by_value_1_attributes(cubind_kernel_attributes *out);
+cubind_status by_value_1_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
+cubind_status take_int_ptr_3_launch(const cubind_config *cfg, int (*x)[3]);
+cubind_status take_int_ptr_3_call(const cubind_config *cfg, int (*x)[3]);
+cubind_status take_int_ptr_3_attributes(cubind_kernel_attributes *out);
+cubind_status take_int_ptr_3_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
 /* __device__ counter (real_shapes.cu): 1 element of 4 bytes. Copies the first `count` elements
    to or from the current device's copy of it, synchronously; more than 1 fail. */
 cubind_status real_shapes_counter_to_device(int const *src, size_t count);
@@ -151,6 +176,11 @@ static const cubind_param_info cubind_g_real_shapes_params7[] = {{"xs", 0, 8}};
 static const cubind_param_info cubind_g_real_shapes_params8[] = {{"xs", 0, 4}};
 static const cubind_param_info cubind_g_real_shapes_params9[] = {{"p", 0, 8}};
 static const cubind_param_info cubind_g_real_shapes_params10[] = {{"p", 0, 8}};
+static const cubind_param_info cubind_g_real_shapes_params11[] = {{"x", 0, 8}};
+static const cubind_param_info cubind_g_real_shapes_params12[] = {{"x", 0, 8}};
+static const cubind_param_info cubind_g_real_shapes_params13[] = {{"x", 0, 8}};
+static const cubind_param_info cubind_g_real_shapes_params14[] = {{"x", 0, 8}};
+static const cubind_param_info cubind_g_real_shapes_params15[] = {{"x", 0, 8}};
 
 /* {C name, cubin symbol, parameters, number of parameters} */
 static const cubind_kernel_info cubind_g_real_shapes_kernels[] = {
@@ -165,6 +195,11 @@ static const cubind_kernel_info cubind_g_real_shapes_kernels[] = {
     {"one_float", "_Z3oneIJfEEvDpT_", cubind_g_real_shapes_params8, 1},
     {"ints_1_minus2", "_Z4intsIJLi1ELin2EEEvPi", cubind_g_real_shapes_params9, 1},
     {"ints_minus1_2", "_Z4intsIJLin1ELi2EEEvPi", cubind_g_real_shapes_params10, 1},
+    {"by_value_3", "_Z8by_valueILi3EEvPi", cubind_g_real_shapes_params11, 1},
+    {"by_value_minus7", "_Z8by_valueILin7EEvPi", cubind_g_real_shapes_params12, 1},
+    {"by_value_9", "_Z8by_valueILi9EEvPi", cubind_g_real_shapes_params13, 1},
+    {"by_value_1", "_Z8by_valueILi1EEvPi", cubind_g_real_shapes_params14, 1},
+    {"take_int_ptr_3", "_Z4takeIPA3_iEvT_", cubind_g_real_shapes_params15, 1},
 };
 /* {C name, cubin symbol} of each __constant__ / __device__ variable */
 static const cubind_global_info cubind_g_real_shapes_globals[] = {
@@ -176,7 +211,7 @@ static const cubind_global_info cubind_g_real_shapes_globals[] = {
 static cubind_module_state cubind_g_real_shapes_state;
 static const cubind_module cubind_g_real_shapes_module = {
     3, "real_shapes", cubind_fatbin_real_shapes, &cubind_fatbin_real_shapes_size,
-    cubind_g_real_shapes_kernels, 11, &cubind_g_real_shapes_state, cubind_g_real_shapes_globals, 1};
+    cubind_g_real_shapes_kernels, 16, &cubind_g_real_shapes_state, cubind_g_real_shapes_globals, 1};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -389,6 +424,96 @@ cubind_status ints_minus1_2_attributes(cubind_kernel_attributes *out) {
 
 cubind_status ints_minus1_2_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cubind_g_real_shapes_module, 10, n, shared_bytes, out);
+}
+
+cubind_status by_value_3_launch(const cubind_config *cfg, int *x) {
+  void *cubind_args[1] = {&x};
+  return cubind_module_launch(&cubind_g_real_shapes_module, 11, cfg, cubind_args);
+}
+
+cubind_status by_value_3_call(const cubind_config *cfg, int *x) {
+  void *cubind_args[1] = {&x};
+  return cubind_module_call(&cubind_g_real_shapes_module, 11, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status by_value_3_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_real_shapes_module, 11, out);
+}
+
+cubind_status by_value_3_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_real_shapes_module, 11, n, shared_bytes, out);
+}
+
+cubind_status by_value_minus7_launch(const cubind_config *cfg, int *x) {
+  void *cubind_args[1] = {&x};
+  return cubind_module_launch(&cubind_g_real_shapes_module, 12, cfg, cubind_args);
+}
+
+cubind_status by_value_minus7_call(const cubind_config *cfg, int *x) {
+  void *cubind_args[1] = {&x};
+  return cubind_module_call(&cubind_g_real_shapes_module, 12, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status by_value_minus7_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_real_shapes_module, 12, out);
+}
+
+cubind_status by_value_minus7_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_real_shapes_module, 12, n, shared_bytes, out);
+}
+
+cubind_status by_value_9_launch(const cubind_config *cfg, int *x) {
+  void *cubind_args[1] = {&x};
+  return cubind_module_launch(&cubind_g_real_shapes_module, 13, cfg, cubind_args);
+}
+
+cubind_status by_value_9_call(const cubind_config *cfg, int *x) {
+  void *cubind_args[1] = {&x};
+  return cubind_module_call(&cubind_g_real_shapes_module, 13, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status by_value_9_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_real_shapes_module, 13, out);
+}
+
+cubind_status by_value_9_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_real_shapes_module, 13, n, shared_bytes, out);
+}
+
+cubind_status by_value_1_launch(const cubind_config *cfg, int *x) {
+  void *cubind_args[1] = {&x};
+  return cubind_module_launch(&cubind_g_real_shapes_module, 14, cfg, cubind_args);
+}
+
+cubind_status by_value_1_call(const cubind_config *cfg, int *x) {
+  void *cubind_args[1] = {&x};
+  return cubind_module_call(&cubind_g_real_shapes_module, 14, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status by_value_1_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_real_shapes_module, 14, out);
+}
+
+cubind_status by_value_1_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_real_shapes_module, 14, n, shared_bytes, out);
+}
+
+cubind_status take_int_ptr_3_launch(const cubind_config *cfg, int (*x)[3]) {
+  void *cubind_args[1] = {&x};
+  return cubind_module_launch(&cubind_g_real_shapes_module, 15, cfg, cubind_args);
+}
+
+cubind_status take_int_ptr_3_call(const cubind_config *cfg, int (*x)[3]) {
+  void *cubind_args[1] = {&x};
+  return cubind_module_call(&cubind_g_real_shapes_module, 15, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status take_int_ptr_3_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_real_shapes_module, 15, out);
+}
+
+cubind_status take_int_ptr_3_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_real_shapes_module, 15, n, shared_bytes, out);
 }
 
 cubind_status real_shapes_counter_to_device(int const *src, size_t count) {
