@@ -230,6 +230,19 @@ static void name_params(cubind_kernel *kernel) {
   }
 }
 
+/* 1 when `text` holds `word` as a whole C identifier ("const Pt *" holds "Pt", not "P"). */
+static int spells_word(const char *text, const char *word) {
+  size_t length = strlen(word);
+  const char *at;
+  for (at = strstr(text, word); at; at = strstr(at + 1, word)) {
+    int before = at > text && (isalnum((unsigned char)at[-1]) || at[-1] == '_');
+    int after = isalnum((unsigned char)at[length]) || at[length] == '_';
+    if (!before && !after)
+      return 1;
+  }
+  return 0;
+}
+
 /* Checks that the names the generated C uses for parameters are free. */
 static void check_param_names(const cubind_kernel *kernel) {
   size_t i, j;
@@ -243,6 +256,25 @@ static void check_param_names(const cubind_kernel *kernel) {
       error_take(&param->location,
                  cubind_xasprintf("parameter name '%s' of kernel '%s' is reserved in the "
                                   "generated C code: rename the parameter",
+                                  param->name, kernel->display_name));
+  }
+  /* A parameter named like a type the signature spells (`int size_t` before a _call's size_t
+     count, `int Pt` before `Pt p`) would hide that type from the rest of the C prototype. */
+  for (i = 0; i < kernel->num_params; i++) {
+    const cubind_param *param = &kernel->params[i];
+    const char *hidden = NULL;
+    if (!param->user_named)
+      continue;
+    if (strcmp(param->name, "size_t") == 0 || strcmp(param->name, "bool") == 0)
+      hidden = param->name;
+    for (j = 0; j < kernel->num_params && !hidden; j++)
+      if (j != i && kernel->params[j].c_type && spells_word(kernel->params[j].c_type, param->name))
+        hidden = param->name;
+    if (hidden)
+      error_take(&param->location,
+                 cubind_xasprintf("parameter '%s' of kernel '%s' has the name of a type the "
+                                  "generated C signature spells, which it would hide there: "
+                                  "rename the parameter",
                                   param->name, kernel->display_name));
   }
   /* `<p>_count`, the extra argument of an annotated pointer without _N(expr), must be free. */
@@ -605,6 +637,42 @@ static void check_records(cubind_model *model) {
                                     model->structs[j].display_name, model->structs[i].c_name));
         break;
       }
+  /* The C copy is a typedef, an ordinary identifier like the generated functions' names. */
+  for (i = 0; i < model->num_structs; i++) {
+    static const char *const kernel_suffixes[] = {"_launch", "_call", "_attributes",
+                                                  "_config_occupancy"};
+    const cubind_struct *record = &model->structs[i];
+    const char *c_name = record->c_name;
+    char *clash = NULL;
+    if (!record->used)
+      continue;
+    for (k = 0; k < model->num_kernels && !clash; k++) {
+      size_t length = strlen(model->kernels[k].c_name), s;
+      if (strncmp(c_name, model->kernels[k].c_name, length) != 0)
+        continue;
+      for (s = 0; s < sizeof kernel_suffixes / sizeof kernel_suffixes[0]; s++)
+        if (strcmp(c_name + length, kernel_suffixes[s]) == 0)
+          clash = cubind_xasprintf("kernel '%s'", model->kernels[k].display_name);
+    }
+    for (k = 0; k < model->num_variables && !clash; k++) {
+      char *to = cubind_xasprintf("%s_%s_to_device", model->module_name,
+                                  model->variables[k].name);
+      char *from = cubind_xasprintf("%s_%s_from_device", model->module_name,
+                                    model->variables[k].name);
+      if (model->variables[k].bound && (strcmp(c_name, to) == 0 || strcmp(c_name, from) == 0))
+        clash = cubind_xasprintf("variable '%s'", model->variables[k].display_name);
+      free(to);
+      free(from);
+    }
+    if (clash) {
+      error_take(&record->location,
+                 cubind_xasprintf("%s '%s' is named like a function generated for %s: rename "
+                                  "the %s",
+                                  record->is_union ? "union" : "struct", record->display_name,
+                                  clash, record->is_union ? "union" : "struct"));
+      free(clash);
+    }
+  }
 }
 
 /* cubind_check: see check.h. */
