@@ -284,11 +284,14 @@ static int each_struct(tpl_writer *writer, const char *block, const void *data) 
   for (k = 0; k < model->num_structs; k++) {
     const cubind_struct *record = &model->structs[k];
     record_values values;
-    tpl_marker markers[8];
-    char *display, *attributes;
+    tpl_marker markers[9];
+    char *display, *attributes, *alias;
     int failed;
     if (!record->used || !record->defined_here)
       continue;
+    /* the .cu's own typedef of another name, on the same line (the #line mapping stays) */
+    alias = record->alias ? cubind_xasprintf(" typedef %s %s;", record->c_name, record->alias)
+                          : cubind_xstrdup("");
     display = comment_safe(record->display_name);
     /* where C's rules alone would not give the device's layout (parse_structs.c) */
     if (record->packed && record->align_attr)
@@ -306,9 +309,11 @@ static int each_struct(tpl_writer *writer, const char *block, const void *data) 
     markers[5].name = "KIND", markers[5].value = record->is_union ? "union" : "struct";
     markers[6].name = "FIELDS", markers[6].write = write_fields, markers[6].data = &values.item;
     markers[7].name = "ATTRIBUTES", markers[7].value = attributes;
-    failed = tpl_fill(writer, "cubind_stubs.h", block, 0, markers, 8);
+    markers[8].name = "ALIAS", markers[8].value = alias;
+    failed = tpl_fill(writer, "cubind_stubs.h", block, 0, markers, 9);
     free(display);
     free(attributes);
+    free(alias);
     if (failed)
       return 1;
   }

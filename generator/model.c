@@ -147,6 +147,7 @@ void cubind_model_free(cubind_model *model) {
     free(record->fields);
     free(record->usr);
     free(record->c_name);
+    free(record->alias);
     free(record->display_name);
     free(record->header);
     free(record->location.file);

@@ -184,6 +184,9 @@ typedef struct cubind_field {
 typedef struct cubind_struct {
   char *usr;                    /* clang's USR, to list each record once */
   char *c_name;                 /* how C spells the type: "params", "struct point" */
+  char *alias;                  /* defined_here: the .cu's typedef of another name that a
+                                   kernel spells it by (params_t of `typedef struct _params
+                                   {...} params_t;`), which the C copy declares too; or NULL */
   char *display_name;           /* the C++ name, for messages */
   int is_union;
   int defined_here;             /* 1: defined in the .cu (the generated header defines it);

@@ -339,8 +339,11 @@ static void parse_struct_at(parse_context *ctx, CXType written, c_type *mapped, 
      from a header is named as the header lets C name it: by its typedef, else `struct S`; the
      toolkit's C headers declare no typedefs for C (`struct cudaExtent`). */
   record->toolkit_header = cx_in_system_header(decl);
-  if (defined_here)
+  if (defined_here) {
     record->c_name = cubind_xstrdup(name[0] && !clang_Cursor_isAnonymous(decl) ? name : alias);
+    if (alias && strcmp(alias, record->c_name) != 0)
+      record->alias = cubind_xstrdup(alias);
+  }
   else if (alias && !record->toolkit_header)
     record->c_name = cubind_xstrdup(alias);
   else

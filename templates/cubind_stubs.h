@@ -16,7 +16,8 @@
  *                   got no functions, and why (none when every kernel is bound)
  * Blocks:
  *   struct    each struct or union defined in the .cu that a kernel takes by value: its C copy
- *             (FIELDS: the members, each framed by #line to its line in the .cu)
+ *             (FIELDS: the members, each framed by #line to its line in the .cu; ALIAS: the
+ *             .cu's typedef of another name, " typedef _params params_t;", or nothing)
  *   kernel    each bound kernel: DOC (its doc comment, framed by #line), ONLY_IN (a note when
  *             some architectures lack it), LAUNCH / CALL (the prototypes' names and
  *             parameters), CALL_NOTE (what _call copies, which way, how many elements), NAME
@@ -51,7 +52,7 @@ extern "C" {
 /* @@DISPLAY_NAME@@ (@@SOURCE_NAME@@): @@SIZE@@ bytes, aligned to @@ALIGN@@; the .cubind.c checks the layout */
 typedef @@KIND@@ @@ATTRIBUTES@@@@C_NAME@@ {
 @@FIELDS@@
-} @@C_NAME@@;
+} @@C_NAME@@;@@ALIAS@@
 
 @@END struct@@
 @@EACH kernel@@

@@ -30,6 +30,14 @@ typedef struct pair_h2 {
 #line 31 "real_shapes.cubind.h"
 } pair_h2;
 
+/* _launch_params (real_shapes.cu): 8 bytes, aligned to 4; the .cubind.c checks the layout */
+typedef struct _launch_params {
+#line 57 "real_shapes.cu"
+  int count;
+  float scale;
+#line 39 "real_shapes.cubind.h"
+} _launch_params; typedef _launch_params launch_params_t;
+
 cubind_status MatAdd_launch(const cubind_config *cfg, float (*A)[16], const float (*B)[16],
     float (*C)[16], int rows);
 /* MatAdd_call host buffers: B: copied in, rows x 64 bytes. */
@@ -63,6 +71,11 @@ cubind_status shorts_launch(const cubind_config *cfg, const char *p, int n);
 cubind_status shorts_call(const cubind_config *cfg, const char *p, int n);
 cubind_status shorts_attributes(cubind_kernel_attributes *out);
 cubind_status shorts_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
+cubind_status with_params_launch(const cubind_config *cfg, _launch_params p, float *x);
+cubind_status with_params_call(const cubind_config *cfg, _launch_params p, float *x);
+cubind_status with_params_attributes(cubind_kernel_attributes *out);
+cubind_status with_params_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 cubind_status launch_all_float_ptr_const_float_ptr_launch(const cubind_config *cfg, int n,
     float *args0, const float *args1);
@@ -153,6 +166,11 @@ CUBIND_LAYOUT_CHECK(cubind_g_real_shapes_0_pair_h2_sizeof, sizeof(pair_h2) == 8)
 CUBIND_LAYOUT_CHECK(cubind_g_real_shapes_0_pair_h2_alignof, offsetof(struct cubind_g_real_shapes_0_pair_h2_align, t) == 4);
 CUBIND_LAYOUT_CHECK(cubind_g_real_shapes_0_pair_h2_field_h2, offsetof(pair_h2, h2) == 0);
 CUBIND_LAYOUT_CHECK(cubind_g_real_shapes_0_pair_h2_field_k, offsetof(pair_h2, k) == 4);
+struct cubind_g_real_shapes_1__launch_params_align { char c; _launch_params t; };
+CUBIND_LAYOUT_CHECK(cubind_g_real_shapes_1__launch_params_sizeof, sizeof(_launch_params) == 8);
+CUBIND_LAYOUT_CHECK(cubind_g_real_shapes_1__launch_params_alignof, offsetof(struct cubind_g_real_shapes_1__launch_params_align, t) == 4);
+CUBIND_LAYOUT_CHECK(cubind_g_real_shapes_1__launch_params_field_count, offsetof(_launch_params, count) == 0);
+CUBIND_LAYOUT_CHECK(cubind_g_real_shapes_1__launch_params_field_scale, offsetof(_launch_params, scale) == 4);
 
 /* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
    runtime checks them against the loaded kernel. */
@@ -167,20 +185,21 @@ static const cubind_param_info cubind_g_real_shapes_params2[] = {{"grid", 0, 8}}
 static const cubind_param_info cubind_g_real_shapes_params3[] = {{"value", 0, 8}};
 static const cubind_param_info cubind_g_real_shapes_params4[] = {{"d", 0, 32}, {"dp", 32, 8}, {"l", 48, 32}};
 static const cubind_param_info cubind_g_real_shapes_params5[] = {{"p", 0, 8}, {"n", 8, 4}};
-static const cubind_param_info cubind_g_real_shapes_params6[] = {
+static const cubind_param_info cubind_g_real_shapes_params6[] = {{"p", 0, 8}, {"x", 8, 8}};
+static const cubind_param_info cubind_g_real_shapes_params7[] = {
     {"n", 0, 4},
     {"args0", 8, 8},
     {"args1", 16, 8},
 };
-static const cubind_param_info cubind_g_real_shapes_params7[] = {{"xs", 0, 8}};
-static const cubind_param_info cubind_g_real_shapes_params8[] = {{"xs", 0, 4}};
-static const cubind_param_info cubind_g_real_shapes_params9[] = {{"p", 0, 8}};
+static const cubind_param_info cubind_g_real_shapes_params8[] = {{"xs", 0, 8}};
+static const cubind_param_info cubind_g_real_shapes_params9[] = {{"xs", 0, 4}};
 static const cubind_param_info cubind_g_real_shapes_params10[] = {{"p", 0, 8}};
-static const cubind_param_info cubind_g_real_shapes_params11[] = {{"x", 0, 8}};
+static const cubind_param_info cubind_g_real_shapes_params11[] = {{"p", 0, 8}};
 static const cubind_param_info cubind_g_real_shapes_params12[] = {{"x", 0, 8}};
 static const cubind_param_info cubind_g_real_shapes_params13[] = {{"x", 0, 8}};
 static const cubind_param_info cubind_g_real_shapes_params14[] = {{"x", 0, 8}};
 static const cubind_param_info cubind_g_real_shapes_params15[] = {{"x", 0, 8}};
+static const cubind_param_info cubind_g_real_shapes_params16[] = {{"x", 0, 8}};
 
 /* {C name, cubin symbol, parameters, number of parameters} */
 static const cubind_kernel_info cubind_g_real_shapes_kernels[] = {
@@ -190,16 +209,17 @@ static const cubind_kernel_info cubind_g_real_shapes_kernels[] = {
     {"scale_pairs", "_Z11scale_pairs7pair_h2", cubind_g_real_shapes_params3, 1},
     {"vec4", "_Z4vec47double4PS_9longlong4", cubind_g_real_shapes_params4, 3},
     {"shorts", "shorts", cubind_g_real_shapes_params5, 2},
-    {"launch_all_float_ptr_const_float_ptr", "_Z10launch_allIJPfPKfEEviDpT_", cubind_g_real_shapes_params6, 3},
-    {"one_float_ptr", "_Z3oneIJPfEEvDpT_", cubind_g_real_shapes_params7, 1},
-    {"one_float", "_Z3oneIJfEEvDpT_", cubind_g_real_shapes_params8, 1},
-    {"ints_1_minus2", "_Z4intsIJLi1ELin2EEEvPi", cubind_g_real_shapes_params9, 1},
-    {"ints_minus1_2", "_Z4intsIJLin1ELi2EEEvPi", cubind_g_real_shapes_params10, 1},
-    {"by_value_3", "_Z8by_valueILi3EEvPi", cubind_g_real_shapes_params11, 1},
-    {"by_value_minus7", "_Z8by_valueILin7EEvPi", cubind_g_real_shapes_params12, 1},
-    {"by_value_9", "_Z8by_valueILi9EEvPi", cubind_g_real_shapes_params13, 1},
-    {"by_value_1", "_Z8by_valueILi1EEvPi", cubind_g_real_shapes_params14, 1},
-    {"take_int_ptr_3", "_Z4takeIPA3_iEvT_", cubind_g_real_shapes_params15, 1},
+    {"with_params", "with_params", cubind_g_real_shapes_params6, 2},
+    {"launch_all_float_ptr_const_float_ptr", "_Z10launch_allIJPfPKfEEviDpT_", cubind_g_real_shapes_params7, 3},
+    {"one_float_ptr", "_Z3oneIJPfEEvDpT_", cubind_g_real_shapes_params8, 1},
+    {"one_float", "_Z3oneIJfEEvDpT_", cubind_g_real_shapes_params9, 1},
+    {"ints_1_minus2", "_Z4intsIJLi1ELin2EEEvPi", cubind_g_real_shapes_params10, 1},
+    {"ints_minus1_2", "_Z4intsIJLin1ELi2EEEvPi", cubind_g_real_shapes_params11, 1},
+    {"by_value_3", "_Z8by_valueILi3EEvPi", cubind_g_real_shapes_params12, 1},
+    {"by_value_minus7", "_Z8by_valueILin7EEvPi", cubind_g_real_shapes_params13, 1},
+    {"by_value_9", "_Z8by_valueILi9EEvPi", cubind_g_real_shapes_params14, 1},
+    {"by_value_1", "_Z8by_valueILi1EEvPi", cubind_g_real_shapes_params15, 1},
+    {"take_int_ptr_3", "_Z4takeIPA3_iEvT_", cubind_g_real_shapes_params16, 1},
 };
 /* {C name, cubin symbol} of each __constant__ / __device__ variable */
 static const cubind_global_info cubind_g_real_shapes_globals[] = {
@@ -211,7 +231,7 @@ static const cubind_global_info cubind_g_real_shapes_globals[] = {
 static cubind_module_state cubind_g_real_shapes_state;
 static const cubind_module cubind_g_real_shapes_module = {
     3, "real_shapes", cubind_fatbin_real_shapes, &cubind_fatbin_real_shapes_size,
-    cubind_g_real_shapes_kernels, 16, &cubind_g_real_shapes_state, cubind_g_real_shapes_globals, 1};
+    cubind_g_real_shapes_kernels, 17, &cubind_g_real_shapes_state, cubind_g_real_shapes_globals, 1};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -334,186 +354,204 @@ cubind_status shorts_config_occupancy(size_t n, unsigned shared_bytes, cubind_co
   return cubind_module_config_occupancy(&cubind_g_real_shapes_module, 5, n, shared_bytes, out);
 }
 
+cubind_status with_params_launch(const cubind_config *cfg, _launch_params p, float *x) {
+  void *cubind_args[2] = {&p, &x};
+  return cubind_module_launch(&cubind_g_real_shapes_module, 6, cfg, cubind_args);
+}
+
+cubind_status with_params_call(const cubind_config *cfg, _launch_params p, float *x) {
+  void *cubind_args[2] = {&p, &x};
+  return cubind_module_call(&cubind_g_real_shapes_module, 6, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status with_params_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_real_shapes_module, 6, out);
+}
+
+cubind_status with_params_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_real_shapes_module, 6, n, shared_bytes, out);
+}
+
 cubind_status launch_all_float_ptr_const_float_ptr_launch(const cubind_config *cfg, int n,
     float *args0, const float *args1) {
   void *cubind_args[3] = {&n, &args0, &args1};
-  return cubind_module_launch(&cubind_g_real_shapes_module, 6, cfg, cubind_args);
+  return cubind_module_launch(&cubind_g_real_shapes_module, 7, cfg, cubind_args);
 }
 
 cubind_status launch_all_float_ptr_const_float_ptr_call(const cubind_config *cfg, int n,
     float *args0, const float *args1) {
   void *cubind_args[3] = {&n, &args0, &args1};
-  return cubind_module_call(&cubind_g_real_shapes_module, 6, cfg, cubind_args, NULL, 0);
+  return cubind_module_call(&cubind_g_real_shapes_module, 7, cfg, cubind_args, NULL, 0);
 }
 
 cubind_status launch_all_float_ptr_const_float_ptr_attributes(cubind_kernel_attributes *out) {
-  return cubind_module_kernel_attributes(&cubind_g_real_shapes_module, 6, out);
+  return cubind_module_kernel_attributes(&cubind_g_real_shapes_module, 7, out);
 }
 
 cubind_status launch_all_float_ptr_const_float_ptr_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
-  return cubind_module_config_occupancy(&cubind_g_real_shapes_module, 6, n, shared_bytes, out);
+  return cubind_module_config_occupancy(&cubind_g_real_shapes_module, 7, n, shared_bytes, out);
 }
 
 cubind_status one_float_ptr_launch(const cubind_config *cfg, float *xs) {
   void *cubind_args[1] = {&xs};
-  return cubind_module_launch(&cubind_g_real_shapes_module, 7, cfg, cubind_args);
+  return cubind_module_launch(&cubind_g_real_shapes_module, 8, cfg, cubind_args);
 }
 
 cubind_status one_float_ptr_call(const cubind_config *cfg, float *xs) {
   void *cubind_args[1] = {&xs};
-  return cubind_module_call(&cubind_g_real_shapes_module, 7, cfg, cubind_args, NULL, 0);
+  return cubind_module_call(&cubind_g_real_shapes_module, 8, cfg, cubind_args, NULL, 0);
 }
 
 cubind_status one_float_ptr_attributes(cubind_kernel_attributes *out) {
-  return cubind_module_kernel_attributes(&cubind_g_real_shapes_module, 7, out);
+  return cubind_module_kernel_attributes(&cubind_g_real_shapes_module, 8, out);
 }
 
 cubind_status one_float_ptr_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
-  return cubind_module_config_occupancy(&cubind_g_real_shapes_module, 7, n, shared_bytes, out);
+  return cubind_module_config_occupancy(&cubind_g_real_shapes_module, 8, n, shared_bytes, out);
 }
 
 cubind_status one_float_launch(const cubind_config *cfg, float xs) {
   void *cubind_args[1] = {&xs};
-  return cubind_module_launch(&cubind_g_real_shapes_module, 8, cfg, cubind_args);
+  return cubind_module_launch(&cubind_g_real_shapes_module, 9, cfg, cubind_args);
 }
 
 cubind_status one_float_call(const cubind_config *cfg, float xs) {
   void *cubind_args[1] = {&xs};
-  return cubind_module_call(&cubind_g_real_shapes_module, 8, cfg, cubind_args, NULL, 0);
+  return cubind_module_call(&cubind_g_real_shapes_module, 9, cfg, cubind_args, NULL, 0);
 }
 
 cubind_status one_float_attributes(cubind_kernel_attributes *out) {
-  return cubind_module_kernel_attributes(&cubind_g_real_shapes_module, 8, out);
+  return cubind_module_kernel_attributes(&cubind_g_real_shapes_module, 9, out);
 }
 
 cubind_status one_float_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
-  return cubind_module_config_occupancy(&cubind_g_real_shapes_module, 8, n, shared_bytes, out);
+  return cubind_module_config_occupancy(&cubind_g_real_shapes_module, 9, n, shared_bytes, out);
 }
 
 cubind_status ints_1_minus2_launch(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
-  return cubind_module_launch(&cubind_g_real_shapes_module, 9, cfg, cubind_args);
+  return cubind_module_launch(&cubind_g_real_shapes_module, 10, cfg, cubind_args);
 }
 
 cubind_status ints_1_minus2_call(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
-  return cubind_module_call(&cubind_g_real_shapes_module, 9, cfg, cubind_args, NULL, 0);
+  return cubind_module_call(&cubind_g_real_shapes_module, 10, cfg, cubind_args, NULL, 0);
 }
 
 cubind_status ints_1_minus2_attributes(cubind_kernel_attributes *out) {
-  return cubind_module_kernel_attributes(&cubind_g_real_shapes_module, 9, out);
+  return cubind_module_kernel_attributes(&cubind_g_real_shapes_module, 10, out);
 }
 
 cubind_status ints_1_minus2_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
-  return cubind_module_config_occupancy(&cubind_g_real_shapes_module, 9, n, shared_bytes, out);
+  return cubind_module_config_occupancy(&cubind_g_real_shapes_module, 10, n, shared_bytes, out);
 }
 
 cubind_status ints_minus1_2_launch(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
-  return cubind_module_launch(&cubind_g_real_shapes_module, 10, cfg, cubind_args);
+  return cubind_module_launch(&cubind_g_real_shapes_module, 11, cfg, cubind_args);
 }
 
 cubind_status ints_minus1_2_call(const cubind_config *cfg, int *p) {
   void *cubind_args[1] = {&p};
-  return cubind_module_call(&cubind_g_real_shapes_module, 10, cfg, cubind_args, NULL, 0);
+  return cubind_module_call(&cubind_g_real_shapes_module, 11, cfg, cubind_args, NULL, 0);
 }
 
 cubind_status ints_minus1_2_attributes(cubind_kernel_attributes *out) {
-  return cubind_module_kernel_attributes(&cubind_g_real_shapes_module, 10, out);
+  return cubind_module_kernel_attributes(&cubind_g_real_shapes_module, 11, out);
 }
 
 cubind_status ints_minus1_2_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
-  return cubind_module_config_occupancy(&cubind_g_real_shapes_module, 10, n, shared_bytes, out);
+  return cubind_module_config_occupancy(&cubind_g_real_shapes_module, 11, n, shared_bytes, out);
 }
 
 cubind_status by_value_3_launch(const cubind_config *cfg, int *x) {
   void *cubind_args[1] = {&x};
-  return cubind_module_launch(&cubind_g_real_shapes_module, 11, cfg, cubind_args);
+  return cubind_module_launch(&cubind_g_real_shapes_module, 12, cfg, cubind_args);
 }
 
 cubind_status by_value_3_call(const cubind_config *cfg, int *x) {
   void *cubind_args[1] = {&x};
-  return cubind_module_call(&cubind_g_real_shapes_module, 11, cfg, cubind_args, NULL, 0);
+  return cubind_module_call(&cubind_g_real_shapes_module, 12, cfg, cubind_args, NULL, 0);
 }
 
 cubind_status by_value_3_attributes(cubind_kernel_attributes *out) {
-  return cubind_module_kernel_attributes(&cubind_g_real_shapes_module, 11, out);
+  return cubind_module_kernel_attributes(&cubind_g_real_shapes_module, 12, out);
 }
 
 cubind_status by_value_3_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
-  return cubind_module_config_occupancy(&cubind_g_real_shapes_module, 11, n, shared_bytes, out);
+  return cubind_module_config_occupancy(&cubind_g_real_shapes_module, 12, n, shared_bytes, out);
 }
 
 cubind_status by_value_minus7_launch(const cubind_config *cfg, int *x) {
   void *cubind_args[1] = {&x};
-  return cubind_module_launch(&cubind_g_real_shapes_module, 12, cfg, cubind_args);
+  return cubind_module_launch(&cubind_g_real_shapes_module, 13, cfg, cubind_args);
 }
 
 cubind_status by_value_minus7_call(const cubind_config *cfg, int *x) {
   void *cubind_args[1] = {&x};
-  return cubind_module_call(&cubind_g_real_shapes_module, 12, cfg, cubind_args, NULL, 0);
+  return cubind_module_call(&cubind_g_real_shapes_module, 13, cfg, cubind_args, NULL, 0);
 }
 
 cubind_status by_value_minus7_attributes(cubind_kernel_attributes *out) {
-  return cubind_module_kernel_attributes(&cubind_g_real_shapes_module, 12, out);
+  return cubind_module_kernel_attributes(&cubind_g_real_shapes_module, 13, out);
 }
 
 cubind_status by_value_minus7_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
-  return cubind_module_config_occupancy(&cubind_g_real_shapes_module, 12, n, shared_bytes, out);
+  return cubind_module_config_occupancy(&cubind_g_real_shapes_module, 13, n, shared_bytes, out);
 }
 
 cubind_status by_value_9_launch(const cubind_config *cfg, int *x) {
   void *cubind_args[1] = {&x};
-  return cubind_module_launch(&cubind_g_real_shapes_module, 13, cfg, cubind_args);
+  return cubind_module_launch(&cubind_g_real_shapes_module, 14, cfg, cubind_args);
 }
 
 cubind_status by_value_9_call(const cubind_config *cfg, int *x) {
   void *cubind_args[1] = {&x};
-  return cubind_module_call(&cubind_g_real_shapes_module, 13, cfg, cubind_args, NULL, 0);
+  return cubind_module_call(&cubind_g_real_shapes_module, 14, cfg, cubind_args, NULL, 0);
 }
 
 cubind_status by_value_9_attributes(cubind_kernel_attributes *out) {
-  return cubind_module_kernel_attributes(&cubind_g_real_shapes_module, 13, out);
+  return cubind_module_kernel_attributes(&cubind_g_real_shapes_module, 14, out);
 }
 
 cubind_status by_value_9_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
-  return cubind_module_config_occupancy(&cubind_g_real_shapes_module, 13, n, shared_bytes, out);
+  return cubind_module_config_occupancy(&cubind_g_real_shapes_module, 14, n, shared_bytes, out);
 }
 
 cubind_status by_value_1_launch(const cubind_config *cfg, int *x) {
   void *cubind_args[1] = {&x};
-  return cubind_module_launch(&cubind_g_real_shapes_module, 14, cfg, cubind_args);
+  return cubind_module_launch(&cubind_g_real_shapes_module, 15, cfg, cubind_args);
 }
 
 cubind_status by_value_1_call(const cubind_config *cfg, int *x) {
   void *cubind_args[1] = {&x};
-  return cubind_module_call(&cubind_g_real_shapes_module, 14, cfg, cubind_args, NULL, 0);
+  return cubind_module_call(&cubind_g_real_shapes_module, 15, cfg, cubind_args, NULL, 0);
 }
 
 cubind_status by_value_1_attributes(cubind_kernel_attributes *out) {
-  return cubind_module_kernel_attributes(&cubind_g_real_shapes_module, 14, out);
+  return cubind_module_kernel_attributes(&cubind_g_real_shapes_module, 15, out);
 }
 
 cubind_status by_value_1_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
-  return cubind_module_config_occupancy(&cubind_g_real_shapes_module, 14, n, shared_bytes, out);
+  return cubind_module_config_occupancy(&cubind_g_real_shapes_module, 15, n, shared_bytes, out);
 }
 
 cubind_status take_int_ptr_3_launch(const cubind_config *cfg, int (*x)[3]) {
   void *cubind_args[1] = {&x};
-  return cubind_module_launch(&cubind_g_real_shapes_module, 15, cfg, cubind_args);
+  return cubind_module_launch(&cubind_g_real_shapes_module, 16, cfg, cubind_args);
 }
 
 cubind_status take_int_ptr_3_call(const cubind_config *cfg, int (*x)[3]) {
   void *cubind_args[1] = {&x};
-  return cubind_module_call(&cubind_g_real_shapes_module, 15, cfg, cubind_args, NULL, 0);
+  return cubind_module_call(&cubind_g_real_shapes_module, 16, cfg, cubind_args, NULL, 0);
 }
 
 cubind_status take_int_ptr_3_attributes(cubind_kernel_attributes *out) {
-  return cubind_module_kernel_attributes(&cubind_g_real_shapes_module, 15, out);
+  return cubind_module_kernel_attributes(&cubind_g_real_shapes_module, 16, out);
 }
 
 cubind_status take_int_ptr_3_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
-  return cubind_module_config_occupancy(&cubind_g_real_shapes_module, 15, n, shared_bytes, out);
+  return cubind_module_config_occupancy(&cubind_g_real_shapes_module, 16, n, shared_bytes, out);
 }
 
 cubind_status real_shapes_counter_to_device(int const *src, size_t count) {
