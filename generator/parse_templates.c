@@ -178,7 +178,7 @@ static char *argument_text(const char *args, int index) {
 /*
  * Appends a template argument as written or demangled ("float *", "-0.25f") in words that keep
  * apart what the name's '_' joining would merge: " float ptr", " minus0.25f" (as integral
- * arguments spell "minus2"), "&" as " ref".
+ * arguments spell "minus2"); other punctuation only separates words (&square: square).
  */
 static void append_written(cubind_buf *text, const char *written) {
   const char *at;
@@ -186,8 +186,6 @@ static void append_written(cubind_buf *text, const char *written) {
   for (at = written; *at; at++) {
     if (*at == '*')
       cubind_buf_puts(text, " ptr ");
-    else if (*at == '&')
-      cubind_buf_puts(text, " ref ");
     else if (*at == '-' && (isdigit((unsigned char)at[strspn(at + 1, " ") + 1]) ||
                             at[strspn(at + 1, " ") + 1] == '.')) {
       cubind_buf_puts(text, " minus");
