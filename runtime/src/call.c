@@ -68,6 +68,26 @@ static cubind_status check_host_arg(const char *what, const cubind_module *modul
   return CUBIND_SUCCESS;
 }
 
+/* cubind__check_host_args: see call.h. */
+cubind_status cubind__check_host_args(const char *what, const cubind_module *module,
+                                      unsigned kernel_index, const cubind_host_arg *host_args,
+                                      unsigned num_host_args) {
+  size_t total = 0;
+  unsigned i;
+  if (!host_args && num_host_args > 0)
+    return cubind__fail(CUBIND_ERROR_INVALID_VALUE, "cubind_module_call: host_args is NULL");
+  for (i = 0; i < num_host_args; i++) {
+    size_t bytes = 0;
+    cubind_status status = check_host_arg(what, module, kernel_index, i, &host_args[i], &bytes);
+    if (status != CUBIND_SUCCESS) return status;
+    if (bytes > SIZE_MAX - total - (CUBIND_SCRATCH_ALIGNMENT - 1))
+      return cubind__fail(CUBIND_ERROR_SIZE_OVERFLOW, "%s: the host buffers together exceed size_t",
+                          what);
+    total += ALIGN_UP(bytes);
+  }
+  return CUBIND_SUCCESS;
+}
+
 /* Fails the call for a staged copy: names the parameter behind segment `segment`. */
 static cubind_status staged_copy_failed(const char *what, const cubind_module *module,
                                         unsigned kernel_index, const cubind_host_arg *host_args,
@@ -100,20 +120,13 @@ cubind_status cubind__call(const cubind_module *module, unsigned kernel_index,
   char what[512];
   cubind_status status = cubind__check_launch("call", module, kernel_index, cfg, args);
   if (status != CUBIND_SUCCESS) return status;
-  if (!host_args && num_host_args > 0)
-    return cubind__fail(CUBIND_ERROR_INVALID_VALUE, "cubind_module_call: host_args is NULL");
   cubind__describe_launch(what, sizeof what, "call", module, kernel_index, cfg);
 
   /* Validate every host argument and size the arena before anything runs. */
-  for (i = 0; i < num_host_args; i++) {
-    size_t bytes = 0;
-    status = check_host_arg(what, module, kernel_index, i, &host_args[i], &bytes);
-    if (status != CUBIND_SUCCESS) return status;
-    if (bytes > SIZE_MAX - total - (CUBIND_SCRATCH_ALIGNMENT - 1))
-      return cubind__fail(CUBIND_ERROR_SIZE_OVERFLOW, "%s: the host buffers together exceed size_t",
-                          what);
-    total += ALIGN_UP(bytes);
-  }
+  status = cubind__check_host_args(what, module, kernel_index, host_args, num_host_args);
+  if (status != CUBIND_SUCCESS) return status;
+  for (i = 0; i < num_host_args; i++)
+    total += ALIGN_UP(host_args[i].count * host_args[i].elem_size);
   if (num_host_args > 0) {
     status = cubind__staging_check(what);
     if (status != CUBIND_SUCCESS) return status;

@@ -266,8 +266,9 @@ cubind_status cubind_set_driver_library(const char *path) {
   }
   pthread_mutex_unlock(&path_lock);
   if (status != CUBIND_SUCCESS)
-    return cubind__fail(status, "cubind_set_driver_library: the driver is already loaded; call it "
-                                "before any other cubind function");
+    return cubind__fail(status, "cubind_set_driver_library: the driver was already loaded (or "
+                                "its load already failed, which is final); call it before any "
+                                "other cubind function");
   return CUBIND_SUCCESS;
 }
 

@@ -308,6 +308,11 @@ cubind_status cubind_module_call_elementwise(const cubind_module *module, unsign
   int device = 0, empty;
   cubind_status status = prepare_entry("call", module, kernel_index, cfg, args, shape, &local,
                                        &k, &device, &empty);
-  if (status != CUBIND_SUCCESS || empty) return status;
+  if (status == CUBIND_SUCCESS && empty) { /* nothing runs, but a bad argument is still one */
+    char what[512];
+    cubind__describe_launch(what, sizeof what, "call", module, kernel_index, cfg);
+    return cubind__check_host_args(what, module, kernel_index, host_args, num_host_args);
+  }
+  if (status != CUBIND_SUCCESS) return status;
   return cubind__call(module, kernel_index, &local, args, host_args, num_host_args, shape);
 }

@@ -79,6 +79,7 @@ static struct {
   int stopping;
 
   int started, broken; /* broken: it could not start; copy another way until shutdown */
+  int forked;          /* this is a fork's child: broken for good */
   unsigned num_workers; /* including worker 0 */
   char *slot_memory;
   CUcontext slot_context; /* where slot_memory was allocated */
@@ -282,7 +283,22 @@ static void *worker_main(void *arg) {
 }
 
 static void shutdown_at_exit(void) { cubind__hostcopy_shutdown(); }
-static void register_at_exit(void) { (void)atexit(shutdown_at_exit); }
+
+/* A fork's child has none of the parent's threads (nor a usable CUDA context): its exit must not
+   join them, and its calls must not wait for them. It copies the other way from then on. */
+static void forget_in_child(void) {
+  pool.started = 0;
+  pool.num_workers = 0;
+  pool.slot_memory = NULL;
+  pool.context = NULL;
+  pool.broken = 1;
+  pool.forked = 1;
+}
+
+static void register_at_exit(void) {
+  (void)atexit(shutdown_at_exit);
+  (void)pthread_atfork(NULL, NULL, forget_in_child);
+}
 
 /* Destroys the streams and events of the bound context (best effort: it may be gone). */
 static void unbind_context(void) {
@@ -446,6 +462,6 @@ void cubind__hostcopy_shutdown(void) {
     pool.num_workers = 0;
     pool.started = 0;
   }
-  pool.broken = 0;
+  pool.broken = pool.forked;
   pthread_mutex_unlock(&pool_busy);
 }

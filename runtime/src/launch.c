@@ -21,10 +21,18 @@
 void cubind__describe_launch(char *buf, size_t size, const char *entry,
                              const cubind_module *module, unsigned kernel_index,
                              const cubind_config *cfg) {
-  snprintf(buf, size, "%s_%s: kernel '%s' (module %s) grid=(%u,%u,%u) block=(%u,%u,%u) shared=%u",
-           module->kernels[kernel_index].name, entry, module->kernels[kernel_index].name,
-           module->name, cfg->grid.x, cfg->grid.y, cfg->grid.z, cfg->block.x, cfg->block.y,
-           cfg->block.z, cfg->shared_bytes);
+  /* names clipped, so that the dims (and the CUDA error the caller appends) always fit */
+  const char *name = module->kernels[kernel_index].name;
+  if (!cfg) {
+    snprintf(buf, size, "%.120s_%s: kernel '%.120s' (module %.60s) cfg=NULL", name, entry, name,
+             module->name);
+    return;
+  }
+  snprintf(buf, size,
+           "%.120s_%s: kernel '%.120s' (module %.60s) grid=(%u,%u,%u) block=(%u,%u,%u) "
+           "shared=%u",
+           name, entry, name, module->name, cfg->grid.x, cfg->grid.y, cfg->grid.z, cfg->block.x,
+           cfg->block.y, cfg->block.z, cfg->shared_bytes);
 }
 
 cubind_status cubind__launch_arguments_failure(const char *entry, const cubind_module *module,
@@ -105,8 +113,8 @@ static CUBIND_COLD cubind_status launch_failure(CUresult r, const char *entry,
                                                 const cubind_config *cfg) {
   const cubind_kernel_info *kernel = &module->kernels[kernel_index];
   return cubind__fail_cuda(r, CUBIND_ERROR_LAUNCH,
-                           "%s_%s: cuLaunchKernel failed for kernel '%s' (module %s) "
-                           "grid=(%u,%u,%u) block=(%u,%u,%u) shared=%u stream=0x%llx",
+                           "%.120s_%s: cuLaunchKernel failed for kernel '%.120s' (module "
+                           "%.60s) grid=(%u,%u,%u) block=(%u,%u,%u) shared=%u stream=0x%llx",
                            kernel->name, entry, kernel->name, module->name, cfg->grid.x,
                            cfg->grid.y, cfg->grid.z, cfg->block.x, cfg->block.y, cfg->block.z,
                            cfg->shared_bytes, CUBIND_STREAM_ARG(cfg->stream));

@@ -13,7 +13,9 @@
 
 /*
  * cubind__describe_launch: "doublify_launch: kernel 'doublify' (module vec) grid=(4,1,1)
- * block=(256,1,1) shared=0", the start of every launch message (`entry`: "launch" or "call").
+ * block=(256,1,1) shared=0", the start of every launch message (`entry`: "launch" or "call";
+ * "cfg=NULL" for an elementwise call shaped by its element count). Names are clipped (120
+ * characters), so that the dims and the CUDA error after them always fit.
  */
 CUBIND_INTERNAL void cubind__describe_launch(char *buf, size_t size, const char *entry,
                                              const cubind_module *module, unsigned kernel_index,

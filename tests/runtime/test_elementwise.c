@@ -76,6 +76,22 @@ static void zero_elements(void **state) {
   assert_int_equal(fake_cuda_calls("cuLaunchKernel"), 0);
   assert_int_equal(fake_cuda_calls("cuMemcpyHtoDAsync"), 0);
   assert_true(a == 1.0f);
+  /* nothing runs, but bad host arguments are still refused, as by a call that runs (they
+     passed as success) */
+  host.count = CUBIND_COUNT_INVALID;
+  host.count_text = "rows - 5";
+  assert_int_equal(cubind_module_call_elementwise(&vec_module, 0, NULL, args, &host, 1, &shape),
+                   CUBIND_ERROR_SIZE_OVERFLOW);
+  assert_contains(cubind_last_error(), "'rows - 5' is negative or does not fit in size_t");
+  host.count = 1;
+  host.host = NULL;
+  assert_int_equal(cubind_module_call_elementwise(&vec_module, 0, &cfg, args, &host, 1, &shape),
+                   CUBIND_ERROR_INVALID_VALUE);
+  assert_contains(cubind_last_error(), "the host buffer is NULL but holds 1 elements");
+  assert_int_equal(cubind_module_call_elementwise(&vec_module, 0, NULL, args, NULL, 1, &shape),
+                   CUBIND_ERROR_INVALID_VALUE);
+  assert_contains(cubind_last_error(), "host_args is NULL");
+  assert_int_equal(fake_cuda_calls("cuLaunchKernel"), 0);
 }
 
 /*

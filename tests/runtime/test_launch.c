@@ -63,6 +63,20 @@ static void launch_config_checks(void **state) {
     assert_contains(cubind_last_error(), vec_kernels[cases[i].kernel].name);
   }
   assert_int_equal(fake_cuda_calls("cuLaunchKernel"), 0);
+  /* A kernel of a very long C name (a template's) still gets the dims and the reason into the
+     message (the name, printed twice, pushed them out of it). */
+  {
+    static char long_name[400];
+    static cubind_kernel_info long_kernels[1];
+    cubind_config zero = {{0, 1, 1}, {32, 1, 1}, 0, NULL, {0, 0, 0}, 0};
+    memset(long_name, 'k', sizeof long_name - 1);
+    long_kernels[0] = vec_kernels[0];
+    long_kernels[0].name = long_name;
+    assert_int_equal(cubind_module_launch(fresh_module(long_kernels, 1), 0, &zero, args),
+                     CUBIND_ERROR_INVALID_CONFIG);
+    assert_contains(cubind_last_error(), "grid=(0,1,1) block=(32,1,1) shared=0");
+    assert_contains(cubind_last_error(), "grid.x is 0");
+  }
   /* The most a kernel may have (opt-in limit minus its static 1 KiB) is accepted. */
   {
     cubind_config ok = {{1, 1, 1}, {32, 1, 1}, 101376 - 1024, NULL, {0, 0, 0}, 0};

@@ -3,8 +3,10 @@
  * `<kernel>_call` through the staging threads, or registered for the call when there are none
  * (and unregistered on every path), small and page-locked ones copied plainly; a failure at
  * every step of both; the policy's environment variables (CUBIND_PAGEABLE_STAGING,
- * CUBIND_STAGING_MIN: read as sizes with units, CUBIND_STAGING_THREADS: a count, or rejected).
+ * CUBIND_STAGING_MIN: read as sizes with units, CUBIND_STAGING_THREADS: a count, or rejected);
+ * a fork's child after the threads started exits and calls without them.
  */
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -411,6 +413,43 @@ static void policy_from_environment(void **state) {
               "CUBIND_STAGING_START='soon' is not a size");
 }
 
+/*
+ * A fork's child after the staging threads started (they are not in the child): its exit does
+ * not join them (it crashed in pthread_join, from the at-exit handler), and a _call in it does
+ * not wait for them (it hung); the call returns, whatever its status (CUDA in a fork's child is
+ * the driver's to refuse; the fake serves it).
+ */
+static void fork_after_staging(void **state) {
+  staged_job job = {300 * 1024 + 5, 0, CUBIND_DIRECTION_INOUT};
+  int mode;
+  (void)state;
+  cubind__set_staging(1, STAGING_MIN, 4, 0);
+  round_trip_ok("before the fork", &job); /* starts the threads */
+  for (mode = 0; mode < 2; mode++) {
+    int status = 0, waited = 0;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+      if (mode == 1)
+        (void)staged_scenario(&job); /* a _call in the child, then exit */
+      exit(0);
+    }
+    while (waitpid(pid, &status, WNOHANG) == 0 && waited++ < 200) /* 20 s */
+      usleep(100000);
+    if (waited > 200) {
+      kill(pid, SIGKILL);
+      (void)waitpid(pid, &status, 0);
+      fail_msg("the child (%s) hung", mode ? "a _call, then exit" : "exit");
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+      fail_msg("the child (%s) ended with status 0x%x", mode ? "a _call, then exit" : "exit",
+               (unsigned)status);
+  }
+  round_trip_ok("after the forks", &job); /* the parent's threads still serve it */
+  assert_int_equal(cubind_release_scratch(), CUBIND_SUCCESS);
+  cubind__set_staging(1, (size_t)1 << 20, 2, (size_t)256 << 20); /* the defaults */
+}
+
 int main(void) {
   /* First, while this process has not initialised cubind (the children inherit nothing). */
   const struct CMUnitTest environment[] = {cmocka_unit_test(policy_from_environment)};
@@ -419,6 +458,7 @@ int main(void) {
       cmocka_unit_test_setup(registered_fallback, test_setup),
       cmocka_unit_test_setup(staged_failures, test_setup),
       cmocka_unit_test_setup(registered_failures, test_setup),
+      cmocka_unit_test_setup(fork_after_staging, test_setup),
   };
   int failed = cmocka_run_group_tests(environment, NULL, NULL);
   return failed + RUN_RUNTIME_TESTS(tests, 4);
