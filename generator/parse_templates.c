@@ -175,24 +175,70 @@ static char *argument_text(const char *args, int index) {
   return NULL;
 }
 
+/* 1 when the `length` bytes at `word` are `name`. */
+static int word_is(const char *word, size_t length, const char *name) {
+  return strlen(name) == length && strncmp(word, name, length) == 0;
+}
+
+/*
+ * Appends space-separated `words` with the qualifiers of each pointer level first, as clang
+ * spells types: the demangler's "float const ptr" and the written "const float ptr" give one
+ * name (const_float_ptr), whichever way the specialisation was found.
+ */
+static void append_qualifiers_first(cubind_buf *text, const char *words) {
+  const char *level = words;
+  while (*level) {
+    const char *end = level, *at;
+    int pass;
+    size_t length;
+    /* a level ends after its "ptr" word (or at the end) */
+    for (at = level; *at;) {
+      at += strspn(at, " ");
+      length = strcspn(at, " ");
+      if (!length)
+        break;
+      end = at + length;
+      at = end;
+      if (word_is(end - length, length, "ptr"))
+        break;
+    }
+    if (end == level)
+      break;
+    for (pass = 0; pass < 2; pass++) /* qualifiers, then the other words */
+      for (at = level; at < end;) {
+        at += strspn(at, " ");
+        length = strcspn(at, " ");
+        if (at + length > end || !length)
+          break;
+        if ((word_is(at, length, "const") || word_is(at, length, "volatile")) == (pass == 0))
+          cubind_buf_printf(text, " %.*s", (int)length, at);
+        at += length;
+      }
+    level = end;
+  }
+}
+
 /*
  * Appends a template argument as written or demangled ("float *", "-0.25f") in words that keep
  * apart what the name's '_' joining would merge: " float ptr", " minus0.25f" (as integral
  * arguments spell "minus2"); other punctuation only separates words (&square: square).
  */
 static void append_written(cubind_buf *text, const char *written) {
+  cubind_buf words = {0};
   const char *at;
-  cubind_buf_puts(text, " ");
+  cubind_buf_puts(&words, " ");
   for (at = written; *at; at++) {
     if (*at == '*')
-      cubind_buf_puts(text, " ptr ");
+      cubind_buf_puts(&words, " ptr ");
     else if (*at == '-' && (isdigit((unsigned char)at[strspn(at + 1, " ") + 1]) ||
                             at[strspn(at + 1, " ") + 1] == '.')) {
-      cubind_buf_puts(text, " minus");
+      cubind_buf_puts(&words, " minus");
       at += strspn(at + 1, " "); /* "- 1" as written tokens: minus1 */
     } else
-      cubind_buf_append(text, at, 1);
+      cubind_buf_append(&words, at, 1);
   }
+  append_qualifiers_first(text, words.data);
+  cubind_buf_free(&words);
 }
 
 /* parse_specialization_c_name: see parse_templates.h. */

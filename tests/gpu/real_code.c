@@ -234,7 +234,7 @@ int main(void) {
                   ma[r][c] + mb[r][c]);
   }
 
-  /* a parameter pack (host-launched: named as nvcc demangles it, float const *) */
+  /* a parameter pack launched from host code: sum_parts<float *, const float *> */
   {
     float *dev_out, *dev_x, *dev_y;
     for (i = 0; i < N; i++) {
@@ -248,7 +248,7 @@ int main(void) {
     GPU_CHECK(cubind_to_device(dev_x, x, sizeof x));
     GPU_CHECK(cubind_to_device(dev_y, y, sizeof y));
     GPU_CHECK(cubind_memset_d8(dev_out, 0xFF, sizeof out));
-    GPU_CHECK(sum_parts_float_ptr_float_const_ptr_launch(&cfg, dev_out, N, dev_x, dev_y));
+    GPU_CHECK(sum_parts_float_ptr_const_float_ptr_launch(&cfg, dev_out, N, dev_x, dev_y));
     GPU_CHECK(cubind_from_device(out, dev_out, sizeof out));
     bad += check_floats("sum_parts<float *, const float *>", out, want, N);
     GPU_CHECK(cubind_free(dev_out));
