@@ -97,12 +97,12 @@ static void append_declarator(cubind_buf *out, const char *c_type, const char *n
                               int definition) {
   static const char restrict_word[] = "CUBIND_RESTRICT";
   size_t length = strlen(c_type), word = sizeof restrict_word - 1;
+  const char *inside = strstr(c_type, "(*)"); /* a pointer to arrays: "float (*a)[16]" */
   if (definition && length >= word && strcmp(c_type + length - word, restrict_word) == 0) {
     length -= word;
     while (length && c_type[length - 1] == ' ')
       length--;
   }
-  const char *inside = strstr(c_type, "(*)"); /* a pointer to arrays: "float (*a)[16]" */
   if (inside) {
     cubind_buf_printf(out, "%.*s%s%s", (int)(inside + 2 - c_type), c_type, name, inside + 2);
     return;

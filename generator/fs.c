@@ -278,7 +278,7 @@ static int stage(cubind_outputs *outputs, const char *path, const char *data, si
                  int report) {
   cubind_staged *staged;
   char *temp;
-  int fd;
+  int fd, exists;
   mode_t mask;
   struct stat info;
   if (outputs->count == sizeof outputs->items / sizeof outputs->items[0]) {
@@ -288,7 +288,8 @@ static int stage(cubind_outputs *outputs, const char *path, const char *data, si
   }
   /* rename() over a directory fails: find out now, before any output is renamed into place
      (a failure in cubind_outputs_commit would leave the earlier outputs already replaced) */
-  if (stat(path, &info) == 0 && S_ISDIR(info.st_mode)) {
+  exists = stat(path, &info) == 0;
+  if (exists && S_ISDIR(info.st_mode)) {
     if (report)
       cubind_diag(NULL, 0, 0, "error", "cannot write '%s': %s", path, strerror(EISDIR));
     return 1;
@@ -299,7 +300,7 @@ static int stage(cubind_outputs *outputs, const char *path, const char *data, si
   staged->special_fd = -1;
   staged->special = NULL;
   outputs->count++;
-  if (stat(path, &info) == 0 && !S_ISREG(info.st_mode))
+  if (exists && !S_ISREG(info.st_mode))
     return stage_special(staged, data, size, report);
   if (same_content(path, data, size))
     return 0;
@@ -345,13 +346,15 @@ static int commit(cubind_outputs *outputs, int report) {
   for (i = 0; i < outputs->count; i++) {
     cubind_staged *staged = &outputs->items[i];
     if (staged->special_fd >= 0) {
-      int failed = write_all(staged->special_fd, staged->special, staged->special_size);
-      if ((close(staged->special_fd) != 0 || failed) && report)
-        cubind_diag(NULL, 0, 0, "error", "cannot write '%s': %s", staged->path,
-                    errno ? strerror(errno) : "short write");
+      int failed = write_all(staged->special_fd, staged->special, staged->special_size) != 0;
+      failed |= close(staged->special_fd) != 0;
       staged->special_fd = -1;
-      if (failed)
+      if (failed) {
+        if (report)
+          cubind_diag(NULL, 0, 0, "error", "cannot write '%s': %s", staged->path,
+                      errno ? strerror(errno) : "short write");
         return 1;
+      }
       continue;
     }
     if (!staged->temp)

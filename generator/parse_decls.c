@@ -147,6 +147,14 @@ static void drop_internal_mark(char *symbol) {
     memmove(at, at + 1, strlen(at));
 }
 
+/* The symbol of a kernel as clang mangles it, without the internal mark of a static one. */
+static char *kernel_symbol(CXCursor function) {
+  char *symbol = cx_string(clang_Cursor_getMangling(function));
+  if (cx_linkage(function) == CUBIND_LINKAGE_STATIC)
+    drop_internal_mark(symbol);
+  return symbol;
+}
+
 /* parse_kernel: see parse_decls.h. */
 void parse_kernel(parse_context *ctx, CXCursor function, cubind_kernel *kernel) {
   int anonymous, i, count = clang_Cursor_getNumArguments(function);
@@ -157,7 +165,7 @@ void parse_kernel(parse_context *ctx, CXCursor function, cubind_kernel *kernel) 
   kernel->c_name = clang_Cursor_getNumTemplateArguments(function) > 0
                        ? parse_specialization_c_name(function, kernel->display_name)
                        : cx_spelling(function);
-  kernel->symbol = cx_string(clang_Cursor_getMangling(function));
+  kernel->symbol = kernel_symbol(function);
   kernel->doc = cx_doc_comment(function, &kernel->doc_location.line);
   if (kernel->doc) {
     kernel->doc_location.file = cubind_xstrdup(ctx->input);
@@ -165,8 +173,6 @@ void parse_kernel(parse_context *ctx, CXCursor function, cubind_kernel *kernel) 
   }
   parse_location(ctx, function, &kernel->location);
   kernel->linkage = cx_linkage(function);
-  if (kernel->linkage == CUBIND_LINKAGE_STATIC)
-    drop_internal_mark(kernel->symbol);
   kernel->place = parse_place(ctx, function);
   kernel->defined = has_body(clang_Cursor_getTranslationUnit(function), function);
   if (kernel->place != CUBIND_PLACE_INPUT) {
@@ -185,19 +191,29 @@ void parse_kernel(parse_context *ctx, CXCursor function, cubind_kernel *kernel) 
 }
 
 /* parse_find_kernel: see parse_decls.h. */
-long parse_find_kernel(const parse_context *ctx, const char *usr) {
+long parse_find_kernel(const parse_context *ctx, CXCursor function) {
+  char *usr = cx_usr(function), *symbol = NULL;
+  long found = -1;
   size_t i;
-  for (i = 0; i < ctx->model->num_kernels; i++)
-    if (ctx->model->kernels[i].usr && strcmp(ctx->model->kernels[i].usr, usr) == 0)
-      return (long)i;
-  return -1;
+  for (i = 0; i < ctx->model->num_kernels && found < 0; i++) {
+    const cubind_kernel *kernel = &ctx->model->kernels[i];
+    if (!kernel->usr || strcmp(kernel->usr, usr) != 0)
+      continue;
+    /* one USR, told apart by the symbol: libclang gives f<P{1, 2}> and f<P{1, 3}> (class-type
+       template arguments) one USR; a symbol taken from nvcc's binary is no clang mangling */
+    if (!symbol)
+      symbol = kernel_symbol(function);
+    if (kernel->in_binary || !kernel->symbol || strcmp(kernel->symbol, symbol) == 0)
+      found = (long)i;
+  }
+  free(usr);
+  free(symbol);
+  return found;
 }
 
 /* One __global__ function of the main file; redeclarations (same USR) are merged. */
 static void add_kernel(parse_context *ctx, CXCursor function) {
-  char *usr = cx_usr(function);
-  long index = parse_find_kernel(ctx, usr);
-  free(usr);
+  long index = parse_find_kernel(ctx, function);
   if (clang_isInvalidDeclaration(function)) {
     cubind_location where = {0};
     char *name = cx_spelling(function);

@@ -23,7 +23,10 @@ void parse_declarations(parse_context *ctx, CXTranslationUnit tu);
  */
 void parse_kernel(parse_context *ctx, CXCursor function, cubind_kernel *kernel);
 
-/* parse_find_kernel: the index of the kernel whose USR is `usr` in the model, or -1. */
-long parse_find_kernel(const parse_context *ctx, const char *usr);
+/*
+ * parse_find_kernel: the index of the kernel in the model that `function` declares (the same
+ * USR and, where clang mangled the kernel's symbol, the same symbol), or -1.
+ */
+long parse_find_kernel(const parse_context *ctx, CXCursor function);
 
 #endif /* CUBIND_GEN_PARSE_DECLS_H */

@@ -127,20 +127,8 @@ static void wrapper_free(wrapper *w) {
 static cubind_kernel *add_specialization(parse_context *ctx, CXCursor function,
                                          cubind_kernel_origin origin, const char *args,
                                          const char *display) {
-  /* one USR and one symbol: libclang gives f<P{1, 2}> and f<P{1, 3}> (class-type template
-     arguments) one USR, and their symbols alone tell them apart */
-  char *usr = cx_usr(function), *symbol = cx_string(clang_Cursor_getMangling(function));
   cubind_kernel *kernel;
-  size_t i;
-  int known = 0;
-  for (i = 0; i < ctx->model->num_kernels && !known; i++) {
-    const cubind_kernel *other = &ctx->model->kernels[i];
-    known = other->usr && strcmp(other->usr, usr) == 0 &&
-            (!other->symbol || strcmp(other->symbol, symbol) == 0);
-  }
-  free(usr);
-  free(symbol);
-  if (known)
+  if (parse_find_kernel(ctx, function) >= 0)
     return NULL;
   kernel = cubind_model_add_kernel(ctx->model);
   parse_kernel(ctx, function, kernel);

@@ -71,7 +71,7 @@ static cubind_status check_host_arg(const char *what, const cubind_module *modul
 /* cubind__check_host_args: see call.h. */
 cubind_status cubind__check_host_args(const char *what, const cubind_module *module,
                                       unsigned kernel_index, const cubind_host_arg *host_args,
-                                      unsigned num_host_args) {
+                                      unsigned num_host_args, size_t *arena_bytes) {
   size_t total = 0;
   unsigned i;
   if (!host_args && num_host_args > 0)
@@ -85,6 +85,7 @@ cubind_status cubind__check_host_args(const char *what, const cubind_module *mod
                           what);
     total += ALIGN_UP(bytes);
   }
+  *arena_bytes = total;
   return CUBIND_SUCCESS;
 }
 
@@ -123,10 +124,8 @@ cubind_status cubind__call(const cubind_module *module, unsigned kernel_index,
   cubind__describe_launch(what, sizeof what, "call", module, kernel_index, cfg);
 
   /* Validate every host argument and size the arena before anything runs. */
-  status = cubind__check_host_args(what, module, kernel_index, host_args, num_host_args);
+  status = cubind__check_host_args(what, module, kernel_index, host_args, num_host_args, &total);
   if (status != CUBIND_SUCCESS) return status;
-  for (i = 0; i < num_host_args; i++)
-    total += ALIGN_UP(host_args[i].count * host_args[i].elem_size);
   if (num_host_args > 0) {
     status = cubind__staging_check(what);
     if (status != CUBIND_SUCCESS) return status;

@@ -20,13 +20,15 @@ CUBIND_INTERNAL cubind_status cubind__call(const cubind_module *module, unsigned
 /*
  * cubind__check_host_args: the checks cubind__call makes of its host arguments before anything
  * runs (a NULL list with entries, a parameter out of range, CUBIND_COUNT_INVALID, sizes that
- * overflow, a NULL buffer holding elements), for an elementwise call of n == 0 that launches
- * nothing. `what` names the call in messages.
+ * overflow, a NULL buffer holding elements), also for an elementwise call of n == 0 that
+ * launches nothing. `what` names the call in messages. *arena_bytes: the device arena the
+ * buffers take, each aligned to CUBIND_SCRATCH_ALIGNMENT.
  */
 CUBIND_INTERNAL cubind_status cubind__check_host_args(const char *what,
                                                       const cubind_module *module,
                                                       unsigned kernel_index,
                                                       const cubind_host_arg *host_args,
-                                                      unsigned num_host_args);
+                                                      unsigned num_host_args,
+                                                      size_t *arena_bytes);
 
 #endif /* CUBIND_CALL_H */

@@ -310,8 +310,10 @@ cubind_status cubind_module_call_elementwise(const cubind_module *module, unsign
                                        &k, &device, &empty);
   if (status == CUBIND_SUCCESS && empty) { /* nothing runs, but a bad argument is still one */
     char what[512];
+    size_t arena_bytes;
     cubind__describe_launch(what, sizeof what, "call", module, kernel_index, cfg);
-    return cubind__check_host_args(what, module, kernel_index, host_args, num_host_args);
+    return cubind__check_host_args(what, module, kernel_index, host_args, num_host_args,
+                                   &arena_bytes);
   }
   if (status != CUBIND_SUCCESS) return status;
   return cubind__call(module, kernel_index, &local, args, host_args, num_host_args, shape);
