@@ -70,14 +70,42 @@ static int fill_shim_dir(const char *dir, int major) {
   return ok;
 }
 
+/* 1 when dir holds the shim headers of libclang `major` as fill_shim_dir writes them. */
+static int shim_dir_filled(const char *dir, int major) {
+  size_t i;
+  int same = 1;
+  for (i = 0; same && i < sizeof shim_files / sizeof shim_files[0]; i++) {
+    char *path = cubind_xasprintf("%s/%s", dir, shim_files[i].name), *text = NULL;
+    size_t size = 0;
+    if (shim_files[i].before_major && major >= shim_files[i].before_major)
+      same = access(path, F_OK) != 0;
+    else
+      same = cubind_read_file_quiet(path, 4096, &text, &size) == 0 &&
+             size == strlen(shim_files[i].text) && memcmp(text, shim_files[i].text, size) == 0;
+    free(text);
+    free(path);
+  }
+  return same;
+}
+
 /*
- * The shim directory: in the cache (stable, so that a precompiled prelude that names its files
+ * The shim directory: the installed preludes' (their keys and files name it; cubind's build
+ * wrote it), else one in the cache (stable, so that a precompiled prelude that names its files
  * stays valid), else a temporary directory. Sets session->shim_dir and shim_temporary; returns
  * 0, or 1 after reporting why.
  */
 static int make_shim_dir(clang_session *session) {
   const char *tmp = getenv("TMPDIR"), *cache_dir = session->options->cache_dir;
+  const char *installed = session->options->installed_preludes;
   char *dir;
+  if (cache_dir && installed) {
+    dir = cubind_xasprintf("%s/shim-clang%d", installed, session->major);
+    if (shim_dir_filled(dir, session->major)) {
+      session->shim_dir = dir;
+      return 0;
+    }
+    free(dir);
+  }
   if (cache_dir) {
     dir = cubind_xasprintf("%s/shim-clang%d", cache_dir, session->major);
     if ((mkdir(dir, 0777) == 0 || errno == EEXIST) && fill_shim_dir(dir, session->major)) {
@@ -208,6 +236,7 @@ static void build_arguments(clang_session *session) {
   /* The toolkit's include directory stays a system directory however the user names it
      (pkg-config --cflags cubind gives it as -I): as a user directory it would shadow clang's
      system one, and errors in toolkit headers would count as the user's. */
+  session->prelude_options.user_args = args->count;
   toolkit_include = cubind_xasprintf("%s/include", options->cuda_path);
   toolkit_real = realpath(toolkit_include, NULL);
   free(toolkit_include);
@@ -247,6 +276,7 @@ int session_open(clang_session *session, const cubind_parse_options *options) {
   if (uses_prelude_cache(session)) {
     session->prelude_options.args = &session->args;
     session->prelude_options.cache_dir = options->cache_dir;
+    session->prelude_options.installed_dir = options->installed_preludes;
     session->prelude_options.cuda_path = options->cuda_path;
     prelude_leading_lines(options->input, &session->args, options->cuda_path,
                           &session->leading_lines);
@@ -453,7 +483,7 @@ CXTranslationUnit session_parse_input(clang_session *session, const cubind_strli
   if (session->prelude) {
     /* Only the parse with the prelude failed: the prelude is stale. */
     if (tu && cx_count_errors(tu) == 0)
-      prelude_cache_drop(session->prelude);
+      prelude_cache_drop(&session->prelude_options, session->prelude);
     free(session->prelude);
     session->prelude = NULL;
   }

@@ -90,6 +90,35 @@ static char *cache_dir(const cubind_cli *cli) {
   return dir;
 }
 
+/*
+ * The directory of the installed preludes (prelude_cache.h), as a new string or NULL:
+ * $CUBIND_GEN_PRELUDE_DIR when set (empty: none), else <the executable's directory>/
+ * ../share/cubind/preludes (CUBIND_GEN_PRELUDE_DIR_FROM_BIN: the install's datadir from its
+ * bindir) when there is one, as both the install and the build tree lay it out.
+ */
+static char *installed_preludes(void) {
+  const char *env = getenv("CUBIND_GEN_PRELUDE_DIR");
+  char *exe, *slash, *dir, *real;
+  struct stat info;
+  if (env)
+    return *env ? cubind_xstrdup(env) : NULL;
+  exe = realpath("/proc/self/exe", NULL);
+  slash = exe ? strrchr(exe, '/') : NULL;
+  if (!slash) {
+    free(exe);
+    return NULL;
+  }
+  dir = cubind_xasprintf("%.*s/%s", (int)(slash - exe), exe, CUBIND_GEN_PRELUDE_DIR_FROM_BIN);
+  real = realpath(dir, NULL);
+  free(dir);
+  free(exe);
+  if (real && (stat(real, &info) != 0 || !S_ISDIR(info.st_mode))) {
+    free(real);
+    real = NULL;
+  }
+  return real;
+}
+
 /* Stages and commits the outputs; returns the exit status. */
 static int write_outputs(const char *output_dir, const char *const *paths, cubind_buf *contents,
                          size_t count) {
@@ -151,7 +180,8 @@ static int generate(const cubind_cli *cli) {
   cubind_strlist deps = {0};
   cubind_buf contents[4] = {{0}, {0}, {0}, {0}};
   const char *paths[4];
-  char *header_path = NULL, *source_path = NULL, *names_path = NULL, *name, *cache = NULL;
+  char *header_path = NULL, *source_path = NULL, *names_path = NULL, *name, *cache = NULL,
+       *installed = NULL;
   char *input = NULL;
   cubind_parse_options options;
   int status = CUBIND_EXIT_ERROR;
@@ -205,6 +235,7 @@ static int generate(const cubind_cli *cli) {
                           : strcmp(cli->host_compiler, "none") == 0 ? NULL
                                                                     : cli->host_compiler;
   options.cache_dir = cache = cache_dir(cli);
+  options.installed_preludes = installed = installed_preludes();
   if (cli->prepare) {
     /* the architectures the binary will have: all a parse takes from it before nvcc made it */
     binary.archs = cubind_xcalloc(cli->num_binary_archs + 1, sizeof *binary.archs);
@@ -250,6 +281,7 @@ static int generate(const cubind_cli *cli) {
   free(source_path);
   free(names_path);
   free(cache);
+  free(installed);
   cubind_buf_free(&contents[0]);
   cubind_buf_free(&contents[1]);
   cubind_buf_free(&contents[2]);

@@ -22,6 +22,8 @@ typedef struct cubind_parse_options {
   const char *std;             /* "-std=c++17" */
   const cubind_strlist *user_args; /* -I/-isystem/-D/-U arguments, each option and value joined */
   const char *cache_dir;       /* where the precompiled CUDA prelude is kept; NULL: none */
+  const char *installed_preludes; /* the preludes cubind's build made, looked up after the
+                                  cache's (read-only; NULL: none) */
   const cubind_binary *binary; /* nvcc's kernels (--kernels-from); NULL: only the kernels the
                                   source names (plain kernels, explicit instantiations) */
   const cubind_earlier_binary *earlier; /* --earlier-binary: a header's kernels that one of

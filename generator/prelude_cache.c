@@ -24,6 +24,7 @@
 typedef struct prelude_request {
   const cubind_strlist *args; /* clang's arguments */
   const char *cache_dir;
+  const char *installed_dir;  /* read-only preludes built with cubind (NULL: none) */
   const char *cuda_path;
   cubind_strlist *lines;      /* its leading lines, in order (the request's own copy) */
   unsigned long long option_set; /* option_set_hash of args and cuda_path */
@@ -31,6 +32,11 @@ typedef struct prelude_request {
      generator's own, the names of those macros and those directories */
   cubind_strlist shared_args, varying_macros, varying_dirs;
   unsigned long long shared_set; /* option_set_hash of shared_args and cuda_path */
+  /* the installed preludes' (the generator's arguments and the binary's, no user's): the hash
+     of those arguments, and the user's macros and directories (-I, -isystem) */
+  unsigned long long installed_set;
+  cubind_strlist user_macros, user_dirs;
+  int user_unknown; /* a user argument of another kind: the installed lists are not used */
 } prelude_request;
 
 /* FNV-1a: a stable 64-bit hash for cache keys (not for security). */
@@ -157,6 +163,33 @@ static int held_files_unchanged(const char *files_path) {
   return unchanged;
 }
 
+/* 1 when the prelude at `path` has its checksums (<name>.sum): it is there, finished. */
+static int prelude_present(const char *path) {
+  char *sum_path = cubind_xasprintf("%s.sum", path);
+  int present = access(sum_path, F_OK) == 0;
+  free(sum_path);
+  return present;
+}
+
+/*
+ * The prelude named `name` that one at `path` is chained onto (new string): in the same
+ * directory, else in the installed one (a prelude of the cache may be chained onto an installed
+ * one, never the other way); NULL when neither holds it.
+ */
+static char *parent_path(const prelude_request *request, const char *path, const char *name) {
+  const char *slash = strrchr(path, '/');
+  char *parent = cubind_xasprintf("%.*s%s", slash ? (int)(slash + 1 - path) : 0, path, name);
+  if (!prelude_present(parent) && request->installed_dir) {
+    free(parent);
+    parent = cubind_xasprintf("%s/%s", request->installed_dir, name);
+    if (!prelude_present(parent)) {
+      free(parent);
+      parent = NULL;
+    }
+  }
+  return parent;
+}
+
 /*
  * The checksum of the prelude at `path` when it is whole and current, else 0: its .pch and
  * .files match the checksums written after them (a missing, truncated or overwritten one does
@@ -164,17 +197,17 @@ static int held_files_unchanged(const char *files_path) {
  * rebuilt one would not load under it), within `links` more links (a .sum that names itself or
  * a loop is damage too).
  */
-static unsigned long long chain_checksum(const char *path, int links) {
+static unsigned long long chain_checksum(const prelude_request *request, const char *path,
+                                         int links) {
   char *sum_path = cubind_xasprintf("%s.sum", path);
   char *files_path = cubind_xasprintf("%s.files", path);
   prelude_sums sums;
   int valid = links > 0 && read_sums(sum_path, &sums) && sums.files == file_checksum(files_path) &&
               sums.pch == file_checksum(path) && held_files_unchanged(files_path);
   if (valid && sums.parent) {
-    const char *slash = strrchr(path, '/');
-    char *parent = cubind_xasprintf("%.*s%s", slash ? (int)(slash + 1 - path) : 0, path,
-                                    sums.parent_name);
-    valid = parent_identity(parent, chain_checksum(parent, links - 1)) == sums.parent;
+    char *parent = parent_path(request, path, sums.parent_name);
+    valid = parent &&
+            parent_identity(parent, chain_checksum(request, parent, links - 1)) == sums.parent;
     free(parent);
   }
   free(sum_path);
@@ -182,13 +215,14 @@ static unsigned long long chain_checksum(const char *path, int links) {
   return valid ? sums.pch : 0;
 }
 
-static unsigned long long valid_checksum(const char *path) {
-  return chain_checksum(path, MAX_CHAIN);
+static unsigned long long valid_checksum(const prelude_request *request, const char *path) {
+  return chain_checksum(request, path, MAX_CHAIN);
 }
 
-static int prelude_valid(const char *path) {
-  return valid_checksum(path) != 0;
+static int prelude_valid(const prelude_request *request, const char *path) {
+  return valid_checksum(request, path) != 0;
 }
+
 
 /*
  * What every key of an option set starts from: the libclang version, every argument and the
@@ -271,7 +305,8 @@ static int build_prelude(CXIndex index, const prelude_request *request, size_t c
   char *source = cubind_xasprintf("%.*s.cu", (int)(strlen(path) - 4), path);
   char *temp = cubind_temp_path(path), *files_path = cubind_xasprintf("%s.files", path);
   char *sum_path = cubind_xasprintf("%s.sum", path);
-  unsigned long long parent_sum = parent ? parent_identity(parent, valid_checksum(parent)) : 0;
+  unsigned long long parent_sum =
+      parent ? parent_identity(parent, valid_checksum(request, parent)) : 0;
   char *parent_real = parent_sum ? realpath(parent, NULL) : NULL; /* clang records the path */
   cubind_strlist args = {0};
   struct CXUnsavedFile empty;
@@ -703,16 +738,13 @@ static void drop_held_headers(prelude_request *request, const char *base) {
 
 /*
  * The prelude that the one at `path` is chained onto, as its .sum names it (new string), or
- * NULL when it is chained onto none (the base) or its .sum cannot be read.
+ * NULL when it is chained onto none (the base), its .sum cannot be read or the parent is gone.
  */
-static char *chain_parent(const char *path) {
+static char *chain_parent(const prelude_request *request, const char *path) {
   char *sum_path = cubind_xasprintf("%s.sum", path), *parent = NULL;
   prelude_sums sums;
-  if (read_sums(sum_path, &sums) && sums.parent) {
-    const char *slash = strrchr(path, '/');
-    parent = cubind_xasprintf("%.*s%s", slash ? (int)(slash + 1 - path) : 0, path,
-                              sums.parent_name);
-  }
+  if (read_sums(sum_path, &sums) && sums.parent)
+    parent = parent_path(request, path, sums.parent_name);
   free(sum_path);
   return parent;
 }
@@ -721,15 +753,16 @@ static char *chain_parent(const char *path) {
  * How much parsing a cached prelude saves, roughly: the size of its .pch and of those it is
  * chained onto (0 when there is none; not validated: see best_partial_prelude).
  */
-static unsigned long long prelude_weight(const char *path, int links) {
+static unsigned long long prelude_weight(const prelude_request *request, const char *path,
+                                         int links) {
   struct stat info;
   unsigned long long weight = 0;
   char *parent;
   if (links > 0 && stat(path, &info) == 0) {
     weight = (unsigned long long)info.st_size;
-    parent = chain_parent(path);
+    parent = chain_parent(request, path);
     if (parent)
-      weight += prelude_weight(parent, links - 1);
+      weight += prelude_weight(request, parent, links - 1);
     free(parent);
   }
   return weight;
@@ -740,6 +773,7 @@ typedef struct partial_prelude {
   char *path;
   size_t count;      /* how many of the list's lines it holds */
   int moves_macros;  /* its lines leave out macro lines that come before some of them */
+  int installed;     /* an installed one: usable where it fits the user's arguments */
   unsigned long long weight;
 } partial_prelude;
 
@@ -749,13 +783,14 @@ static int heavier_first(const void *a, const void *b) {
 }
 
 /*
- * Adds the prelude at `path` (taken over) to `candidates` when it is cached, with its weight;
+ * Adds the prelude at `path` (taken over) to `candidates` when it is there, with its weight;
  * frees `path` otherwise.
  */
-static void add_candidate(partial_prelude *candidates, size_t *found, char *path, size_t count,
-                          int moves_macros) {
+static void add_one_candidate(const prelude_request *request, partial_prelude *candidates,
+                              size_t *found, char *path, size_t count, int moves_macros,
+                              int installed) {
   partial_prelude *candidate = &candidates[*found];
-  candidate->weight = prelude_weight(path, MAX_CHAIN);
+  candidate->weight = path ? prelude_weight(request, path, MAX_CHAIN) : 0;
   if (!candidate->weight) {
     free(path);
     return;
@@ -763,7 +798,23 @@ static void add_candidate(partial_prelude *candidates, size_t *found, char *path
   candidate->path = path;
   candidate->count = count;
   candidate->moves_macros = moves_macros;
+  candidate->installed = installed;
   ++*found;
+}
+
+static char *installed_path_of(const prelude_request *request, const size_t *picked,
+                               size_t count);
+
+/*
+ * Adds the preludes of the `count` lines that `picked` numbers (NULL: the first `count`) to
+ * `candidates`: the cache's and the installed one, those that are there (two at most).
+ */
+static void add_candidate(const prelude_request *request, partial_prelude *candidates,
+                          size_t *found, const size_t *picked, size_t count, int moves_macros) {
+  add_one_candidate(request, candidates, found, prelude_path_of(request, picked, count), count,
+                    moves_macros, 0);
+  add_one_candidate(request, candidates, found, installed_path_of(request, picked, count), count,
+                    moves_macros, 1);
 }
 
 /* The name a macro line (`#define NAME ...`, `#undef NAME`) is about, as a new string. */
@@ -800,10 +851,11 @@ static int mentions(const char *text, size_t size, const char *name) {
  * way). A macro line that no held header names can then come after those headers rather than
  * before them: they preprocess alike. (Not seen: a name that a header forms by pasting tokens.)
  */
-static int names_none(const char *path, const cubind_strlist *names) {
+static int names_none(const prelude_request *request, const char *path,
+                      const cubind_strlist *names) {
   char *link = cubind_xstrdup(path), *parent;
   int named = 0;
-  while (link && !named && (parent = chain_parent(link)) != NULL) {
+  while (link && !named && (parent = chain_parent(request, link)) != NULL) {
     cubind_strlist held = {0};
     size_t i, k;
     read_held_files(link, &held);
@@ -824,31 +876,83 @@ static int names_none(const char *path, const cubind_strlist *names) {
   return !named;
 }
 
-/* The shared base prelude: the one of shared_args (the request's own when nothing varies). */
-static char *shared_base_path(const prelude_request *request) {
-  return cubind_xasprintf("%s/prelude-%016llx.pch", request->cache_dir,
+/*
+ * The shared base prelude in `dir`: the one of shared_args (the request's own when nothing
+ * varies).
+ */
+static char *shared_base_path(const prelude_request *request, const char *dir) {
+  return cubind_xasprintf("%s/prelude-%016llx.pch", dir,
                           hash_bytes(request->shared_set, "\0lines", 7));
 }
 
 /*
- * Adds to `targets` the names that `text` asks __has_include or __has_include_next about
- * (`<name>` or `"name"`); returns 0 when one is not spelled out (a macro), whose file cannot
- * be known.
+ * The valid shared base prelude (new string): the cache's, else the installed one (cubind's
+ * build makes it with none of the arguments that vary: the same key); NULL when neither is.
  */
-static int has_include_targets(const char *text, size_t size, cubind_strlist *targets) {
-  static const char *const words[] = {"__has_include", "__has_include_next"};
+static char *valid_shared_base(const prelude_request *request) {
+  char *path = shared_base_path(request, request->cache_dir);
+  if (!prelude_valid(request, path) && request->installed_dir) {
+    free(path);
+    path = shared_base_path(request, request->installed_dir);
+  }
+  if (prelude_valid(request, path))
+    return path;
+  free(path);
+  return NULL;
+}
+
+/*
+ * The function-like macro that the line holding `at` defines (`#define NAME(params) ...`), as a
+ * new string, or NULL when that line is no such definition.
+ */
+static char *defining_macro(const char *text, const char *at, const char *end) {
+  const char *start = at, *name, *name_end;
+  while (start > text && start[-1] != '\n')
+    start--;
+  start = skip_spaces(start, end);
+  if (start == end || *start != '#')
+    return NULL;
+  start = skip_spaces(start + 1, end);
+  if (skip_word(start, end) - start != 6 || memcmp(start, "define", 6) != 0)
+    return NULL;
+  name = skip_spaces(start + 6, end);
+  name_end = skip_word(name, end);
+  if (name_end == name || name_end == end || *name_end != '(')
+    return NULL;
+  return cubind_xstrndup(name, (size_t)(name_end - name));
+}
+
+/*
+ * Adds to `targets` the names that `text` asks about with one of `words` (__has_include,
+ * __has_include_next, or a macro that forwards to them) as `word(<name>)` or `word("name")`.
+ * A macro defined as one of them applied to one of its parameters (CCCL's
+ * `#define _CCCL_HAS_INCLUDE(_X) __has_include(_X)`) is added to `forwarders`, to be looked
+ * for in turn. Returns 0 when a name is not spelled out otherwise (a macro), whose file
+ * cannot be known.
+ */
+static int has_include_targets(const char *text, size_t size, const cubind_strlist *words,
+                               cubind_strlist *targets, cubind_strlist *forwarders) {
   const char *end = text + size;
   size_t w;
-  for (w = 0; w < 2; w++) {
-    const char *at = text;
-    while ((at = next_mention(text, size, at, words[w])) != NULL) {
-      const char *name, *stop;
-      at = skip_spaces(at + strlen(words[w]), end);
+  for (w = 0; w < words->count; w++) {
+    const char *word = words->items[w], *at = text;
+    while ((at = next_mention(text, size, at, word)) != NULL) {
+      const char *mention = at, *name, *stop;
+      at = skip_spaces(at + strlen(word), end);
       if (at == end || *at != '(')
         continue; /* `defined(__has_include)` and the like */
       at = skip_spaces(at + 1, end);
-      if (at == end || (*at != '<' && *at != '"'))
-        return 0;
+      if (at == end || (*at != '<' && *at != '"')) {
+        char *macro = defining_macro(text, mention, end);
+        if (!macro || skip_word(at, end) == at) {
+          free(macro);
+          return 0;
+        }
+        if (!cubind_strlist_contains(words, macro) && !cubind_strlist_contains(forwarders, macro))
+          cubind_strlist_add(forwarders, macro); /* a macro's own definition is no new one */
+        free(macro);
+        continue;
+      }
       name = at + 1;
       for (stop = name; stop < end && *stop != (*at == '<' ? '>' : '"') && *stop != '\n'; stop++)
         ;
@@ -866,68 +970,153 @@ static int has_include_targets(const char *text, size_t size, cubind_strlist *ta
   return 1;
 }
 
+/* 1 when `dir`/`name` is a regular file other than the one at the real path `real`. */
+static int dir_has_other(const char *dir, const char *name, const char *real) {
+  char *path, *found;
+  int other;
+  if (!dir_has(dir, name))
+    return 0;
+  path = cubind_xasprintf("%s/%s", dir, name);
+  found = realpath(path, NULL);
+  other = !found || strcmp(found, real) != 0;
+  free(found);
+  free(path);
+  return other;
+}
+
 /*
  * 1 when a file in one of `dirs` could be found for a file clang took from elsewhere, `real`:
- * one at a path that ends `real` (dir/bits/types.h for .../include/bits/types.h). A header
- * is named by a path below a search directory, and -I ones are searched first.
+ * another file at a path that ends `real` (dir/bits/types.h for .../include/bits/types.h). A
+ * header is named by a path below a search directory, and -I ones are searched first.
  */
 static int shadows_held(const cubind_strlist *dirs, const char *real) {
   const char *slash;
   size_t i;
   for (slash = strchr(real, '/'); slash; slash = strchr(slash + 1, '/'))
     for (i = 0; i < dirs->count; i++)
-      if (slash[1] && dir_has(dirs->items[i], slash + 1))
+      if (slash[1] && dir_has_other(dirs->items[i], slash + 1, real))
         return 1;
   return 0;
 }
 
 /*
- * 1 when the shared base prelude at `path`, built without the request's -D, -U and -I arguments
- * (split_varying), is what a build with them would be: no file it holds names one of those
- * macros (as names_none), and none of those directories holds a file that clang could take
- * for one the prelude holds or asks __has_include about (-I directories are searched before
- * the system ones). Not seen, as in names_none: a name formed by pasting tokens; nor a header
- * named through a link inside a search directory.
+ * 1 when the prelude at `path` (with those it is chained onto when `chain` is set), built
+ * without some -D, -U, -I and -isystem arguments, is what a build with them would be: no file
+ * it holds names one of those `macros` (as names_none), and none of those `dirs` holds another
+ * file that clang could take for one the prelude holds or asks __has_include about (-I
+ * directories are searched before the system ones). Not seen, as in names_none: a name formed
+ * by pasting tokens; nor a header named through a link inside a search directory.
  */
-static int base_fits(const prelude_request *request, const char *path) {
-  cubind_strlist held = {0}, targets = {0};
-  size_t i, k;
-  int fits = 1;
-  read_held_files(path, &held);
-  for (i = 0; i < held.count && fits; i++) {
-    char *text = NULL;
-    size_t size = 0;
-    if (cubind_read_file_quiet(held.items[i], CUBIND_MAX_SOURCE_BYTES, &text, &size) != 0) {
-      fits = 0; /* unreadable: as if it named them */
-    } else {
-      for (k = 0; k < request->varying_macros.count && fits; k++)
-        fits = !mentions(text, size, request->varying_macros.items[k]);
-      if (fits && request->varying_dirs.count)
-        fits = has_include_targets(text, size, &targets) &&
-               !shadows_held(&request->varying_dirs, held.items[i]);
-    }
-    free(text);
+static int fits_without(const prelude_request *request, const char *path, int chain,
+                        const cubind_strlist *macros, const cubind_strlist *dirs) {
+  cubind_strlist held = {0}, targets = {0}, words = {0}, forwarders = {0};
+  char *link = cubind_xstrdup(path);
+  size_t i, k, pass;
+  int fits = 1, links = MAX_CHAIN;
+  if (!macros->count && !dirs->count) {
+    free(link);
+    return 1;
   }
+  while (link && links-- > 0) {
+    char *parent = chain ? chain_parent(request, link) : NULL;
+    read_held_files(link, &held);
+    free(link);
+    link = parent;
+  }
+  free(link);
+  cubind_strlist_add(&words, "__has_include");
+  cubind_strlist_add(&words, "__has_include_next");
+  /* a second pass looks for the macros that forward to __has_include, if any */
+  for (pass = 0; pass < 2 && words.count && fits; pass++) {
+    for (i = 0; i < held.count && fits; i++) {
+      char *text = NULL;
+      size_t size = 0;
+      if (cubind_read_file_quiet(held.items[i], CUBIND_MAX_SOURCE_BYTES, &text, &size) != 0) {
+        fits = 0; /* unreadable: as if it named them */
+      } else {
+        for (k = 0; pass == 0 && k < macros->count && fits; k++)
+          fits = !mentions(text, size, macros->items[k]);
+        if (fits && dirs->count)
+          fits = has_include_targets(text, size, &words, &targets, &forwarders) &&
+                 (pass || !shadows_held(dirs, held.items[i]));
+      }
+      free(text);
+    }
+    cubind_strlist_free(&words);
+    words = forwarders;
+    memset(&forwarders, 0, sizeof forwarders);
+  }
+  fits = fits && !words.count; /* a macro that forwards to a forwarder: not followed */
   for (i = 0; i < targets.count && fits; i++)
-    for (k = 0; k < request->varying_dirs.count && fits; k++)
-      fits = !dir_has(request->varying_dirs.items[k], targets.items[i]);
+    for (k = 0; k < dirs->count && fits; k++)
+      fits = !dir_has(dirs->items[k], targets.items[i]);
   cubind_strlist_free(&held);
   cubind_strlist_free(&targets);
+  cubind_strlist_free(&words);
+  cubind_strlist_free(&forwarders);
   return fits;
 }
 
 /*
+ * 1 when the shared base prelude at `path`, built without the request's -D, -U and -I arguments
+ * (split_varying), is what a build with them would be (fits_without).
+ */
+static int base_fits(const prelude_request *request, const char *path) {
+  return fits_without(request, path, 0, &request->varying_macros, &request->varying_dirs);
+}
+
+/*
+ * 1 when the installed prelude at `path`, built without the user's -D, -U, -I and -isystem
+ * arguments, is what a build with them would be, with every prelude it is chained onto
+ * (fits_without).
+ */
+static int installed_fits(const prelude_request *request, const char *path) {
+  return !request->user_unknown && fits_without(request, path, 1, &request->user_macros, &request->user_dirs);
+}
+
+/*
+ * The installed prelude of the `count` leading lines that `picked` numbers (as
+ * prelude_path_of), keyed without the user's arguments (new string); NULL when there is no
+ * installed directory.
+ */
+static char *installed_path_of(const prelude_request *request, const size_t *picked,
+                               size_t count) {
+  unsigned long long hash = hash_bytes(request->installed_set, "\0lines", 7);
+  size_t i;
+  if (!request->installed_dir)
+    return NULL;
+  for (i = 0; i < count; i++) {
+    const char *line = request->lines->items[picked ? picked[i] : i];
+    hash = hash_bytes(hash, line, strlen(line) + 1);
+  }
+  return cubind_xasprintf("%s/prelude-%016llx.pch", request->installed_dir, hash);
+}
+
+/*
+ * The valid installed prelude of the `count` lines `picked` numbers that fits the request's
+ * user arguments (new string), or NULL.
+ */
+static char *installed_prelude(const prelude_request *request, const size_t *picked,
+                               size_t count) {
+  char *path = installed_path_of(request, picked, count);
+  if (path && prelude_valid(request, path) && installed_fits(request, path))
+    return path;
+  free(path);
+  return NULL;
+}
+
+/*
  * The base prelude the request parses with (new string): its option set's own when valid, else
- * the shared one when valid and it fits the request (base_fits); NULL when there is none.
+ * the shared one (the cache's, else the installed one) when valid and it fits the request
+ * (base_fits); NULL when there is none.
  */
 static char *usable_base(const prelude_request *request) {
-  char *own = prelude_path_of(request, NULL, 0), *shared = shared_base_path(request);
-  if (prelude_valid(own)) {
-    free(shared);
+  char *own = prelude_path(request, 0), *shared;
+  if (prelude_valid(request, own))
     return own;
-  }
   free(own);
-  if (prelude_valid(shared) && base_fits(request, shared))
+  shared = valid_shared_base(request);
+  if (shared && base_fits(request, shared))
     return shared;
   free(shared);
   return NULL;
@@ -977,23 +1166,24 @@ static char *best_partial_prelude(const prelude_request *request, size_t *count)
   for (first_macro = 0; first_macro < ni && includes[first_macro] == first_macro; first_macro++)
     ; /* the lines before it are all #include lines: it is the first macro line, if any */
   subsets = ni ? ((size_t)1 << ni) - (macros.count ? 1 : 2) : 0;
-  candidates = cubind_xcalloc(n + subsets, sizeof *candidates);
+  candidates = cubind_xcalloc(2 * (n + subsets), sizeof *candidates);
   /* the prefixes short of the whole list; those of #include lines alone are subsets too */
   for (k = ni && macros.count ? first_macro + 1 : ni ? n : 1; k < n; k++)
-    add_candidate(candidates, &found, prelude_path(request, k), k, 0);
+    add_candidate(request, candidates, &found, NULL, k, 0);
   /* every nonempty subset of the #include lines (bit i: the i-th) but, without macro lines,
      the whole list */
   for (mask = 1; mask <= subsets; mask++) {
     for (i = 0, k = 0; i < ni; i++)
       if ((mask >> i) & 1)
         picked[k++] = includes[i];
-    add_candidate(candidates, &found, prelude_path_of(request, picked, k), k,
+    add_candidate(request, candidates, &found, picked, k,
                   macros.count && first_macro < picked[k - 1]);
   }
   qsort(candidates, found, sizeof *candidates, heavier_first);
   for (i = 0; i < found; i++) {
-    if (!best && prelude_valid(candidates[i].path) &&
-        (!candidates[i].moves_macros || names_none(candidates[i].path, &macros))) {
+    if (!best && prelude_valid(request, candidates[i].path) &&
+        (!candidates[i].installed || installed_fits(request, candidates[i].path)) &&
+        (!candidates[i].moves_macros || names_none(request, candidates[i].path, &macros))) {
       best = candidates[i].path;
       *count = candidates[i].count;
     } else {
@@ -1021,11 +1211,14 @@ static char *builder_lock_path(const prelude_request *request) {
 static void build_list(CXIndex index, const prelude_request *request, const char *base) {
   size_t count = request->lines->count, parent_count;
   char *whole = prelude_path(request, count), *parent;
-  if (!prelude_valid(whole)) { /* an empty list's is the base: valid by now */
+  char *valid = prelude_valid(request, whole) ? cubind_xstrdup(whole)
+                                              : installed_prelude(request, NULL, count);
+  if (!valid) { /* an empty list's is the base: valid by now */
     parent = best_partial_prelude(request, &parent_count);
     build_prelude(index, request, count, whole, parent ? parent : base);
     free(parent);
   }
+  free(valid);
   free(whole);
 }
 
@@ -1054,11 +1247,13 @@ static void toolkit_lines(const prelude_request *request, cubind_strlist *lines)
  * request then parses with (new string), or NULL.
  */
 static char *build_base(CXIndex index, const prelude_request *request) {
-  char *shared = shared_base_path(request), *own = prelude_path(request, 0);
+  char *own = prelude_path(request, 0), *valid_shared = valid_shared_base(request);
+  char *shared = valid_shared ? valid_shared : shared_base_path(request, request->cache_dir);
   prelude_request shared_request = *request;
   shared_request.args = &request->shared_args;
-  if ((prelude_valid(shared) || build_prelude(index, &shared_request, 0, shared, NULL)) &&
-      (strcmp(shared, own) == 0 || base_fits(request, shared))) {
+  if ((valid_shared || build_prelude(index, &shared_request, 0, shared, NULL)) &&
+      (strcmp(cubind_basename(shared), cubind_basename(own)) == 0 ||
+       base_fits(request, shared))) {
     free(own);
     return shared;
   }
@@ -1234,29 +1429,51 @@ static void report_choice(const char *path, size_t count, size_t total) {
 /*
  * Splits the options' arguments for the shared base prelude: past the generator's own ones,
  * each -D and -U (the binary's __CUDA_ARCH_LIST__, the user's) goes to varying_macros by name
- * and each -I to varying_dirs; all others, and their values, to shared_args.
+ * and each -I to varying_dirs; all others, and their values, to shared_args. For the installed
+ * preludes: the user's -D and -U go to user_macros by name, their -I and -isystem directories
+ * to user_dirs, and installed_set hashes the arguments before them.
  */
 static void split_varying(prelude_request *request, const prelude_options *options) {
   const cubind_strlist *args = options->args;
+  cubind_strlist before_user = {0};
   size_t i;
   for (i = 0; i < args->count; i++) {
     const char *arg = args->items[i];
     int valued = strcmp(arg, "-isystem") == 0 || strcmp(arg, "-idirafter") == 0 ||
                  strcmp(arg, "-include") == 0 || strcmp(arg, "-iquote") == 0 ||
                  strcmp(arg, "-x") == 0 || strcmp(arg, "-Xclang") == 0;
+    int user = i >= options->user_args;
+    if (user && strcmp(arg, "-isystem") == 0 && i + 1 < args->count)
+      cubind_strlist_add(&request->user_dirs, args->items[i + 1]);
+    else if (user && strncmp(arg, "-isystem", 8) == 0 && arg[8])
+      cubind_strlist_add(&request->user_dirs, arg + 8);
+    else if (user && !(arg[0] == '-' && arg[1] && strchr("DUI", arg[1])))
+      request->user_unknown = 1; /* none that cubind-gen passes on */
+    if (!user)
+      cubind_strlist_add(&before_user, arg);
     if (i >= options->own_args && arg[0] == '-' && arg[1] && strchr("DUI", arg[1])) {
       /* the value as one argument or the next one; a macro's name ends at '=' or '(' */
       const char *value = arg[2] ? arg + 2 : i + 1 < args->count ? args->items[++i] : "";
       char *name = cubind_xstrndup(value, strcspn(value, "=("));
       cubind_strlist_add(arg[1] == 'I' ? &request->varying_dirs : &request->varying_macros,
                          arg[1] == 'I' ? value : name);
+      if (user)
+        cubind_strlist_add(arg[1] == 'I' ? &request->user_dirs : &request->user_macros,
+                           arg[1] == 'I' ? value : name);
+      else if (!arg[2])
+        cubind_strlist_add(&before_user, value);
       free(name);
       continue;
     }
     cubind_strlist_add(&request->shared_args, arg);
-    if (valued && i + 1 < args->count)
+    if (valued && i + 1 < args->count) {
       cubind_strlist_add(&request->shared_args, args->items[++i]);
+      if (!user)
+        cubind_strlist_add(&before_user, args->items[i]);
+    }
   }
+  request->installed_set = option_set_hash(&before_user, options->cuda_path);
+  cubind_strlist_free(&before_user);
 }
 
 /* A request for `lines` (copied into the request's own list; request_free frees it). */
@@ -1266,6 +1483,7 @@ static void request_init(prelude_request *request, const prelude_options *option
   memset(request, 0, sizeof *request);
   request->args = options->args;
   request->cache_dir = options->cache_dir;
+  request->installed_dir = options->installed_dir;
   request->cuda_path = options->cuda_path;
   request->option_set = option_set_hash(options->args, options->cuda_path);
   split_varying(request, options);
@@ -1281,6 +1499,8 @@ static void request_free(prelude_request *request) {
   cubind_strlist_free(&request->shared_args);
   cubind_strlist_free(&request->varying_macros);
   cubind_strlist_free(&request->varying_dirs);
+  cubind_strlist_free(&request->user_macros);
+  cubind_strlist_free(&request->user_dirs);
 }
 
 /*
@@ -1296,12 +1516,14 @@ static char *find_prelude(prelude_request *request, size_t *count) {
     return NULL;
   drop_held_headers(request, base);
   path = prelude_path(request, request->lines->count);
-  if (prelude_valid(path)) {
-    *count = request->lines->count;
-  } else {
+  if (!prelude_valid(request, path)) {
     free(path);
-    path = best_partial_prelude(request, count);
+    path = installed_prelude(request, NULL, request->lines->count);
   }
+  if (path)
+    *count = request->lines->count;
+  else
+    path = best_partial_prelude(request, count);
   if (path) {
     free(base);
     return path;
@@ -1357,9 +1579,14 @@ char *prelude_cache_wait(const prelude_options *options, const cubind_strlist *l
 }
 
 /* prelude_cache_drop: see prelude_cache.h. */
-void prelude_cache_drop(const char *path) {
-  char *sum_path = cubind_xasprintf("%s.sum", path);
-  char *files_path = cubind_xasprintf("%s.files", path);
+void prelude_cache_drop(const prelude_options *options, const char *path) {
+  size_t length = strlen(options->cache_dir);
+  char *sum_path, *files_path;
+  if (strncmp(path, options->cache_dir, length) != 0 || path[length] != '/' ||
+      strchr(path + length + 1, '/'))
+    return; /* an installed prelude: cubind's, read-only to a run */
+  sum_path = cubind_xasprintf("%s.sum", path);
+  files_path = cubind_xasprintf("%s.files", path);
   unlink(sum_path);
   unlink(path);
   unlink(files_path);

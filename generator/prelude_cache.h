@@ -10,6 +10,11 @@
  * key). A run never builds a prelude itself: a detached low-priority builder makes the missing
  * one for the next run (only the texts after a slow main parse wait for it, a bounded time:
  * prelude_cache_wait).
+ * Installed preludes: cubind's build precompiles the base prelude and the heaviest toolkit
+ * headers' (CUB, Thrust, cooperative groups) into <prefix>/share/cubind/preludes, the same
+ * way, with the shim directory there. A run looks up each key in its cache, then there (read
+ * only; a prelude of the cache may be chained onto an installed one), so the first run of an
+ * empty cache need not parse clang's CUDA headers.
  * A cache may make a run slower, never make it fail: <name>.sum holds the checksums of the .pch
  * and its .files, written after both; a prelude that does not match them (truncated,
  * overwritten in place, half-written by a killed run) is not used and is rebuilt, and temporary
@@ -46,7 +51,9 @@ void prelude_leading_lines(const char *path, const cubind_strlist *args, const c
 typedef struct prelude_options {
   const cubind_strlist *args;
   size_t own_args;
+  size_t user_args; /* where the user's -D, -U, -I and -isystem arguments begin */
   const char *cache_dir;
+  const char *installed_dir; /* preludes cubind's build made, read-only (NULL: none) */
   const char *cuda_path;
 } prelude_options;
 
@@ -76,7 +83,10 @@ char *prelude_cache_get(const prelude_options *options, const cubind_strlist *li
 char *prelude_cache_wait(const prelude_options *options, const cubind_strlist *lines,
                          double seconds);
 
-/* prelude_cache_drop: removes a prelude found stale (and its checksums and list of files). */
-void prelude_cache_drop(const char *path);
+/*
+ * prelude_cache_drop: removes a prelude of the cache found stale (and its checksums and list of
+ * files); an installed one is left as it is.
+ */
+void prelude_cache_drop(const prelude_options *options, const char *path);
 
 #endif /* CUBIND_GEN_PRELUDE_CACHE_H */

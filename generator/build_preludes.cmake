@@ -1,0 +1,83 @@
+# build_preludes.cmake: precompiles the installed preludes (generator/prelude_cache.h) with the
+# cubind-gen that will read them, into the directory it looks in (<bin>/../share/cubind/preludes):
+# clang's CUDA headers (the base prelude) and, for each architecture list, each group of toolkit
+# headers that is dear to parse (CUB, Thrust, cooperative groups). A run's first parse of a file
+# that begins with them then costs a fraction of nvcc's, with an empty cache.
+#
+#   cmake -DGEN=<cubind-gen> -DDIR=<preludes dir> "-DARCH_LISTS=none;90"
+#         "-DGROUPS=cub/cub.cuh;cooperative_groups.h,cooperative_groups/reduce.h"
+#         [-DSTAMP=<file>] -P build_preludes.cmake
+#
+# ARCH_LISTS: `none` (a run without a binary) or SM numbers joined by commas, as the binary's
+# cubins are (`80,90`: __CUDA_ARCH_LIST__ is part of CCCL's namespaces). GROUPS: headers joined
+# by commas, included in that order. The directory is emptied first: what an older cubind-gen
+# made is never read again (a key holds every clang argument). A prelude that fails to build is
+# reported and left out; the build goes on (the cache is an optimisation).
+cmake_minimum_required(VERSION 3.20)
+
+foreach(required GEN DIR)
+  if(NOT ${required})
+    message(FATAL_ERROR "build_preludes.cmake: ${required} is not set")
+  endif()
+endforeach()
+
+file(REMOVE_RECURSE "${DIR}")
+file(MAKE_DIRECTORY "${DIR}")
+file(REAL_PATH "${DIR}" DIR) # as cubind-gen finds it (realpath): its path is part of every key
+set(work "${DIR}/.seeds")
+file(MAKE_DIRECTORY "${work}")
+
+# The groups' seeds: a .cu of only their #include lines. The first seed also builds the base.
+set(seeds "")
+set(index 0)
+foreach(group IN LISTS GROUPS)
+  string(REPLACE "," ";" headers "${group}")
+  set(text "")
+  foreach(header IN LISTS headers)
+    string(APPEND text "#include <${header}>\n")
+  endforeach()
+  file(WRITE "${work}/seed${index}.cu" "${text}")
+  list(APPEND seeds "${work}/seed${index}.cu")
+  math(EXPR index "${index} + 1")
+endforeach()
+if(NOT seeds)
+  file(WRITE "${work}/base.cu" "")
+  list(APPEND seeds "${work}/base.cu")
+endif()
+
+set(failed 0)
+foreach(archs IN LISTS ARCH_LISTS)
+  set(arch_args "")
+  if(NOT archs STREQUAL "none")
+    set(arch_args --binary-archs "${archs}")
+  endif()
+  foreach(seed IN LISTS seeds)
+    # the directory is its own cache, and its shim headers are the ones runs will name
+    execute_process(
+      COMMAND "${CMAKE_COMMAND}" -E env "CUBIND_GEN_PRELUDE_DIR=${DIR}"
+              "${GEN}" --prepare --cache-dir "${DIR}" ${arch_args} -o "${work}" "${seed}"
+      RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
+    if(NOT result EQUAL 0)
+      math(EXPR failed "${failed} + 1")
+      message(WARNING "cubind-gen --prepare ${arch_args} ${seed} failed (${result}): ${output}")
+    endif()
+  endforeach()
+endforeach()
+
+# Leave only the preludes: no builder's lock or leftover list, no seeds.
+file(GLOB leftovers "${DIR}/*.lock" "${DIR}/*.want-*")
+if(leftovers)
+  file(REMOVE ${leftovers})
+endif()
+file(REMOVE_RECURSE "${work}")
+file(GLOB preludes "${DIR}/prelude-*.pch")
+list(LENGTH preludes count)
+set(bytes 0)
+foreach(prelude IN LISTS preludes)
+  file(SIZE "${prelude}" size)
+  math(EXPR bytes "${bytes} + ${size} / 1048576")
+endforeach()
+message(STATUS "cubind-gen preludes: ${count} in ${DIR} (${bytes} MiB), for ${ARCH_LISTS}")
+if(STAMP)
+  file(TOUCH "${STAMP}")
+endif()
