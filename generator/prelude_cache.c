@@ -1047,9 +1047,17 @@ static int fits_without(const prelude_request *request, const char *path, int ch
     memset(&forwarders, 0, sizeof forwarders);
   }
   fits = fits && !words.count; /* a macro that forwards to a forwarder: not followed */
+  /* a name asked about that a directory holds: fine only where it is a file the prelude
+     holds (the toolkit's own directory given again) */
   for (i = 0; i < targets.count && fits; i++)
-    for (k = 0; k < dirs->count && fits; k++)
-      fits = !dir_has(dirs->items[k], targets.items[i]);
+    for (k = 0; k < dirs->count && fits; k++) {
+      char *candidate = cubind_xasprintf("%s/%s", dirs->items[k], targets.items[i]);
+      char *real = dir_has(dirs->items[k], targets.items[i]) ? realpath(candidate, NULL) : NULL;
+      fits = !dir_has(dirs->items[k], targets.items[i]) ||
+             (real && cubind_strlist_contains(&held, real));
+      free(real);
+      free(candidate);
+    }
   cubind_strlist_free(&held);
   cubind_strlist_free(&targets);
   cubind_strlist_free(&words);
@@ -1429,7 +1437,8 @@ static void report_choice(const char *path, size_t count, size_t total) {
 /*
  * Splits the options' arguments for the shared base prelude: past the generator's own ones,
  * each -D and -U (the binary's __CUDA_ARCH_LIST__, the user's) goes to varying_macros by name
- * and each -I to varying_dirs; all others, and their values, to shared_args. For the installed
+ * and each -I and the user's -isystem to varying_dirs; all others, and their values, to
+ * shared_args. For the installed
  * preludes: the user's -D and -U go to user_macros by name, their -I and -isystem directories
  * to user_dirs, and installed_set hashes the arguments before them.
  */
@@ -1443,11 +1452,14 @@ static void split_varying(prelude_request *request, const prelude_options *optio
                  strcmp(arg, "-include") == 0 || strcmp(arg, "-iquote") == 0 ||
                  strcmp(arg, "-x") == 0 || strcmp(arg, "-Xclang") == 0;
     int user = i >= options->user_args;
-    if (user && strcmp(arg, "-isystem") == 0 && i + 1 < args->count)
-      cubind_strlist_add(&request->user_dirs, args->items[i + 1]);
-    else if (user && strncmp(arg, "-isystem", 8) == 0 && arg[8])
-      cubind_strlist_add(&request->user_dirs, arg + 8);
-    else if (user && !(arg[0] == '-' && arg[1] && strchr("DUI", arg[1])))
+    if (user && strncmp(arg, "-isystem", 8) == 0) {
+      /* searched before clang's own system directories, as -I ones: a directory that varies */
+      const char *dir = arg[8] ? arg + 8 : i + 1 < args->count ? args->items[++i] : "";
+      cubind_strlist_add(&request->user_dirs, dir);
+      cubind_strlist_add(&request->varying_dirs, dir);
+      continue;
+    }
+    if (user && !(arg[0] == '-' && arg[1] && strchr("DUI", arg[1])))
       request->user_unknown = 1; /* none that cubind-gen passes on */
     if (!user)
       cubind_strlist_add(&before_user, arg);

@@ -22,6 +22,10 @@
 #     the macro
 #   - --prepare builds the whole prelude in the foreground, --binary-archs for the run
 #     --kernels-from a binary of those architectures (with nvcc)
+#   - installed preludes (what cubind's build makes): a fresh cache's run takes them, also with
+#     -D, -U and -I arguments that change nothing in them (a CUB one: through CCCL's
+#     __has_include forwarding macro), not with ones that do, nor when damaged; a run never
+#     writes there, and its builder chains the cache's preludes onto them
 #   prelude_cache.sh <cubind-gen> <cubind include dir> <work dir> [nvcc]
 set -u
 gen=$1 include=$2 work=$3 nvcc=${4:-}
@@ -37,6 +41,8 @@ if ((major < 16)); then
 fi
 rm -rf "$work"
 mkdir -p "$work"
+# the checks before the last section are of the cache alone (cubind's own preludes at the end)
+export CUBIND_GEN_PRELUDE_DIR=
 work=$(cd "$work" && pwd -P) # as /proc names the builder's lock
 cache=$work/cache
 fail() { echo "prelude_cache: $*" >&2; exit 1; }
@@ -341,4 +347,72 @@ err=$(CUBIND_GEN_REPORT=1 "$gen" --cache-dir "$cache" -std=c++20 -I "$include" -
   fail "cxx20: expected one parse, with the prelude; got: $err"
 cmp -s "$work/out/cxx20.cubind.h" "$work/expected/cxx20.cubind.h" ||
   fail "cxx20: the header differs from the --no-cache run's"
-echo "prelude_cache: fresh, warm, normalised, prefix, subsequence, damaged and changed caches; macro lines, local headers, lists left for a busy builder$prepared, C++20: right prelude, same outputs"
+
+# Installed preludes: made as build_preludes.cmake makes them (the directory is its own cache
+# and shim directory), for <cuda_fp16.h>; runs with fresh caches look them up after the cache.
+installed=$work/installed
+printf '#include <cuda_fp16.h>\n' >"$work/seed.cu"
+CUBIND_GEN_PRELUDE_DIR=$installed "$gen" --prepare --cache-dir "$installed" -o "$work/prep_out" \
+  "$work/seed.cu" || fail "installed: --prepare failed"
+rm -f "$installed"/*.lock
+[[ $(ls "$installed"/prelude-*.pch | wc -l) -eq 2 ]] || fail "installed: not a base and a list"
+inst_base=$(cd "$installed" && grep -l '^[0-9a-f]\{16\} [0-9a-f]\{16\}$' prelude-*.pch.sum)
+inst_base=${inst_base%.sum}
+inst_fp16=$(cd "$installed" && ls prelude-*.pch | grep -v "^$inst_base\$")
+snapshot() { (cd "$installed" && find . -type f -printf '%p %s %T@\n' | sort); }
+before=$(snapshot)
+# run_installed WHAT FILE ARG...: a fresh cache's run on FILE.cu with the installed preludes;
+# the header must be the --no-cache run's
+run_installed() {
+  local what=$1 name=$2 err
+  shift 2
+  rm -rf "$work/out" "$work/expected_inst" "$work/cache_inst"
+  "$gen" --no-cache "$@" -o "$work/expected_inst" "$work/$name.cu" || fail "$what: --no-cache run failed"
+  err=$(CUBIND_GEN_PRELUDE_DIR=$installed CUBIND_GEN_REPORT=1 "$gen" --cache-dir "$work/cache_inst" \
+        "$@" -o "$work/out" "$work/$name.cu" 2>&1 >/dev/null) || fail "$what: cubind-gen failed: $err"
+  report=$(printf '%s\n' "$err" | grep '^cubind-gen: prelude ') || fail "$what: no report in: $err"
+  cmp -s "$work/out/$name.cubind.h" "$work/expected_inst/$name.cubind.h" ||
+    fail "$what: the header differs from the --no-cache run's ($report)"
+}
+printf '#include <cubind/annotations.h>\n%s\n' "$kernel" >"$work/plain.cu"
+run_installed "a file of no leading line" plain -I "$include"
+expect "installed base" "^cubind-gen: prelude $inst_base \\(0 of 0 leading lines\\)\$"
+run_installed "fp16, -I, -D and -U that change nothing" fp16 -I "$include" -DCUBIND_TEST_X=1 -UCUBIND_TEST_Y
+expect "installed list" "^cubind-gen: prelude $inst_fp16 \\(1 of 1 leading lines\\)\$"
+run_installed "fp16, a macro it tests" fp16 -I "$include" -D__CUDA_NO_HALF_CONVERSIONS__
+expect "a macro the list's header tests" "^cubind-gen: prelude $inst_base \\(0 of 1 leading lines\\)\$"
+mkdir -p "$work/shadow16"
+cp "$(grep -m1 '/cuda_fp16\.hpp$' "$installed/$inst_fp16.files" | cut -d' ' -f3-)" "$work/shadow16/" ||
+  fail "installed: $inst_fp16.files lacks cuda_fp16.hpp"
+run_installed "fp16, a -I directory with one of its headers" fp16 -I "$include" -I "$work/shadow16"
+expect "a -I directory that shadows" "^cubind-gen: prelude $inst_base \\(0 of 1 leading lines\\)\$"
+# the run's builder builds what the list lacks into the cache, chained onto the installed one
+run_installed "fp16_bf16" fp16_bf16 -I "$include"
+expect "an installed prefix" "^cubind-gen: prelude $inst_fp16 \\(1 of 2 leading lines\\)\$"
+for lock in "$work/cache_inst"/prelude-*.lock; do flock "$lock" true; done
+chained=$(cd "$work/cache_inst" && grep -l " $inst_fp16\$" prelude-*.pch.sum) ||
+  fail "installed: the cache's fp16_bf16 prelude is not chained onto $inst_fp16"
+err=$(CUBIND_GEN_PRELUDE_DIR=$installed CUBIND_GEN_REPORT=1 "$gen" --cache-dir "$work/cache_inst" \
+      -I "$include" -o "$work/out" "$work/fp16_bf16.cu" 2>&1 >/dev/null) || fail "fp16_bf16: $err"
+[[ $err =~ "prelude ${chained%.sum} (2 of 2 leading lines)" ]] ||
+  fail "installed: the chained prelude ${chained%.sum} is not taken: $err"
+[[ $(snapshot) == "$before" ]] || fail "installed: a run changed the installed directory"
+# a damaged installed prelude is not used, and not removed
+printf 'garbage\n' >>"$installed/$inst_fp16.files"
+before=$(snapshot)
+run_installed "fp16, a damaged installed prelude" fp16 -I "$include"
+expect "a damaged installed prelude" "^cubind-gen: prelude $inst_base \\(0 of 1 leading lines\\)\$"
+[[ $(snapshot) == "$before" ]] || fail "installed: the damaged prelude was touched"
+installed_checks="installed preludes"
+# cubind's own, where its build made them: a CUB file with a -I directory (CCCL asks
+# __has_include through _CCCL_HAS_INCLUDE) and a fresh cache parses with one
+own=$(dirname "$gen")/../share/cubind/preludes
+if [[ -n $(ls "$own"/prelude-*.pch 2>/dev/null) ]]; then
+  printf '#include <cub/cub.cuh>\n#include <cubind/annotations.h>\n%s\n' "$kernel" >"$work/cub.cu"
+  rm -rf "$work/out" "$work/cache_own"
+  err=$(env -u CUBIND_GEN_PRELUDE_DIR CUBIND_GEN_REPORT=1 "$gen" --cache-dir "$work/cache_own" \
+        -I "$include" -o "$work/out" "$work/cub.cu" 2>&1 >/dev/null) || fail "cub: $err"
+  [[ $err =~ "(1 of 1 leading lines)" ]] || fail "cub: the build's CUB prelude is not taken: $err"
+  installed_checks+=" (and the build's own, CUB)"
+fi
+echo "prelude_cache: fresh, warm, normalised, prefix, subsequence, damaged and changed caches; macro lines, local headers, lists left for a busy builder$prepared, C++20, $installed_checks: right prelude, same outputs"
