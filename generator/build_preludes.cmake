@@ -1,7 +1,8 @@
 # build_preludes.cmake: precompiles the installed preludes (generator/prelude_cache.h) with the
 # cubind-gen that will read them, into the directory it looks in (<bin>/../share/cubind/preludes):
-# clang's CUDA headers (the base prelude) and, for each architecture list, each group of toolkit
-# headers that is dear to parse (CUB, Thrust, cooperative groups). A run's first parse of a file
+# clang's CUDA headers (the base prelude, also as host OpenMP code sees them) and, for each
+# architecture list, each group of toolkit headers that is dear to parse (CUB, Thrust,
+# cooperative groups). A run's first parse of a file
 # that begins with them then costs a fraction of nvcc's, with an empty cache.
 #
 #   cmake -DGEN=<cubind-gen> -DDIR=<preludes dir> "-DARCH_LISTS=none;90"
@@ -63,6 +64,21 @@ foreach(archs IN LISTS ARCH_LISTS)
     endif()
   endforeach()
 endforeach()
+
+# The base prelude of host OpenMP code (nvcc -Xcompiler -fopenmp): its _OPENMP changes what
+# the C++ library's headers in the base declare. One for every architecture list (the shared
+# base leaves __CUDA_ARCH_LIST__ out); the toolkit headers' lists are parsed on top of it.
+if(ARCH_LISTS)
+  file(WRITE "${work}/openmp.cu" "")
+  execute_process(
+    COMMAND "${CMAKE_COMMAND}" -E env "CUBIND_GEN_PRELUDE_DIR=${DIR}"
+            "${GEN}" --prepare --cache-dir "${DIR}" --nvcc-options -Xcompiler -fopenmp --
+            -o "${work}" "${work}/openmp.cu"
+    RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
+  if(NOT result EQUAL 0)
+    message(WARNING "cubind-gen --prepare (host OpenMP) failed (${result}): ${output}")
+  endif()
+endif()
 
 # Leave only the preludes: no builder's lock or leftover list, no seeds.
 file(GLOB leftovers "${DIR}/*.lock" "${DIR}/*.want-*")

@@ -2,7 +2,8 @@
 # targets, the CMake package files (and their version), both pkg-config files, the licence and
 # changelog; the pkg-config files' version; and ldconfig's decision (it runs only for a
 # directory of the loader's cache, as root, without DESTDIR).
-#   cmake -DBUILD_DIR=build -DPREFIX=/tmp/p -DLIBDIR=lib -DVERSION=0.2.0 -P install.cmake
+#   cmake -DBUILD_DIR=build -DPREFIX=/tmp/p -DLIBDIR=lib -DVERSION=0.2.0 [-DPRELUDES=ON]
+#         -P install.cmake
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
 cubind_require(BUILD_DIR PREFIX LIBDIR VERSION)
 file(REMOVE_RECURSE "${PREFIX}")
@@ -20,6 +21,22 @@ foreach(file IN ITEMS
     message(FATAL_ERROR "not installed: ${PREFIX}/${file}\n${output}")
   endif()
 endforeach()
+# The installed preludes (generator/build_preludes.cmake, run again at install): a fresh
+# cache's first run of the installed cubind-gen parses with the base one.
+if(PRELUDES)
+  file(GLOB preludes "${PREFIX}/share/cubind/preludes/prelude-*.pch")
+  if(NOT preludes)
+    message(FATAL_ERROR "no preludes in ${PREFIX}/share/cubind/preludes\n${output}")
+  endif()
+  set(work "${PREFIX}/../prelude-check")
+  file(REMOVE_RECURSE "${work}")
+  file(WRITE "${work}/k.cu" "__global__ void k(float *x) { x[0] = 1; }\n")
+  cubind_run(report "${CMAKE_COMMAND}" -E env --unset=CUBIND_GEN_PRELUDE_DIR CUBIND_GEN_REPORT=1
+             "${PREFIX}/bin/cubind-gen" --cache-dir "${work}/cache" -o "${work}/out" "${work}/k.cu")
+  cubind_expect("${report}" "cubind-gen: prelude prelude-[0-9a-f]+\\.pch \\(0 of 0"
+                "the installed cubind-gen's first run with an empty cache")
+  file(REMOVE_RECURSE "${work}")
+endif()
 file(READ "${PREFIX}/share/doc/cubind/LICENSE" license)
 cubind_expect("${license}" "^MIT License" "the installed LICENSE")
 foreach(pc IN ITEMS cubind cubind-shared)
