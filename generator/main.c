@@ -54,12 +54,18 @@ static void build_depfile(cubind_buf *out, const char *header, const char *sourc
   cubind_buf_puts(out, "\n");
 }
 
-/* The toolkit: --cuda-path, else $CUDA_PATH, else the one found when cubind-gen was built. */
-static const char *cuda_path(const cubind_cli *cli) {
+/*
+ * The toolkit: --cuda-path, else $CUDA_PATH, else the one found when cubind-gen was built; as
+ * its real path where it has one (a new string), so that /usr/local/cuda and the versioned
+ * directory it links to share the precompiled preludes, whose keys hold clang's arguments.
+ */
+static char *cuda_path(const cubind_cli *cli) {
   const char *env = getenv("CUDA_PATH");
-  if (cli->cuda_path)
-    return cli->cuda_path;
-  return env && *env ? env : CUBIND_GEN_DEFAULT_CUDA_PATH;
+  const char *path = cli->cuda_path ? cli->cuda_path
+                     : env && *env  ? env
+                                    : CUBIND_GEN_DEFAULT_CUDA_PATH;
+  char *real = realpath(path, NULL);
+  return real ? real : cubind_xstrdup(path);
 }
 
 /*
@@ -181,7 +187,7 @@ static int generate(const cubind_cli *cli) {
   cubind_buf contents[4] = {{0}, {0}, {0}, {0}};
   const char *paths[4];
   char *header_path = NULL, *source_path = NULL, *names_path = NULL, *name, *cache = NULL,
-       *installed = NULL;
+       *installed = NULL, *toolkit = NULL;
   char *input = NULL;
   cubind_parse_options options;
   int status = CUBIND_EXIT_ERROR;
@@ -200,7 +206,7 @@ static int generate(const cubind_cli *cli) {
   memset(&options, 0, sizeof options);
   model.fatbin_name = cli->fatbin_name ? cubind_xstrdup(cli->fatbin_name) : NULL;
   model.prefix = cli->prefix ? cubind_xstrdup(cli->prefix) : NULL;
-  options.cuda_path = cuda_path(cli);
+  options.cuda_path = toolkit = cuda_path(cli);
   {
     /* a wrong toolkit path would otherwise surface as a cascade of unknown CUDA keywords */
     char *probe_path = cubind_xasprintf("%s/include/cuda_runtime.h", options.cuda_path);
@@ -282,6 +288,7 @@ static int generate(const cubind_cli *cli) {
   free(names_path);
   free(cache);
   free(installed);
+  free(toolkit);
   cubind_buf_free(&contents[0]);
   cubind_buf_free(&contents[1]);
   cubind_buf_free(&contents[2]);
