@@ -116,6 +116,7 @@ files_table() {
       # keep only the base prelude (chained onto none: two checksums in its .sum): this list's
       # is not built yet
       for pch in "$work/cache"/prelude-*.pch; do
+        [[ -e $pch ]] || continue # nothing cached: the installed preludes served it
         grep -q '^[0-9a-f]* [0-9a-f]*$' "$pch.sum" || rm -f "$pch" "$pch".*
       done
       rm -f "$work/out/$name.cubind."*

@@ -7,11 +7,13 @@
 #
 #   cmake -DGEN=<cubind-gen> -DDIR=<preludes dir> "-DARCH_LISTS=none;90"
 #         "-DGROUPS=cub/cub.cuh;cooperative_groups.h,cooperative_groups/reduce.h"
-#         [-DSTAMP=<file>] -P build_preludes.cmake
+#         [-DOPENMP=ON] [-DSTAMP=<file>] -P build_preludes.cmake
 #
 # ARCH_LISTS: `none` (a run without a binary) or SM numbers joined by commas, as the binary's
 # cubins are (`80,90`: __CUDA_ARCH_LIST__ is part of CCCL's namespaces). GROUPS: headers joined
-# by commas, included in that order. The directory is emptied first: what an older cubind-gen
+# by commas, included in that order. OPENMP: each list's groups also as host OpenMP code sees
+# them (nvcc -Xcompiler -fopenmp: its _OPENMP changes what the C++ library's headers declare,
+# so they make preludes of their own); the OpenMP base prelude is built either way. The directory is emptied first: what an older cubind-gen
 # made is never read again (a key holds every clang argument). A prelude that fails to build is
 # reported and left out; the build goes on (the cache is an optimisation).
 cmake_minimum_required(VERSION 3.20)
@@ -46,38 +48,43 @@ if(NOT seeds)
   list(APPEND seeds "${work}/base.cu")
 endif()
 
-set(failed 0)
+# prepare(SEED ARGS...): cubind-gen --prepare of the seed with the arguments; the directory is
+# its own cache, and its shim headers are the ones runs will name
+function(prepare seed)
+  execute_process(
+    COMMAND "${CMAKE_COMMAND}" -E env "CUBIND_GEN_PRELUDE_DIR=${DIR}"
+            "${GEN}" --prepare --cache-dir "${DIR}" ${ARGN} -o "${work}" "${seed}"
+    RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
+  if(NOT result EQUAL 0)
+    string(REPLACE ";" " " shown "${ARGN}")
+    message(WARNING "cubind-gen --prepare ${shown} ${seed} failed (${result}): ${output}")
+  endif()
+endfunction()
+
+set(openmp_variants "plain")
+if(OPENMP)
+  list(APPEND openmp_variants "openmp")
+endif()
 foreach(archs IN LISTS ARCH_LISTS)
   set(arch_args "")
   if(NOT archs STREQUAL "none")
     set(arch_args --binary-archs "${archs}")
   endif()
-  foreach(seed IN LISTS seeds)
-    # the directory is its own cache, and its shim headers are the ones runs will name
-    execute_process(
-      COMMAND "${CMAKE_COMMAND}" -E env "CUBIND_GEN_PRELUDE_DIR=${DIR}"
-              "${GEN}" --prepare --cache-dir "${DIR}" ${arch_args} -o "${work}" "${seed}"
-      RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
-    if(NOT result EQUAL 0)
-      math(EXPR failed "${failed} + 1")
-      message(WARNING "cubind-gen --prepare ${arch_args} ${seed} failed (${result}): ${output}")
+  foreach(variant IN LISTS openmp_variants)
+    set(openmp_args "")
+    if(variant STREQUAL "openmp")
+      set(openmp_args --nvcc-options -Xcompiler -fopenmp --)
     endif()
+    foreach(seed IN LISTS seeds)
+      prepare("${seed}" ${openmp_args} ${arch_args})
+    endforeach()
   endforeach()
 endforeach()
-
-# The base prelude of host OpenMP code (nvcc -Xcompiler -fopenmp): its _OPENMP changes what
-# the C++ library's headers in the base declare. One for every architecture list (the shared
-# base leaves __CUDA_ARCH_LIST__ out); the toolkit headers' lists are parsed on top of it.
-if(ARCH_LISTS)
+# host OpenMP code's base (one for every architecture list: the shared base leaves
+# __CUDA_ARCH_LIST__ out), when no group made it
+if(ARCH_LISTS AND NOT OPENMP)
   file(WRITE "${work}/openmp.cu" "")
-  execute_process(
-    COMMAND "${CMAKE_COMMAND}" -E env "CUBIND_GEN_PRELUDE_DIR=${DIR}"
-            "${GEN}" --prepare --cache-dir "${DIR}" --nvcc-options -Xcompiler -fopenmp --
-            -o "${work}" "${work}/openmp.cu"
-    RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
-  if(NOT result EQUAL 0)
-    message(WARNING "cubind-gen --prepare (host OpenMP) failed (${result}): ${output}")
-  endif()
+  prepare("${work}/openmp.cu" --nvcc-options -Xcompiler -fopenmp --)
 endif()
 
 # Leave only the preludes: no builder's lock or leftover list, no seeds.
@@ -93,7 +100,8 @@ foreach(prelude IN LISTS preludes)
   file(SIZE "${prelude}" size)
   math(EXPR bytes "${bytes} + ${size} / 1048576")
 endforeach()
-message(STATUS "cubind-gen preludes: ${count} in ${DIR} (${bytes} MiB), for ${ARCH_LISTS}")
+message(STATUS "cubind-gen preludes: ${count} in ${DIR} (${bytes} MiB), for ${ARCH_LISTS}"
+               " (${openmp_variants})")
 if(STAMP)
   file(TOUCH "${STAMP}")
 endif()
