@@ -106,15 +106,18 @@ static char *installed_preludes(void) {
   const char *env = getenv("CUBIND_GEN_PRELUDE_DIR");
   char *exe, *slash, *dir, *real;
   struct stat info;
-  if (env)
-    return *env ? cubind_xstrdup(env) : NULL;
-  exe = realpath("/proc/self/exe", NULL);
+  if (env && !*env)
+    return NULL;
+  exe = env ? NULL : realpath("/proc/self/exe", NULL);
   slash = exe ? strrchr(exe, '/') : NULL;
-  if (!slash) {
+  if (!env && !slash) {
     free(exe);
     return NULL;
   }
-  dir = cubind_xasprintf("%.*s/%s", (int)(slash - exe), exe, CUBIND_GEN_PRELUDE_DIR_FROM_BIN);
+  /* as a real path: it is part of every key (the shim headers' directory) */
+  dir = env ? cubind_xstrdup(env)
+            : cubind_xasprintf("%.*s/%s", (int)(slash - exe), exe,
+                               CUBIND_GEN_PRELUDE_DIR_FROM_BIN);
   real = realpath(dir, NULL);
   free(dir);
   free(exe);

@@ -223,7 +223,6 @@ static int prelude_valid(const prelude_request *request, const char *path) {
   return valid_checksum(request, path) != 0;
 }
 
-
 /*
  * What every key of an option set starts from: the libclang version, every argument and the
  * toolkit's cuda_runtime.h (its size and modification time).
@@ -782,41 +781,6 @@ static int heavier_first(const void *a, const void *b) {
   return x->weight < y->weight ? 1 : x->weight > y->weight ? -1 : 0;
 }
 
-/*
- * Adds the prelude at `path` (taken over) to `candidates` when it is there, with its weight;
- * frees `path` otherwise.
- */
-static void add_one_candidate(const prelude_request *request, partial_prelude *candidates,
-                              size_t *found, char *path, size_t count, int moves_macros,
-                              int installed) {
-  partial_prelude *candidate = &candidates[*found];
-  candidate->weight = path ? prelude_weight(request, path, MAX_CHAIN) : 0;
-  if (!candidate->weight) {
-    free(path);
-    return;
-  }
-  candidate->path = path;
-  candidate->count = count;
-  candidate->moves_macros = moves_macros;
-  candidate->installed = installed;
-  ++*found;
-}
-
-static char *installed_path_of(const prelude_request *request, const size_t *picked,
-                               size_t count);
-
-/*
- * Adds the preludes of the `count` lines that `picked` numbers (NULL: the first `count`) to
- * `candidates`: the cache's and the installed one, those that are there (two at most).
- */
-static void add_candidate(const prelude_request *request, partial_prelude *candidates,
-                          size_t *found, const size_t *picked, size_t count, int moves_macros) {
-  add_one_candidate(request, candidates, found, prelude_path_of(request, picked, count), count,
-                    moves_macros, 0);
-  add_one_candidate(request, candidates, found, installed_path_of(request, picked, count), count,
-                    moves_macros, 1);
-}
-
 /* The name a macro line (`#define NAME ...`, `#undef NAME`) is about, as a new string. */
 static char *macro_name(const char *line) {
   const char *stop = line + strlen(line);
@@ -1079,7 +1043,8 @@ static int base_fits(const prelude_request *request, const char *path) {
  * (fits_without).
  */
 static int installed_fits(const prelude_request *request, const char *path) {
-  return !request->user_unknown && fits_without(request, path, 1, &request->user_macros, &request->user_dirs);
+  return !request->user_unknown &&
+         fits_without(request, path, 1, &request->user_macros, &request->user_dirs);
 }
 
 /*
@@ -1151,6 +1116,38 @@ static size_t split_lines(const prelude_request *request, size_t *includes,
     }
   }
   return count;
+}
+
+/*
+ * Adds the prelude at `path` (taken over) to `candidates` when it is there, with its weight;
+ * frees `path` otherwise.
+ */
+static void add_one_candidate(const prelude_request *request, partial_prelude *candidates,
+                              size_t *found, char *path, size_t count, int moves_macros,
+                              int installed) {
+  partial_prelude *candidate = &candidates[*found];
+  candidate->weight = path ? prelude_weight(request, path, MAX_CHAIN) : 0;
+  if (!candidate->weight) {
+    free(path);
+    return;
+  }
+  candidate->path = path;
+  candidate->count = count;
+  candidate->moves_macros = moves_macros;
+  candidate->installed = installed;
+  ++*found;
+}
+
+/*
+ * Adds the preludes of the `count` lines that `picked` numbers (NULL: the first `count`) to
+ * `candidates`: the cache's and the installed one, those that are there (two at most).
+ */
+static void add_candidate(const prelude_request *request, partial_prelude *candidates,
+                          size_t *found, const size_t *picked, size_t count, int moves_macros) {
+  add_one_candidate(request, candidates, found, prelude_path_of(request, picked, count), count,
+                    moves_macros, 0);
+  add_one_candidate(request, candidates, found, installed_path_of(request, picked, count), count,
+                    moves_macros, 1);
 }
 
 /*

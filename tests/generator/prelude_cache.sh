@@ -404,15 +404,25 @@ run_installed "fp16, a damaged installed prelude" fp16 -I "$include"
 expect "a damaged installed prelude" "^cubind-gen: prelude $inst_base \\(0 of 1 leading lines\\)\$"
 [[ $(snapshot) == "$before" ]] || fail "installed: the damaged prelude was touched"
 installed_checks="installed preludes"
-# cubind's own, where its build made them: a CUB file with a -I directory (CCCL asks
+# cubind's own, where its build made them (for the first architecture list the build was
+# configured with, $CUBIND_TEST_PRELUDE_ARCHS, space-separated): a CUB file with a -I directory (CCCL asks
 # __has_include through _CCCL_HAS_INCLUDE) and a fresh cache parses with one
 own=$(dirname "$gen")/../share/cubind/preludes
-if [[ -n $(ls "$own"/prelude-*.pch 2>/dev/null) ]]; then
+read -r archs _ <<<"${CUBIND_TEST_PRELUDE_ARCHS:-}"
+if [[ -n $(ls "$own"/prelude-*.pch 2>/dev/null) && -n $archs && ( $archs == none || -n $nvcc ) ]]; then
   printf '#include <cub/cub.cuh>\n#include <cubind/annotations.h>\n%s\n' "$kernel" >"$work/cub.cu"
+  binary=()
+  if [[ $archs != none ]]; then
+    gencode=()
+    for arch in ${archs//,/ }; do gencode+=(-gencode "arch=compute_$arch,code=sm_$arch"); done
+    "$nvcc" -fatbin "${gencode[@]}" -I "$include" -o "$work/cub.fatbin" "$work/cub.cu" ||
+      fail "cub: nvcc failed"
+    binary=(--kernels-from "$work/cub.fatbin")
+  fi
   rm -rf "$work/out" "$work/cache_own"
   err=$(env -u CUBIND_GEN_PRELUDE_DIR CUBIND_GEN_REPORT=1 "$gen" --cache-dir "$work/cache_own" \
-        -I "$include" -o "$work/out" "$work/cub.cu" 2>&1 >/dev/null) || fail "cub: $err"
-  [[ $err =~ "(1 of 1 leading lines)" ]] || fail "cub: the build's CUB prelude is not taken: $err"
-  installed_checks+=" (and the build's own, CUB)"
+        -I "$include" "${binary[@]}" -o "$work/out" "$work/cub.cu" 2>&1 >/dev/null) || fail "cub: $err"
+  [[ $err =~ "(1 of 1 leading lines)" ]] || fail "cub: the build's CUB prelude ($archs) is not taken: $err"
+  installed_checks+=" (and the build's own, CUB for $archs)"
 fi
 echo "prelude_cache: fresh, warm, normalised, prefix, subsequence, damaged and changed caches; macro lines, local headers, lists left for a busy builder$prepared, C++20, $installed_checks: right prelude, same outputs"
