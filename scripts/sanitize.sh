@@ -19,8 +19,7 @@ root=$PWD
 # ThreadSanitizer: the threading test, in its own build (scripts/test.sh's build runs it too).
 echo "== ThreadSanitizer: runtime_threads_tsan"
 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUBIND_LLVM_VERSION=19 \
-  -DCUBIND_BUILD_EXAMPLES=OFF -DCUBIND_BUILD_BENCHMARKS=OFF -DCUBIND_BUILD_GENERATOR=ON \
-  -DCUBIND_PRELUDE_ARCHS= >/dev/null
+  -DCUBIND_BUILD_EXAMPLES=OFF -DCUBIND_BUILD_BENCHMARKS=OFF -DCUBIND_BUILD_GENERATOR=ON >/dev/null
 cmake --build build-tsan -j "$jobs" --target test_runtime_threads_tsan
 ctest --test-dir build-tsan -R '^runtime_threads_tsan$' --no-tests=error --output-on-failure
 
