@@ -202,8 +202,10 @@ static unsigned long long chain_checksum(const prelude_request *request, const c
   char *sum_path = cubind_xasprintf("%s.sum", path);
   char *files_path = cubind_xasprintf("%s.files", path);
   prelude_sums sums;
+  /* the .pch's checksum last: it reads the whole file (32 MB for CUB), a stale prelude's held
+     files (an updated toolkit) are found out at a stat each */
   int valid = links > 0 && read_sums(sum_path, &sums) && sums.files == file_checksum(files_path) &&
-              sums.pch == file_checksum(path) && held_files_unchanged(files_path);
+              held_files_unchanged(files_path) && sums.pch == file_checksum(path);
   if (valid && sums.parent) {
     char *parent = parent_path(request, path, sums.parent_name);
     valid = parent &&

@@ -423,6 +423,15 @@ if [[ -n $(ls "$own"/prelude-*.pch 2>/dev/null) && -n $archs && ( $archs == none
   err=$(env -u CUBIND_GEN_PRELUDE_DIR CUBIND_GEN_REPORT=1 "$gen" --cache-dir "$work/cache_own" \
         -I "$include" "${binary[@]}" -o "$work/out" "$work/cub.cu" 2>&1 >/dev/null) || fail "cub: $err"
   [[ $err =~ "(1 of 1 leading lines)" ]] || fail "cub: the build's CUB prelude ($archs) is not taken: $err"
-  installed_checks+=" (and the build's own, CUB for $archs)"
+  # a directory that holds what CCCL asks _CCCL_HAS_INCLUDE(<nvtx3/nvtx3.hpp>) about: not taken
+  mkdir -p "$work/nvtx/nvtx3"
+  : >"$work/nvtx/nvtx3/nvtx3.hpp"
+  rm -rf "$work/out" "$work/cache_own"
+  err=$(env -u CUBIND_GEN_PRELUDE_DIR CUBIND_GEN_REPORT=1 "$gen" --cache-dir "$work/cache_own" \
+        -I "$include" -I "$work/nvtx" "${binary[@]}" -o "$work/out" "$work/cub.cu" 2>&1 >/dev/null) ||
+    fail "cub with nvtx3: $err"
+  [[ $err =~ "(0 of 1 leading lines)" ]] ||
+    fail "cub: the CUB prelude is taken though a -I directory holds nvtx3/nvtx3.hpp: $err"
+  installed_checks+=" (and the build's own, CUB for $archs, not with a __has_include target)"
 fi
 echo "prelude_cache: fresh, warm, normalised, prefix, subsequence, damaged and changed caches; macro lines, local headers, lists left for a busy builder$prepared, C++20, $installed_checks: right prelude, same outputs"
