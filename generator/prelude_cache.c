@@ -1,4 +1,5 @@
 /* prelude_cache.c: the precompiled prelude cache (see prelude_cache.h). */
+#define _GNU_SOURCE /* memmem: the headers' texts are searched for whole names */
 #include "prelude_cache.h"
 
 #include <ctype.h>
@@ -795,12 +796,11 @@ static const char *next_mention(const char *text, size_t size, const char *from,
                                 const char *name) {
   size_t length = strlen(name);
   const char *at, *end = text + size;
-  for (at = from; length && (at = memchr(at, name[0], (size_t)(end - at))) != NULL &&
-                  (size_t)(end - at) >= length;
-       at++) {
+  /* memmem, not memchr of the first character: CCCL's names begin with '_' */
+  for (at = from; length && (at = memmem(at, (size_t)(end - at), name, length)) != NULL; at++) {
     int before = at > text && (isalnum((unsigned char)at[-1]) || at[-1] == '_');
     int after = at + length < end && (isalnum((unsigned char)at[length]) || at[length] == '_');
-    if (memcmp(at, name, length) == 0 && !before && !after)
+    if (!before && !after)
       return at;
   }
   return NULL;
