@@ -221,6 +221,7 @@ static int generate(const cubind_cli *cli) {
                   "or set CUDA_PATH",
                   options.cuda_path);
       cubind_model_free(&model);
+      free(toolkit);
       return CUBIND_EXIT_ERROR;
     }
     fclose(header);
@@ -231,6 +232,7 @@ static int generate(const cubind_cli *cli) {
   if (read_binaries(cli, &binary, &earlier) != 0) {
     free_binaries(cli, &binary, earlier);
     cubind_model_free(&model);
+    free(toolkit);
     return CUBIND_EXIT_ERROR;
   }
   /* clang reads a file name beginning with '-' as an option (cubind-gen's own "--" ended
