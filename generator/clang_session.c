@@ -233,10 +233,10 @@ static void build_arguments(clang_session *session) {
     cubind_strlist_add(args, list.data);
     cubind_buf_free(&list);
   }
+  session->prelude_options.user_args = args->count; /* the installed preludes have none past */
   /* The toolkit's include directory stays a system directory however the user names it
      (pkg-config --cflags cubind gives it as -I): as a user directory it would shadow clang's
      system one, and errors in toolkit headers would count as the user's. */
-  session->prelude_options.user_args = args->count;
   toolkit_include = cubind_xasprintf("%s/include", options->cuda_path);
   toolkit_real = realpath(toolkit_include, NULL);
   free(toolkit_include);

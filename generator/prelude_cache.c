@@ -1161,7 +1161,8 @@ static void add_candidate(const prelude_request *request, partial_prelude *candi
  * libraries are made to be included. A subsequence that leaves out macro lines is taken only
  * where no header it holds names those macros (names_none). A prefix that holds only <cstdio>
  * must not hide a subsequence that holds <cub/cub.cuh>: candidates go heaviest first, and only
- * the one taken is validated (a checksum reads the whole .pch).
+ * the one taken is validated (a checksum reads the whole .pch). Each part is looked for in the
+ * cache and among the installed preludes (those only where they fit: installed_fits).
  */
 static char *best_partial_prelude(const prelude_request *request, size_t *count) {
   size_t n = request->lines->count, includes[MAX_SUBSEQUENCE_LINES], picked[MAX_SUBSEQUENCE_LINES];
@@ -1516,9 +1517,9 @@ static void request_free(prelude_request *request) {
 
 /*
  * The best valid prelude for the request now: once there is a base prelude for it (usable_base;
- * the list then normalised against it), the whole list's, else the one that holds most of it
- * (best_partial_prelude), else the base; NULL without a base. *count: how many lines of the
- * (normalised) list it holds.
+ * the list then normalised against it), the whole list's (the cache's, else an installed one
+ * that fits), else the one that holds most of it (best_partial_prelude), else the base; NULL
+ * without a base. *count: how many lines of the (normalised) list it holds.
  */
 static char *find_prelude(prelude_request *request, size_t *count) {
   char *base = usable_base(request), *path;
