@@ -13,9 +13,10 @@
 # cubins are (`80,90`: __CUDA_ARCH_LIST__ is part of CCCL's namespaces). GROUPS: headers joined
 # by commas, included in that order. OPENMP: each list's groups also as host OpenMP code sees
 # them (nvcc -Xcompiler -fopenmp: its _OPENMP changes what the C++ library's headers declare,
-# so they make preludes of their own); the OpenMP base prelude is built either way. The directory is emptied first: what an older cubind-gen
-# made is never read again (a key holds every clang argument). A prelude that fails to build is
-# reported and left out; the build goes on (the cache is an optimisation).
+# so they make preludes of their own); the OpenMP base prelude is built either way. What an
+# earlier run left in the directory (preludes, shim headers) is removed first, and nothing else:
+# an older cubind-gen's are never read again (a key holds every clang argument). A prelude that
+# fails to build is reported and left out; the build goes on (the cache is an optimisation).
 cmake_minimum_required(VERSION 3.20)
 
 foreach(required GEN DIR)
@@ -24,9 +25,14 @@ foreach(required GEN DIR)
   endif()
 endforeach()
 
-file(REMOVE_RECURSE "${DIR}")
 file(MAKE_DIRECTORY "${DIR}")
 file(REAL_PATH "${DIR}" DIR) # as cubind-gen finds it (realpath): its path is part of every key
+# Only what this script and cubind-gen make there is removed, never the directory itself
+file(GLOB old_files "${DIR}/prelude-*" "${DIR}/.prelude-*")
+file(GLOB old_dirs "${DIR}/shim-clang*" "${DIR}/.seeds")
+if(old_files OR old_dirs)
+  file(REMOVE_RECURSE ${old_files} ${old_dirs})
+endif()
 set(work "${DIR}/.seeds")
 file(MAKE_DIRECTORY "${work}")
 
