@@ -251,18 +251,25 @@ static unsigned long long option_set_hash(const cubind_strlist *args, const char
 }
 
 /*
- * The prelude of the `count` leading lines that `picked` numbers (in order; NULL: the first
- * `count`): <cache_dir>/prelude-<key>.pch, the key hashing the option set and those lines.
+ * The one place a prelude's name is made: <dir>/prelude-<key>.pch, the key hashing an option
+ * set's hash `set` and the `count` leading lines that `picked` numbers (in order; NULL: the
+ * first `count`).
  */
-static char *prelude_path_of(const prelude_request *request, const size_t *picked,
-                             size_t count) {
-  unsigned long long hash = hash_bytes(request->option_set, "\0lines", 7);
+static char *key_path(const prelude_request *request, const char *dir, unsigned long long set,
+                      const size_t *picked, size_t count) {
+  unsigned long long hash = hash_bytes(set, "\0lines", 7);
   size_t i;
   for (i = 0; i < count; i++) {
     const char *line = request->lines->items[picked ? picked[i] : i];
     hash = hash_bytes(hash, line, strlen(line) + 1);
   }
-  return cubind_xasprintf("%s/prelude-%016llx.pch", request->cache_dir, hash);
+  return cubind_xasprintf("%s/prelude-%016llx.pch", dir, hash);
+}
+
+/* The cache's prelude of the `count` leading lines that `picked` numbers (as key_path). */
+static char *prelude_path_of(const prelude_request *request, const size_t *picked,
+                             size_t count) {
+  return key_path(request, request->cache_dir, request->option_set, picked, count);
 }
 
 /* The prelude of the first `count` leading lines. */
@@ -847,8 +854,7 @@ static int names_none(const prelude_request *request, const char *path,
  * varies).
  */
 static char *shared_base_path(const prelude_request *request, const char *dir) {
-  return cubind_xasprintf("%s/prelude-%016llx.pch", dir,
-                          hash_bytes(request->shared_set, "\0lines", 7));
+  return key_path(request, dir, request->shared_set, NULL, 0);
 }
 
 /*
@@ -857,11 +863,11 @@ static char *shared_base_path(const prelude_request *request, const char *dir) {
  */
 static char *valid_shared_base(const prelude_request *request) {
   char *path = shared_base_path(request, request->cache_dir);
-  if (!prelude_valid(request, path) && request->installed_dir) {
-    free(path);
-    path = shared_base_path(request, request->installed_dir);
-  }
-  if (prelude_valid(request, path))
+  if (prelude_valid(request, path)) /* validated once: a checksum reads the whole .pch */
+    return path;
+  free(path);
+  path = request->installed_dir ? shared_base_path(request, request->installed_dir) : NULL;
+  if (path && prelude_valid(request, path))
     return path;
   free(path);
   return NULL;
@@ -976,8 +982,8 @@ static int shadows_held(const cubind_strlist *dirs, const char *real) {
 static int fits_without(const prelude_request *request, const char *path, int chain,
                         const cubind_strlist *macros, const cubind_strlist *dirs) {
   cubind_strlist held = {0}, targets = {0}, words = {0}, forwarders = {0};
-  char *link = cubind_xstrdup(path);
-  size_t i, k, pass;
+  char *link = cubind_xstrdup(path), **texts;
+  size_t i, k, pass, *sizes;
   int fits = 1, links = MAX_CHAIN;
   if (!macros->count && !dirs->count) {
     free(link);
@@ -990,23 +996,23 @@ static int fits_without(const prelude_request *request, const char *path, int ch
     link = parent;
   }
   free(link);
+  texts = cubind_xcalloc(held.count + 1, sizeof *texts); /* each file read once, kept for both */
+  sizes = cubind_xcalloc(held.count + 1, sizeof *sizes);
   cubind_strlist_add(&words, "__has_include");
   cubind_strlist_add(&words, "__has_include_next");
   /* a second pass looks for the macros that forward to __has_include, if any */
   for (pass = 0; pass < 2 && words.count && fits; pass++) {
     for (i = 0; i < held.count && fits; i++) {
-      char *text = NULL;
-      size_t size = 0;
-      if (cubind_read_file_quiet(held.items[i], CUBIND_MAX_SOURCE_BYTES, &text, &size) != 0) {
+      if (pass == 0 && cubind_read_file_quiet(held.items[i], CUBIND_MAX_SOURCE_BYTES, &texts[i],
+                                              &sizes[i]) != 0) {
         fits = 0; /* unreadable: as if it named them */
-      } else {
-        for (k = 0; pass == 0 && k < macros->count && fits; k++)
-          fits = !mentions(text, size, macros->items[k]);
-        if (fits && dirs->count)
-          fits = has_include_targets(text, size, &words, &targets, &forwarders) &&
-                 (pass || !shadows_held(dirs, held.items[i]));
+        break;
       }
-      free(text);
+      for (k = 0; pass == 0 && k < macros->count && fits; k++)
+        fits = !mentions(texts[i], sizes[i], macros->items[k]);
+      if (fits && dirs->count)
+        fits = has_include_targets(texts[i], sizes[i], &words, &targets, &forwarders) &&
+               (pass || !shadows_held(dirs, held.items[i]));
     }
     cubind_strlist_free(&words);
     words = forwarders;
@@ -1017,13 +1023,18 @@ static int fits_without(const prelude_request *request, const char *path, int ch
      holds (the toolkit's own directory given again) */
   for (i = 0; i < targets.count && fits; i++)
     for (k = 0; k < dirs->count && fits; k++) {
-      char *candidate = cubind_xasprintf("%s/%s", dirs->items[k], targets.items[i]);
-      char *real = dir_has(dirs->items[k], targets.items[i]) ? realpath(candidate, NULL) : NULL;
-      fits = !dir_has(dirs->items[k], targets.items[i]) ||
-             (real && cubind_strlist_contains(&held, real));
-      free(real);
-      free(candidate);
+      if (dir_has(dirs->items[k], targets.items[i])) {
+        char *candidate = cubind_xasprintf("%s/%s", dirs->items[k], targets.items[i]);
+        char *real = realpath(candidate, NULL);
+        fits = real && cubind_strlist_contains(&held, real);
+        free(real);
+        free(candidate);
+      }
     }
+  for (i = 0; i < held.count; i++)
+    free(texts[i]);
+  free(texts);
+  free(sizes);
   cubind_strlist_free(&held);
   cubind_strlist_free(&targets);
   cubind_strlist_free(&words);
@@ -1056,15 +1067,9 @@ static int installed_fits(const prelude_request *request, const char *path) {
  */
 static char *installed_path_of(const prelude_request *request, const size_t *picked,
                                size_t count) {
-  unsigned long long hash = hash_bytes(request->installed_set, "\0lines", 7);
-  size_t i;
-  if (!request->installed_dir)
-    return NULL;
-  for (i = 0; i < count; i++) {
-    const char *line = request->lines->items[picked ? picked[i] : i];
-    hash = hash_bytes(hash, line, strlen(line) + 1);
-  }
-  return cubind_xasprintf("%s/prelude-%016llx.pch", request->installed_dir, hash);
+  return request->installed_dir ? key_path(request, request->installed_dir,
+                                           request->installed_set, picked, count)
+                                : NULL;
 }
 
 /*
