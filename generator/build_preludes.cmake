@@ -28,7 +28,7 @@ endforeach()
 file(MAKE_DIRECTORY "${DIR}")
 file(REAL_PATH "${DIR}" DIR) # as cubind-gen finds it (realpath): its path is part of every key
 # Only what this script and cubind-gen make there is removed, never the directory itself
-file(GLOB old_files "${DIR}/prelude-*" "${DIR}/.prelude-*")
+file(GLOB old_files "${DIR}/prelude-*" "${DIR}/.prelude-*" "${DIR}/groups")
 file(GLOB old_dirs "${DIR}/shim-clang*" "${DIR}/.seeds")
 if(old_files OR old_dirs)
   file(REMOVE_RECURSE ${old_files} ${old_dirs})
@@ -92,6 +92,11 @@ if(ARCH_LISTS AND NOT OPENMP)
   file(WRITE "${work}/openmp.cu" "")
   prepare("${work}/openmp.cu" --nvcc-options -Xcompiler -fopenmp --)
 endif()
+
+# The groups, one a line, for runs whose .cu includes them only through other headers
+# (prelude_cache.c: add_group_candidates)
+string(REPLACE ";" "\n" group_lines "${GROUPS}")
+file(WRITE "${DIR}/groups" "${group_lines}\n")
 
 # Leave only the preludes: no builder's lock or leftover list, no seeds.
 file(GLOB leftovers "${DIR}/*.lock" "${DIR}/*.want-*")

@@ -38,6 +38,7 @@ typedef struct prelude_request {
   unsigned long long installed_set;
   cubind_strlist user_macros, user_dirs;
   int user_unknown; /* a user argument of another kind: the installed lists are not used */
+  cubind_strlist base_held; /* the files its base prelude holds (drop_held_headers) */
 } prelude_request;
 
 /* FNV-1a: a stable 64-bit hash for cache keys (not for security). */
@@ -252,29 +253,29 @@ static unsigned long long option_set_hash(const cubind_strlist *args, const char
 
 /*
  * The one place a prelude's name is made: <dir>/prelude-<key>.pch, the key hashing an option
- * set's hash `set` and the `count` leading lines that `picked` numbers (in order; NULL: the
- * first `count`).
+ * set's hash `set` and the `count` of `lines` that `picked` numbers (in order; NULL: the first
+ * `count`).
  */
-static char *key_path(const prelude_request *request, const char *dir, unsigned long long set,
+static char *key_path(const char *dir, unsigned long long set, const cubind_strlist *lines,
                       const size_t *picked, size_t count) {
   unsigned long long hash = hash_bytes(set, "\0lines", 7);
   size_t i;
   for (i = 0; i < count; i++) {
-    const char *line = request->lines->items[picked ? picked[i] : i];
+    const char *line = lines->items[picked ? picked[i] : i];
     hash = hash_bytes(hash, line, strlen(line) + 1);
   }
   return cubind_xasprintf("%s/prelude-%016llx.pch", dir, hash);
 }
 
-/* The cache's prelude of the `count` leading lines that `picked` numbers (as key_path). */
-static char *prelude_path_of(const prelude_request *request, const size_t *picked,
-                             size_t count) {
-  return key_path(request, request->cache_dir, request->option_set, picked, count);
+/* The cache's prelude of the `count` of `lines` that `picked` numbers (as key_path). */
+static char *prelude_path_of(const prelude_request *request, const cubind_strlist *lines,
+                             const size_t *picked, size_t count) {
+  return key_path(request->cache_dir, request->option_set, lines, picked, count);
 }
 
 /* The prelude of the first `count` leading lines. */
 static char *prelude_path(const prelude_request *request, size_t count) {
-  return prelude_path_of(request, NULL, count);
+  return prelude_path_of(request, request->lines, NULL, count);
 }
 
 /* The list of the files a prelude holds, as build_prelude gathers it. */
@@ -681,17 +682,15 @@ static void read_held_files(const char *path, cubind_strlist *held) {
 }
 
 /*
- * 1 when every file `name` could be found as (in any directory of the arguments' -I, -isystem
- * and -idirafter, or the toolkit's include/) is one `held` lists, and there is one: whichever
- * of them clang picks, including it after that prelude is a no-op (its include guard).
+ * The real paths of every file `name` could be found as (in any directory of the arguments'
+ * -I, -isystem and -idirafter, or the toolkit's include/), appended to `copies`.
  */
-static int held_everywhere(const prelude_request *request, const char *name,
-                           const cubind_strlist *held) {
+static void header_copies(const prelude_request *request, const char *name,
+                          cubind_strlist *copies) {
   const cubind_strlist *args = request->args;
   char *toolkit = cubind_xasprintf("%s/include", request->cuda_path);
   size_t i;
-  int found = 0, held_all = 1;
-  for (i = 0; i <= args->count && held_all; i++) {
+  for (i = 0; i <= args->count; i++) {
     const char *arg = i < args->count ? args->items[i] : NULL, *dir = NULL;
     char *candidate, *real;
     if (!arg)
@@ -705,15 +704,48 @@ static int held_everywhere(const prelude_request *request, const char *name,
       continue;
     candidate = cubind_xasprintf("%s/%s", dir, name);
     real = realpath(candidate, NULL);
-    if (real) {
-      found = 1;
-      held_all = cubind_strlist_contains(held, real);
-    }
+    if (real)
+      cubind_strlist_add(copies, real);
     free(real);
     free(candidate);
   }
   free(toolkit);
-  return found && held_all;
+}
+
+/*
+ * 1 when every file `name` could be found as (header_copies) is one `held` lists, and there is
+ * one: whichever of them clang picks, including it after that prelude is a no-op (its include
+ * guard).
+ */
+static int held_everywhere(const prelude_request *request, const char *name,
+                           const cubind_strlist *held) {
+  cubind_strlist copies = {0};
+  size_t i;
+  int held_all;
+  header_copies(request, name, &copies);
+  held_all = copies.count > 0;
+  for (i = 0; i < copies.count && held_all; i++)
+    held_all = cubind_strlist_contains(held, copies.items[i]);
+  cubind_strlist_free(&copies);
+  return held_all;
+}
+
+/*
+ * The one file `name` is wherever it could be found (header_copies), as a new string; NULL
+ * when there is none or they are not all the same file (which clang picks is then not known
+ * here).
+ */
+static char *the_header(const prelude_request *request, const char *name) {
+  cubind_strlist copies = {0};
+  char *only = NULL;
+  size_t i;
+  header_copies(request, name, &copies);
+  for (i = 1; i < copies.count && strcmp(copies.items[i], copies.items[0]) == 0; i++)
+    ;
+  if (copies.count && i == copies.count)
+    only = cubind_xstrdup(copies.items[0]);
+  cubind_strlist_free(&copies);
+  return only;
 }
 
 /*
@@ -723,15 +755,16 @@ static int held_everywhere(const prelude_request *request, const char *name,
  * differ only in them share one prelude.
  */
 static void drop_held_headers(prelude_request *request, const char *base) {
-  cubind_strlist held = {0}, kept = {0};
+  cubind_strlist *held = &request->base_held, kept = {0};
   size_t i;
-  read_held_files(base, &held);
+  cubind_strlist_free(held);
+  read_held_files(base, held);
   for (i = 0; i < request->lines->count; i++) {
     const char *line = request->lines->items[i];
     int dropped = 0;
     if (strncmp(line, "#include <", 10) == 0) {
       char *name = cubind_xstrndup(line + 10, strlen(line + 10) - 1); /* up to the '>' */
-      dropped = held_everywhere(request, name, &held);
+      dropped = held_everywhere(request, name, held);
       free(name);
     }
     if (!dropped)
@@ -739,8 +772,207 @@ static void drop_held_headers(prelude_request *request, const char *base) {
   }
   cubind_strlist_free(request->lines);
   *request->lines = kept;
-  cubind_strlist_free(&held);
 }
+
+/* A preprocessor directive of a header's text (read_directive). */
+typedef struct directive {
+  const char *name, *name_end; /* its name: include, pragma, ifndef... */
+  const char *rest;            /* what follows the name on its line, past spaces */
+  const char *stop;            /* where its line ends */
+} directive;
+
+/* 1 when a directive begins at `at` (read into `d`); 0 when something else does. */
+static int read_directive(const char *at, const char *end, directive *d) {
+  if (at >= end || *at != '#')
+    return 0;
+  d->stop = line_end(at, end);
+  d->name = skip_spaces(at + 1, d->stop);
+  d->name_end = skip_word(d->name, d->stop);
+  d->rest = skip_spaces(d->name_end, d->stop);
+  return 1;
+}
+
+/* 1 when the directive is `name`. */
+static int directive_is(const directive *d, const char *name) {
+  return word_is(d->name, d->name_end, name);
+}
+
+/*
+ * 1 when the directive `d` is `#ifndef G` and the next one, read into `define`, is `#define G`:
+ * an include guard's opening.
+ */
+static int opens_guard(const directive *d, const char *end, directive *define) {
+  const char *macro = d->rest, *macro_end = skip_word(macro, d->stop);
+  return directive_is(d, "ifndef") && macro_end > macro && rest_is_blank(macro_end, d->stop) &&
+         read_directive(skip_blank(d->stop, end), end, define) &&
+         directive_is(define, "define") &&
+         skip_word(define->rest, define->stop) - define->rest == macro_end - macro &&
+         strncmp(define->rest, macro, (size_t)(macro_end - macro)) == 0;
+}
+
+/*
+ * 1 when a header's text is a no-op when included again: its first directive is #pragma once,
+ * or #ifndef G and #define G whose conditional the text's last directive closes.
+ */
+static int include_guarded(const char *text, size_t size) {
+  const char *end = text + size, *at = skip_blank(text, end);
+  directive d, define;
+  int depth = 1;
+  if (!read_directive(at, end, &d))
+    return 0;
+  if (directive_is(&d, "pragma"))
+    return line_is_name(d.rest, d.stop, "once");
+  if (!opens_guard(&d, end, &define))
+    return 0;
+  d = define;
+  for (at = d.stop; (at = skip_blank(at, end)) < end; at = d.stop) {
+    if (!read_directive(at, end, &d))
+      d.stop = line_end(at, end);
+    else if (directive_is(&d, "if") || directive_is(&d, "ifdef") || directive_is(&d, "ifndef"))
+      depth++;
+    else if (directive_is(&d, "endif") && --depth == 0)
+      return skip_blank(d.stop, end) == end;
+  }
+  return 0;
+}
+
+/* 1 when the #pragma only makes its own file a system header (GCC, clang or MSVC spelling). */
+static int marks_system_header(const directive *d) {
+  const char *at = d->rest, *word_end = skip_word(at, d->stop);
+  if (word_is(at, word_end, "GCC") || word_is(at, word_end, "clang"))
+    at = skip_spaces(word_end, d->stop);
+  return line_is_name(at, d->stop, "system_header");
+}
+
+/* The most lines of a header's lead that are looked for. */
+#define MAX_LEAD_LINES 64
+
+/* The most headers lead_closure visits. */
+#define MAX_CLOSURE 1024
+
+/*
+ * Reads the lead of the header `name`: the names of the headers its text includes first
+ * (#include <...> lines past its #pragma once or include guard; only conditional blocks that
+ * hold nothing but `#pragma system_header` lines may come between them, as CCCL's headers mark
+ * themselves), appended to `lead`. Returns 1 when it is one file wherever it could be found
+ * (the_header) and a no-op included again (include_guarded), else 0.
+ */
+static int read_lead(const prelude_request *request, const char *name, cubind_strlist *lead) {
+  char *path = the_header(request, name), *text = NULL;
+  const char *at, *end;
+  size_t size = 0;
+  directive d, define;
+  int depth = 0, guarded;
+  if (!path || cubind_read_file_quiet(path, CUBIND_MAX_SOURCE_BYTES, &text, &size) != 0) {
+    free(path);
+    return 0;
+  }
+  guarded = include_guarded(text, size);
+  end = text + size;
+  at = skip_blank(text, end);
+  if (read_directive(at, end, &d) && directive_is(&d, "pragma") &&
+      line_is_name(d.rest, d.stop, "once")) {
+    at = d.stop;
+  } else if (read_directive(at, end, &d) && opens_guard(&d, end, &define)) {
+    at = define.stop;
+  }
+  while ((at = skip_blank(at, end)) < end && lead->count < MAX_LEAD_LINES &&
+         read_directive(at, end, &d)) {
+    if (directive_is(&d, "include") && !depth) {
+      const char *close = *d.rest == '<' ? memchr(d.rest, '>', (size_t)(d.stop - d.rest)) : NULL;
+      if (!close || close == d.rest + 1 || !rest_is_blank(close + 1, d.stop))
+        break;
+      char *header = cubind_xstrndup(d.rest + 1, (size_t)(close - d.rest - 1));
+      cubind_strlist_add(lead, header);
+      free(header);
+    } else if (directive_is(&d, "if") || directive_is(&d, "ifdef") ||
+               directive_is(&d, "ifndef")) {
+      depth++;
+    } else if (depth && (directive_is(&d, "elif") || directive_is(&d, "else"))) {
+      /* another branch of the same block */
+    } else if (depth && directive_is(&d, "endif")) {
+      depth--;
+    } else if (!directive_is(&d, "pragma") || !marks_system_header(&d)) {
+      break;
+    }
+    at = d.stop;
+  }
+  free(text);
+  free(path);
+  return guarded;
+}
+
+/* The library a header name belongs to: its first part, up to a '/' or '.' (`cub`). */
+static size_t library_length(const char *name) {
+  return strcspn(name, "/.");
+}
+
+/* 1 when `name` belongs to the library of one of `names` (library_length). */
+static int same_library(const char *name, const cubind_strlist *names) {
+  size_t i, length = library_length(name);
+  for (i = 0; i < names->count; i++)
+    if (library_length(names->items[i]) == length && strncmp(name, names->items[i], length) == 0)
+      return 1;
+  return 0;
+}
+
+/*
+ * The headers a parse of a .cu that includes `names` reads through their leads (read_lead: what
+ * each includes first, what those include first, ...), as far as it needs to know whether each
+ * of `wanted` is one: into `read`, those that are each one file and a no-op included again
+ * (the .cu's own `names` among them). It follows only the headers of the libraries of `wanted`
+ * (MAX_CLOSURE at most): the leads of CUB's headers, not of libcu++'s that they include.
+ */
+static void lead_closure(const prelude_request *request, const cubind_strlist *names,
+                         const cubind_strlist *wanted, cubind_strlist *read) {
+  cubind_strlist seen = {0};
+  size_t next, i;
+  for (i = 0; i < names->count; i++)
+    cubind_strlist_add(&seen, names->items[i]);
+  for (next = 0; next < seen.count && next < MAX_CLOSURE; next++) {
+    cubind_strlist lead = {0};
+    const char *name = seen.items[next];
+    if (!same_library(name, wanted))
+      continue;
+    if (read_lead(request, name, &lead))
+      cubind_strlist_add(read, name);
+    for (i = 0; i < lead.count; i++)
+      if (!strstr(lead.items[i], "..") && !cubind_strlist_contains(&seen, lead.items[i]))
+        cubind_strlist_add(&seen, lead.items[i]);
+    cubind_strlist_free(&lead);
+  }
+  cubind_strlist_free(&seen);
+}
+
+/*
+ * The groups of headers the installed preludes were built for (build_preludes.cmake writes
+ * them to <dir>/groups, one group a line, its headers joined by commas), each as a list of
+ * names, into `groups`: none when the request uses no installed preludes.
+ */
+static size_t installed_groups(const prelude_request *request, cubind_strlist *groups,
+                               size_t most) {
+  char *path, *data = NULL, *line, *save = NULL;
+  size_t size = 0, count = 0;
+  if (!request->installed_dir || request->user_unknown)
+    return 0;
+  path = cubind_xasprintf("%s/groups", request->installed_dir);
+  if (cubind_read_file_quiet(path, CUBIND_MAX_SOURCE_BYTES, &data, &size) == 0) {
+    for (line = strtok_r(data, "\n", &save); line && count < most;
+         line = strtok_r(NULL, "\n", &save)) {
+      char *name, *inner = NULL;
+      memset(&groups[count], 0, sizeof groups[count]);
+      for (name = strtok_r(line, ",", &inner); name; name = strtok_r(NULL, ",", &inner))
+        cubind_strlist_add(&groups[count], name);
+      count += groups[count].count > 0;
+    }
+  }
+  free(data);
+  free(path);
+  return count;
+}
+
+/* The most installed groups looked at. */
+#define MAX_GROUPS 64
 
 /* The longest list whose subsequences are all looked for: 4,094 keys at most. */
 #define MAX_SUBSEQUENCE_LINES 12
@@ -781,7 +1013,9 @@ static unsigned long long prelude_weight(const prelude_request *request, const c
 typedef struct partial_prelude {
   char *path;
   size_t count;      /* how many of the list's lines it holds */
-  int moves_macros;  /* its lines leave out macro lines that come before some of them */
+  /* names no file it holds may name (names_none), or NULL: the macro lines it leaves out that
+     come before some of its lines */
+  const cubind_strlist *unnamed;
   int installed;     /* an installed one: usable where it fits the user's arguments */
   unsigned long long weight;
 } partial_prelude;
@@ -854,7 +1088,7 @@ static int names_none(const prelude_request *request, const char *path,
  * varies).
  */
 static char *shared_base_path(const prelude_request *request, const char *dir) {
-  return key_path(request, dir, request->shared_set, NULL, 0);
+  return key_path(dir, request->shared_set, request->lines, NULL, 0);
 }
 
 /*
@@ -1061,14 +1295,13 @@ static int installed_fits(const prelude_request *request, const char *path) {
 }
 
 /*
- * The installed prelude of the `count` leading lines that `picked` numbers (as
- * prelude_path_of), keyed without the user's arguments (new string); NULL when there is no
- * installed directory.
+ * The installed prelude of the `count` of `lines` that `picked` numbers (as prelude_path_of),
+ * keyed without the user's arguments (new string); NULL when there is no installed directory.
  */
-static char *installed_path_of(const prelude_request *request, const size_t *picked,
-                               size_t count) {
-  return request->installed_dir ? key_path(request, request->installed_dir,
-                                           request->installed_set, picked, count)
+static char *installed_path_of(const prelude_request *request, const cubind_strlist *lines,
+                               const size_t *picked, size_t count) {
+  return request->installed_dir ? key_path(request->installed_dir, request->installed_set,
+                                           lines, picked, count)
                                 : NULL;
 }
 
@@ -1078,7 +1311,7 @@ static char *installed_path_of(const prelude_request *request, const size_t *pic
  */
 static char *installed_prelude(const prelude_request *request, const size_t *picked,
                                size_t count) {
-  char *path = installed_path_of(request, picked, count);
+  char *path = installed_path_of(request, request->lines, picked, count);
   if (path && prelude_valid(request, path) && installed_fits(request, path))
     return path;
   free(path);
@@ -1126,35 +1359,80 @@ static size_t split_lines(const prelude_request *request, size_t *includes,
 }
 
 /*
- * Adds the prelude at `path` (taken over) to `candidates` when it is there, with its weight;
- * frees `path` otherwise.
+ * Adds the prelude at `path` (taken over) to `candidates` when it is there, with its weight and
+ * the rest of `shape`; frees `path` otherwise.
  */
 static void add_one_candidate(const prelude_request *request, partial_prelude *candidates,
-                              size_t *found, char *path, size_t count, int moves_macros,
-                              int installed) {
-  partial_prelude *candidate = &candidates[*found];
-  candidate->weight = path ? prelude_weight(request, path, MAX_CHAIN) : 0;
-  if (!candidate->weight) {
+                              size_t *found, char *path, partial_prelude shape) {
+  shape.weight = path ? prelude_weight(request, path, MAX_CHAIN) : 0;
+  if (!shape.weight) {
     free(path);
     return;
   }
-  candidate->path = path;
-  candidate->count = count;
-  candidate->moves_macros = moves_macros;
-  candidate->installed = installed;
-  ++*found;
+  shape.path = path;
+  candidates[(*found)++] = shape;
 }
 
 /*
- * Adds the preludes of the `count` lines that `picked` numbers (NULL: the first `count`) to
- * `candidates`: the cache's and the installed one, those that are there (two at most).
+ * Adds the preludes of the `count` of `lines` that `picked` numbers (NULL: the first `count`)
+ * to `candidates`, as `shape` tells: the cache's and the installed one, those that are there
+ * (two at most).
  */
 static void add_candidate(const prelude_request *request, partial_prelude *candidates,
-                          size_t *found, const size_t *picked, size_t count, int moves_macros) {
-  add_one_candidate(request, candidates, found, prelude_path_of(request, picked, count), count,
-                    moves_macros, 0);
-  add_one_candidate(request, candidates, found, installed_path_of(request, picked, count), count,
-                    moves_macros, 1);
+                          size_t *found, const cubind_strlist *lines, const size_t *picked,
+                          size_t count, partial_prelude shape) {
+  shape.installed = 0;
+  add_one_candidate(request, candidates, found, prelude_path_of(request, lines, picked, count),
+                    shape);
+  shape.installed = 1;
+  add_one_candidate(request, candidates, found, installed_path_of(request, lines, picked, count),
+                    shape);
+}
+
+/*
+ * Adds the preludes of the installed groups (installed_groups) whose headers the .cu's parse
+ * reads without its naming them all (a group of its own lines is one of its subsets): each is
+ * one of its #include lines `names` or in their leads (lead_closure). Such a prelude holds only
+ * what that parse reads, read earlier: where the .cu names <cub/block/block_reduce.cuh>,
+ * <cub/config.cuh> and <cub/util_type.cuh>, which that includes first, are read before it
+ * rather than by it. It is the liberty subsets take, here with headers each of which can be a
+ * program's first (self-contained, and a no-op included again); no file the prelude holds may
+ * name the .cu's `macros` (names_none).
+ */
+static void add_group_candidates(const prelude_request *request, partial_prelude *candidates,
+                                 size_t *found, const cubind_strlist *names,
+                                 const cubind_strlist *macros) {
+  cubind_strlist groups[MAX_GROUPS], read = {0}, wanted = {0};
+  partial_prelude shape = {0};
+  size_t count = installed_groups(request, groups, MAX_GROUPS), g, i;
+  for (g = 0; g < count; g++)
+    for (i = 0; i < groups[g].count; i++)
+      if (!cubind_strlist_contains(names, groups[g].items[i]))
+        cubind_strlist_add(&wanted, groups[g].items[i]);
+  if (wanted.count)
+    lead_closure(request, names, &wanted, &read);
+  shape.unnamed = macros->count ? macros : NULL;
+  for (g = 0; g < count; g++) {
+    cubind_strlist lines = {0};
+    int all_read = 1, named_all = 1;
+    for (i = 0; i < groups[g].count && all_read; i++) {
+      all_read = cubind_strlist_contains(&read, groups[g].items[i]) ||
+                 cubind_strlist_contains(names, groups[g].items[i]);
+      named_all = named_all && cubind_strlist_contains(names, groups[g].items[i]);
+      /* as its key was made: without the headers the base prelude holds (drop_held_headers) */
+      if (!held_everywhere(request, groups[g].items[i], &request->base_held)) {
+        char *line = cubind_xasprintf("#include <%s>", groups[g].items[i]);
+        cubind_strlist_add(&lines, line);
+        free(line);
+      }
+    }
+    if (all_read && !named_all && lines.count)
+      add_candidate(request, candidates, found, &lines, NULL, lines.count, shape);
+    cubind_strlist_free(&lines);
+    cubind_strlist_free(&groups[g]);
+  }
+  cubind_strlist_free(&read);
+  cubind_strlist_free(&wanted);
 }
 
 /*
@@ -1164,46 +1442,61 @@ static void add_candidate(const prelude_request *request, partial_prelude *candi
  * are then parsed after the ones it holds rather than between them, as the C++ standard lets a
  * program include its library's headers in any order ([using.headers]) and the toolkit's
  * libraries are made to be included. A subsequence that leaves out macro lines is taken only
- * where no header it holds names those macros (names_none). A prefix that holds only <cstdio>
- * must not hide a subsequence that holds <cub/cub.cuh>: candidates go heaviest first, and only
- * the one taken is validated (a checksum reads the whole .pch). Each part is looked for in the
- * cache and among the installed preludes (those only where they fit: installed_fits).
+ * where no header it holds names those macros (names_none). Or it is an installed group that
+ * its headers read first (add_group_candidates: <cub/config.cuh> and <cub/util_type.cuh> for
+ * <cub/block/block_reduce.cuh>). A prefix that holds only <cstdio> must not hide a subsequence that holds <cub/cub.cuh>:
+ * candidates go heaviest first, and only the one taken is validated (a checksum reads the whole
+ * .pch). Each part is looked for in the cache and among the installed preludes (those only
+ * where they fit: installed_fits).
  */
 static char *best_partial_prelude(const prelude_request *request, size_t *count) {
   size_t n = request->lines->count, includes[MAX_SUBSEQUENCE_LINES], picked[MAX_SUBSEQUENCE_LINES];
   size_t found = 0, subsets, first_macro, mask, i, k;
-  cubind_strlist macros = {0};
+  cubind_strlist macros = {0}, names = {0};
   size_t ni = split_lines(request, includes, &macros);
-  partial_prelude *candidates;
+  partial_prelude *candidates, shape = {0};
   char *best = NULL;
   for (first_macro = 0; first_macro < ni && includes[first_macro] == first_macro; first_macro++)
     ; /* the lines before it are all #include lines: it is the first macro line, if any */
   subsets = ni ? ((size_t)1 << ni) - (macros.count ? 1 : 2) : 0;
-  candidates = cubind_xcalloc(2 * (n + subsets), sizeof *candidates);
+  candidates = cubind_xcalloc(2 * (n + subsets + MAX_GROUPS), sizeof *candidates);
   /* the prefixes short of the whole list; those of #include lines alone are subsets too */
-  for (k = ni && macros.count ? first_macro + 1 : ni ? n : 1; k < n; k++)
-    add_candidate(request, candidates, &found, NULL, k, 0);
+  for (k = ni && macros.count ? first_macro + 1 : ni ? n : 1; k < n; k++) {
+    shape.count = k;
+    add_candidate(request, candidates, &found, request->lines, NULL, k, shape);
+  }
   /* every nonempty subset of the #include lines (bit i: the i-th) but, without macro lines,
      the whole list */
   for (mask = 1; mask <= subsets; mask++) {
     for (i = 0, k = 0; i < ni; i++)
       if ((mask >> i) & 1)
         picked[k++] = includes[i];
-    add_candidate(request, candidates, &found, picked, k,
-                  macros.count && first_macro < picked[k - 1]);
+    shape.count = k;
+    shape.unnamed = macros.count && first_macro < picked[k - 1] ? &macros : NULL;
+    add_candidate(request, candidates, &found, request->lines, picked, k, shape);
   }
+  /* the installed groups its headers read first: none of the list's lines whole */
+  for (i = 0; i < ni; i++) {
+    const char *line = request->lines->items[includes[i]];
+    char *name = cubind_xstrndup(line + 10, strlen(line + 10) - 1); /* up to the '>' */
+    cubind_strlist_add(&names, name);
+    free(name);
+  }
+  add_group_candidates(request, candidates, &found, &names, &macros);
   qsort(candidates, found, sizeof *candidates, heavier_first);
   for (i = 0; i < found; i++) {
-    if (!best && prelude_valid(request, candidates[i].path) &&
-        (!candidates[i].installed || installed_fits(request, candidates[i].path)) &&
-        (!candidates[i].moves_macros || names_none(request, candidates[i].path, &macros))) {
-      best = candidates[i].path;
-      *count = candidates[i].count;
+    const partial_prelude *candidate = &candidates[i];
+    if (!best && prelude_valid(request, candidate->path) &&
+        (!candidate->installed || installed_fits(request, candidate->path)) &&
+        (!candidate->unnamed || names_none(request, candidate->path, candidate->unnamed))) {
+      best = candidate->path;
+      *count = candidate->count;
     } else {
-      free(candidates[i].path);
+      free(candidate->path);
     }
   }
   free(candidates);
+  cubind_strlist_free(&names);
   cubind_strlist_free(&macros);
   return best;
 }
@@ -1518,6 +1811,7 @@ static void request_free(prelude_request *request) {
   cubind_strlist_free(&request->varying_dirs);
   cubind_strlist_free(&request->user_macros);
   cubind_strlist_free(&request->user_dirs);
+  cubind_strlist_free(&request->base_held);
 }
 
 /*

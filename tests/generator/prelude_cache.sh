@@ -25,7 +25,9 @@
 #   - installed preludes (what cubind's build makes): a fresh cache's run takes them, also with
 #     -D, -U and -I arguments that change nothing in them (a CUB one: through CCCL's
 #     __has_include forwarding macro), not with ones that do, nor when damaged; a run never
-#     writes there, and its builder chains the cache's preludes onto them
+#     writes there, and its builder chains the cache's preludes onto them; a .cu that includes
+#     <cub/block/block_reduce.cuh> takes the group of <cub/config.cuh> and <cub/util_type.cuh>
+#     (which that header includes first), unless one of them names a macro line of the .cu
 #   prelude_cache.sh <cubind-gen> <cubind include dir> <work dir> [nvcc]
 set -u
 gen=$1 include=$2 work=$3 nvcc=${4:-}
@@ -432,6 +434,39 @@ if [[ -n $(ls "$own"/prelude-*.pch 2>/dev/null) && -n $archs && ( $archs == none
     fail "cub with nvtx3: $err"
   [[ $err =~ "(0 of 1 leading lines)" ]] ||
     fail "cub: the CUB prelude is taken though a -I directory holds nvtx3/nvtx3.hpp: $err"
-  installed_checks+=" (and the build's own, CUB for $archs, not with a __has_include target)"
+  installed_checks+=" (and the build's own, CUB for $archs, not with a __has_include target"
+  # a group the .cu reads through the leads of its own headers (<cub/block/block_reduce.cuh>
+  # includes <cub/config.cuh> and <cub/util_type.cuh> first), where the build made it
+  if grep -qx 'cub/config.cuh,cub/util_type.cuh' "$own/groups" 2>/dev/null; then
+    # block_group [LINE]: a fresh cache's run on a .cu of LINE and <cub/block/block_reduce.cuh>;
+    # the header must be the --no-cache run's
+    block_group() {
+      printf '%s\n#include <cub/block/block_reduce.cuh>\n#include <cubind/annotations.h>\n%s\n' \
+        "${1:-}" "$kernel" >"$work/block.cu"
+      if [[ $archs != none ]]; then
+        "$nvcc" -fatbin "${gencode[@]}" -I "$include" -o "$work/block.fatbin" "$work/block.cu" ||
+          fail "block: nvcc failed"
+        binary=(--kernels-from "$work/block.fatbin")
+      fi
+      rm -rf "$work/out" "$work/cache_own" "$work/expected_own"
+      "$gen" --no-cache -I "$include" "${binary[@]}" -o "$work/expected_own" "$work/block.cu" ||
+        fail "block: --no-cache run failed"
+      err=$(env -u CUBIND_GEN_PRELUDE_DIR CUBIND_GEN_REPORT=1 "$gen" --cache-dir "$work/cache_own" \
+            -I "$include" "${binary[@]}" -o "$work/out" "$work/block.cu" 2>&1 >/dev/null) ||
+        fail "block: $err"
+      cmp -s "$work/out/block.cubind.h" "$work/expected_own/block.cubind.h" ||
+        fail "block: the header differs from the --no-cache run's ($err)"
+      taken=$(printf '%s\n' "$err" | sed -n 's/^cubind-gen: prelude \(prelude-[0-9a-f]*\.pch\) .*/\1/p')
+    }
+    block_group
+    [[ -n $taken && $err =~ "(0 of 1 leading lines)" ]] && grep -q '/cub/util_type\.cuh$' "$own/$taken.files" ||
+      fail "block: the build's prelude of <cub/config.cuh> and <cub/util_type.cuh> is not taken: $err"
+    # a macro line before it that one of the group's headers names: the group is not taken
+    block_group '#define CCCL_IGNORE_DEPRECATED_CPP_DIALECT'
+    [[ -n $taken ]] && ! grep -q '/cub/util_type\.cuh$' "$own/$taken.files" ||
+      fail "block: the group is taken though a held header names the .cu's macro: $err"
+    installed_checks+=", a group read through the leads of the .cu's headers, not past its macro"
+  fi
+  installed_checks+=")"
 fi
 echo "prelude_cache: fresh, warm, normalised, prefix, subsequence, damaged and changed caches; macro lines, local headers, lists left for a busy builder$prepared, C++20, $installed_checks: right prelude, same outputs"
