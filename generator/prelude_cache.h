@@ -14,7 +14,9 @@
  * headers' (CUB, Thrust, cooperative groups) into <prefix>/share/cubind/preludes, the same
  * way, with the shim directory there. A run looks up each key in its cache, then there (read
  * only; a prelude of the cache may be chained onto an installed one), so the first run of an
- * empty cache need not parse clang's CUDA headers.
+ * empty cache need not parse clang's CUDA headers. A group of them (the `groups` file there
+ * lists them) also serves a .cu whose headers include it first: <cub/config.cuh> and
+ * <cub/util_type.cuh> begin each public CUB header (prelude_cache.c: add_group_candidates).
  * A cache may make a run slower, never make it fail: <name>.sum holds the checksums of the .pch
  * and its .files, written after both; a prelude that does not match them (truncated,
  * overwritten in place, half-written by a killed run) is not used and is rebuilt, and temporary
@@ -66,10 +68,10 @@ typedef struct prelude_options {
  * directories could be found in place of one it holds or asks __has_include about. The
  * #include lines of headers the base prelude already holds, as its <name>.files records, are
  * left out of the key. Without the whole list's prelude it is the one of the heaviest cached
- * part of the list (a prefix, or a subsequence of its #include lines; the rest is parsed
- * normally), else the base's; and a detached low-priority builder is started (one per option
- * set at a time; a busy one is left the list) that builds what is missing, so that the next .cu
- * finds it. Never builds in the foreground and never reports an error: the cache is an
+ * part of the list (a prefix, a subsequence of its #include lines, or an installed group its
+ * headers include first; the rest is parsed normally), else the base's; and a detached
+ * low-priority builder is started (one per option set at a time; a busy one is left the list)
+ * that builds what is missing, so that the next .cu finds it. Never builds in the foreground and never reports an error: the cache is an
  * optimisation. *whole: 1 when the prelude holds the whole list. The builder is a fork of this
  * process: call it before libclang has parsed anything here (no thread of its may hold a lock
  * across the fork).
