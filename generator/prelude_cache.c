@@ -880,9 +880,10 @@ static int read_lead(const prelude_request *request, const char *name, cubind_st
          read_directive(at, end, &d)) {
     if (directive_is(&d, "include") && !depth) {
       const char *close = *d.rest == '<' ? memchr(d.rest, '>', (size_t)(d.stop - d.rest)) : NULL;
+      char *header;
       if (!close || close == d.rest + 1 || !rest_is_blank(close + 1, d.stop))
         break;
-      char *header = cubind_xstrndup(d.rest + 1, (size_t)(close - d.rest - 1));
+      header = cubind_xstrndup(d.rest + 1, (size_t)(close - d.rest - 1));
       cubind_strlist_add(lead, header);
       free(header);
     } else if (directive_is(&d, "if") || directive_is(&d, "ifdef") ||
@@ -1444,10 +1445,10 @@ static void add_group_candidates(const prelude_request *request, partial_prelude
  * libraries are made to be included. A subsequence that leaves out macro lines is taken only
  * where no header it holds names those macros (names_none). Or it is an installed group that
  * its headers read first (add_group_candidates: <cub/config.cuh> and <cub/util_type.cuh> for
- * <cub/block/block_reduce.cuh>). A prefix that holds only <cstdio> must not hide a subsequence that holds <cub/cub.cuh>:
- * candidates go heaviest first, and only the one taken is validated (a checksum reads the whole
- * .pch). Each part is looked for in the cache and among the installed preludes (those only
- * where they fit: installed_fits).
+ * <cub/block/block_reduce.cuh>). A prefix that holds only <cstdio> must not hide a subsequence
+ * that holds <cub/cub.cuh>: candidates go heaviest first, and only the one taken is validated
+ * (a checksum reads the whole .pch). Each part is looked for in the cache and among the
+ * installed preludes (those only where they fit: installed_fits).
  */
 static char *best_partial_prelude(const prelude_request *request, size_t *count) {
   size_t n = request->lines->count, includes[MAX_SUBSEQUENCE_LINES], picked[MAX_SUBSEQUENCE_LINES];

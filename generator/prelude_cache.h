@@ -71,10 +71,10 @@ typedef struct prelude_options {
  * part of the list (a prefix, a subsequence of its #include lines, or an installed group its
  * headers include first; the rest is parsed normally), else the base's; and a detached
  * low-priority builder is started (one per option set at a time; a busy one is left the list)
- * that builds what is missing, so that the next .cu finds it. Never builds in the foreground and never reports an error: the cache is an
- * optimisation. *whole: 1 when the prelude holds the whole list. The builder is a fork of this
- * process: call it before libclang has parsed anything here (no thread of its may hold a lock
- * across the fork).
+ * that builds what is missing, so that the next .cu finds it. Never builds in the foreground
+ * and never reports an error: the cache is an optimisation. *whole: 1 when the prelude holds
+ * the whole list. The builder is a fork of this process: call it before libclang has parsed
+ * anything here (no thread of its may hold a lock across the fork).
  */
 char *prelude_cache_get(const prelude_options *options, const cubind_strlist *lines, int *whole);
 
