@@ -113,8 +113,13 @@ static unsigned long long parent_identity(const char *path, unsigned long long c
   return checksum ? checksum : 1;
 }
 
-/* How long a chain of preludes may be: longer than any list of leading headers needs. */
-#define MAX_CHAIN 32
+/*
+ * How many preludes a chain may hold, the base among them: libclang 19 crashes loading a chain
+ * of six, whatever their sizes (six preludes of the CUDA libraries' C headers did too), and
+ * loads five; a prelude is chained onto another only where the chain stays within this, and a
+ * longer one (an older cubind-gen's) is not valid.
+ */
+#define MAX_CHAIN 4
 
 /*
  * A held file's line in <name>.files: "<size> <modification time in ns> <real path>\n". clang
@@ -993,21 +998,22 @@ static char *chain_parent(const prelude_request *request, const char *path) {
 
 /*
  * How much parsing a cached prelude saves, roughly: the size of its .pch and of those it is
- * chained onto (0 when there is none; not validated: see best_partial_prelude).
+ * chained onto (0 when there is none or the chain is longer than MAX_CHAIN; not validated: see
+ * best_partial_prelude); *links gets how many preludes the chain holds.
  */
 static unsigned long long prelude_weight(const prelude_request *request, const char *path,
-                                         int links) {
+                                         int *links) {
   struct stat info;
   unsigned long long weight = 0;
-  char *parent;
-  if (links > 0 && stat(path, &info) == 0) {
-    weight = (unsigned long long)info.st_size;
-    parent = chain_parent(request, path);
-    if (parent)
-      weight += prelude_weight(request, parent, links - 1);
-    free(parent);
+  char *link = cubind_xstrdup(path), *parent;
+  for (*links = 0; link && *links <= MAX_CHAIN && stat(link, &info) == 0; ++*links) {
+    weight += (unsigned long long)info.st_size;
+    parent = chain_parent(request, link);
+    free(link);
+    link = parent;
   }
-  return weight;
+  free(link);
+  return *links <= MAX_CHAIN ? weight : 0;
 }
 
 /* A cached prelude that holds part of a list. */
@@ -1019,6 +1025,7 @@ typedef struct partial_prelude {
   const cubind_strlist *unnamed;
   int installed;     /* an installed one: usable where it fits the user's arguments */
   unsigned long long weight;
+  int links;         /* how many preludes its chain holds (prelude_weight) */
 } partial_prelude;
 
 static int heavier_first(const void *a, const void *b) {
@@ -1365,7 +1372,7 @@ static size_t split_lines(const prelude_request *request, size_t *includes,
  */
 static void add_one_candidate(const prelude_request *request, partial_prelude *candidates,
                               size_t *found, char *path, partial_prelude shape) {
-  shape.weight = path ? prelude_weight(request, path, MAX_CHAIN) : 0;
+  shape.weight = path ? prelude_weight(request, path, &shape.links) : 0;
   if (!shape.weight) {
     free(path);
     return;
@@ -1437,8 +1444,9 @@ static void add_group_candidates(const prelude_request *request, partial_prelude
 }
 
 /*
- * The valid prelude that holds the most of request->lines short of the whole list (its weight),
- * or NULL; *count gets how many lines it holds. Its lines are a prefix of the list or any
+ * The valid prelude, of a chain of `most_links` preludes at most, that holds the most of
+ * request->lines short of the whole list (its weight), or NULL; *count gets how many lines it
+ * holds. Its lines are a prefix of the list or any
  * subsequence of its #include lines (some of its headers, in their order): the headers it lacks
  * are then parsed after the ones it holds rather than between them, as the C++ standard lets a
  * program include its library's headers in any order ([using.headers]) and the toolkit's
@@ -1450,7 +1458,8 @@ static void add_group_candidates(const prelude_request *request, partial_prelude
  * (a checksum reads the whole .pch). Each part is looked for in the cache and among the
  * installed preludes (those only where they fit: installed_fits).
  */
-static char *best_partial_prelude(const prelude_request *request, size_t *count) {
+static char *best_partial_prelude(const prelude_request *request, size_t *count,
+                                  int most_links) {
   size_t n = request->lines->count, includes[MAX_SUBSEQUENCE_LINES], picked[MAX_SUBSEQUENCE_LINES];
   size_t found = 0, subsets, first_macro, mask, i, k;
   cubind_strlist macros = {0}, names = {0};
@@ -1487,7 +1496,7 @@ static char *best_partial_prelude(const prelude_request *request, size_t *count)
   qsort(candidates, found, sizeof *candidates, heavier_first);
   for (i = 0; i < found; i++) {
     const partial_prelude *candidate = &candidates[i];
-    if (!best && prelude_valid(request, candidate->path) &&
+    if (!best && candidate->links <= most_links && prelude_valid(request, candidate->path) &&
         (!candidate->installed || installed_fits(request, candidate->path)) &&
         (!candidate->unnamed || names_none(request, candidate->path, candidate->unnamed))) {
       best = candidate->path;
@@ -1521,7 +1530,8 @@ static void build_list(CXIndex index, const prelude_request *request, const char
   char *valid = prelude_valid(request, whole) ? cubind_xstrdup(whole)
                                               : installed_prelude(request, NULL, count);
   if (!valid) { /* an empty list's is the base: valid by now */
-    parent = best_partial_prelude(request, &parent_count);
+    /* the new one is a link more */
+    parent = best_partial_prelude(request, &parent_count, MAX_CHAIN - 1);
     build_prelude(index, request, count, whole, parent ? parent : base);
     free(parent);
   }
@@ -1835,7 +1845,7 @@ static char *find_prelude(prelude_request *request, size_t *count) {
   if (path)
     *count = request->lines->count;
   else
-    path = best_partial_prelude(request, count);
+    path = best_partial_prelude(request, count, MAX_CHAIN);
   if (path) {
     free(base);
     return path;

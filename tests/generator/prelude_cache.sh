@@ -20,6 +20,7 @@
 #     list's toolkit headers get preludes of their own (each prefix), which other lists find;
 #     a list with a macro line first takes its headers' prelude only where none of them names
 #     the macro
+#   - a list of seven toolkit headers: chains of four preludes at most, the whole list's loads
 #   - --prepare builds the whole prelude in the foreground, --binary-archs for the run
 #     --kernels-from a binary of those architectures (with nvcc)
 #   - installed preludes (what cubind's build makes): a fresh cache's run takes them, also with
@@ -350,6 +351,30 @@ err=$(CUBIND_GEN_REPORT=1 "$gen" --cache-dir "$cache" -std=c++20 -I "$include" -
 cmp -s "$work/out/cxx20.cubind.h" "$work/expected/cxx20.cubind.h" ||
   fail "cxx20: the header differs from the --no-cache run's"
 
+# A list of seven toolkit headers: each prefix is chained onto the one before up to MAX_CHAIN
+# preludes (libclang 19 crashed loading a chain of six: "libclang: crash detected during
+# parsing", then a parse without it), and the whole list's loads.
+printf '#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cuda_fp8.h>\n#include <mma.h>\n#include <cuda_pipeline.h>\n#include <cuda_awbarrier.h>\n#include <cooperative_groups.h>\n#include <cubind/annotations.h>\n%s\n' \
+  "$kernel" >"$work/long.cu"
+"$gen" --no-cache -I "$include" -o "$work/expected_long" "$work/long.cu" || fail "long: --no-cache run failed"
+"$gen" --prepare --cache-dir "$work/cache_long" -I "$include" -o "$work/prep_out" "$work/long.cu" ||
+  fail "long: --prepare failed"
+rm -rf "$work/out"
+err=$(CUBIND_GEN_REPORT=1 "$gen" --cache-dir "$work/cache_long" -I "$include" -o "$work/out" \
+      "$work/long.cu" 2>&1 >/dev/null) || fail "long: cubind-gen failed: $err"
+[[ $err =~ "(7 of 7 leading lines)" && ! $err =~ crash ]] &&
+  [[ $(printf '%s\n' "$err" | grep -c '^cubind-gen: parse of ') == 1 ]] ||
+  fail "long: expected one parse with the whole list's prelude; got: $err"
+cmp -s "$work/out/long.cubind.h" "$work/expected_long/long.cubind.h" ||
+  fail "long: the header differs from the --no-cache run's"
+for sum in "$work/cache_long"/prelude-*.pch.sum; do
+  links=1 link=$sum
+  while parent=$(cut -d' ' -f4 "$link") && [[ -n $parent ]]; do
+    links=$((links + 1)) link=$work/cache_long/$parent.sum
+  done
+  ((links <= 4)) || fail "long: $(basename "$sum" .sum) is a chain of $links preludes"
+done
+
 # Installed preludes: made as build_preludes.cmake makes them (the directory is its own cache
 # and shim directory), for <cuda_fp16.h>; runs with fresh caches look them up after the cache.
 installed=$work/installed
@@ -469,4 +494,4 @@ if [[ -n $(ls "$own"/prelude-*.pch 2>/dev/null) && -n $archs && ( $archs == none
   fi
   installed_checks+=")"
 fi
-echo "prelude_cache: fresh, warm, normalised, prefix, subsequence, damaged and changed caches; macro lines, local headers, lists left for a busy builder$prepared, C++20, $installed_checks: right prelude, same outputs"
+echo "prelude_cache: fresh, warm, normalised, prefix, subsequence, damaged and changed caches; macro lines, local headers, lists left for a busy builder$prepared, C++20, seven toolkit headers in chains of four, $installed_checks: right prelude, same outputs"
