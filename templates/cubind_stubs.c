@@ -62,7 +62,7 @@ extern const size_t cubind_fatbin_@@FATBIN@@_size;
 @@EACH layout@@
 struct @@ID@@_align { char c; @@C_NAME@@ t; };
 CUBIND_LAYOUT_CHECK(@@ID@@_sizeof, sizeof(@@C_NAME@@) == @@SIZE@@);
-CUBIND_LAYOUT_CHECK(@@ID@@_alignof, offsetof(struct @@ID@@_align, t) == @@ALIGN@@);
+CUBIND_LAYOUT_CHECK_ALIGN(@@ID@@_alignof, offsetof(struct @@ID@@_align, t) == @@ALIGN@@);
 @@FIELD_CHECKS@@
 @@END layout@@
 

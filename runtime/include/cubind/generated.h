@@ -264,6 +264,22 @@ typedef struct cubind_host_arg {
 #endif
 
 /*
+ * CUBIND_LAYOUT_CHECK_ALIGN(name, cond): the alignment check of a struct a kernel takes by value,
+ * made only where the language can align a type (C11, C++11): C99 and C++98 cannot, and cuda.h
+ * aligns CUtensorMap to 128 only for C11 and C++11. Alignment alone changes no byte a stub
+ * passes (the driver copies the parameter's bytes into its place); where the struct is a field,
+ * the enclosing struct's offset checks still apply.
+ */
+#ifndef CUBIND_LAYOUT_CHECK_ALIGN
+#if (defined(__cplusplus) && __cplusplus >= 201103L) ||                                         \
+    (!defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L)
+#define CUBIND_LAYOUT_CHECK_ALIGN(name, cond) CUBIND_LAYOUT_CHECK(name, cond)
+#else
+#define CUBIND_LAYOUT_CHECK_ALIGN(name, cond) typedef char cubind_layout_##name[1]
+#endif
+#endif
+
+/*
  * cubind_module_register: adds `module` to the process-wide list that cubind_preload() walks.
  * Generated code calls it from a constructor; it takes no lock and allocates nothing. A module
  * registered twice is listed once.

@@ -163,12 +163,12 @@ extern const size_t cubind_fatbin_real_shapes_size;
    (CUBIND_LAYOUT_CHECK: a compile-time assertion, from cubind/generated.h). */
 struct cubind_g_real_shapes_0_pair_h2_align { char c; pair_h2 t; };
 CUBIND_LAYOUT_CHECK(cubind_g_real_shapes_0_pair_h2_sizeof, sizeof(pair_h2) == 8);
-CUBIND_LAYOUT_CHECK(cubind_g_real_shapes_0_pair_h2_alignof, offsetof(struct cubind_g_real_shapes_0_pair_h2_align, t) == 4);
+CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_real_shapes_0_pair_h2_alignof, offsetof(struct cubind_g_real_shapes_0_pair_h2_align, t) == 4);
 CUBIND_LAYOUT_CHECK(cubind_g_real_shapes_0_pair_h2_field_h2, offsetof(pair_h2, h2) == 0);
 CUBIND_LAYOUT_CHECK(cubind_g_real_shapes_0_pair_h2_field_k, offsetof(pair_h2, k) == 4);
 struct cubind_g_real_shapes_1__launch_params_align { char c; _launch_params t; };
 CUBIND_LAYOUT_CHECK(cubind_g_real_shapes_1__launch_params_sizeof, sizeof(_launch_params) == 8);
-CUBIND_LAYOUT_CHECK(cubind_g_real_shapes_1__launch_params_alignof, offsetof(struct cubind_g_real_shapes_1__launch_params_align, t) == 4);
+CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_real_shapes_1__launch_params_alignof, offsetof(struct cubind_g_real_shapes_1__launch_params_align, t) == 4);
 CUBIND_LAYOUT_CHECK(cubind_g_real_shapes_1__launch_params_field_count, offsetof(_launch_params, count) == 0);
 CUBIND_LAYOUT_CHECK(cubind_g_real_shapes_1__launch_params_field_scale, offsetof(_launch_params, scale) == 4);
 

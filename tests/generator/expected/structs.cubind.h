@@ -99,17 +99,17 @@ extern const size_t cubind_fatbin_structs_size;
    (CUBIND_LAYOUT_CHECK: a compile-time assertion, from cubind/generated.h). */
 struct cubind_g_structs_0_inner_align { char c; inner t; };
 CUBIND_LAYOUT_CHECK(cubind_g_structs_0_inner_sizeof, sizeof(inner) == 16);
-CUBIND_LAYOUT_CHECK(cubind_g_structs_0_inner_alignof, offsetof(struct cubind_g_structs_0_inner_align, t) == 8);
+CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_0_inner_alignof, offsetof(struct cubind_g_structs_0_inner_align, t) == 8);
 CUBIND_LAYOUT_CHECK(cubind_g_structs_0_inner_field_s, offsetof(inner, s) == 0);
 CUBIND_LAYOUT_CHECK(cubind_g_structs_0_inner_field_d, offsetof(inner, d) == 8);
 struct cubind_g_structs_1_bits_align { char c; bits t; };
 CUBIND_LAYOUT_CHECK(cubind_g_structs_1_bits_sizeof, sizeof(bits) == 4);
-CUBIND_LAYOUT_CHECK(cubind_g_structs_1_bits_alignof, offsetof(struct cubind_g_structs_1_bits_align, t) == 4);
+CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_1_bits_alignof, offsetof(struct cubind_g_structs_1_bits_align, t) == 4);
 CUBIND_LAYOUT_CHECK(cubind_g_structs_1_bits_field_f, offsetof(bits, f) == 0);
 CUBIND_LAYOUT_CHECK(cubind_g_structs_1_bits_field_u, offsetof(bits, u) == 0);
 struct cubind_g_structs_2_params_align { char c; params t; };
 CUBIND_LAYOUT_CHECK(cubind_g_structs_2_params_sizeof, sizeof(params) == 112);
-CUBIND_LAYOUT_CHECK(cubind_g_structs_2_params_alignof, offsetof(struct cubind_g_structs_2_params_align, t) == 16);
+CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_2_params_alignof, offsetof(struct cubind_g_structs_2_params_align, t) == 16);
 CUBIND_LAYOUT_CHECK(cubind_g_structs_2_params_field_c, offsetof(params, c) == 0);
 CUBIND_LAYOUT_CHECK(cubind_g_structs_2_params_field_v, offsetof(params, v) == 16);
 CUBIND_LAYOUT_CHECK(cubind_g_structs_2_params_field_in, offsetof(params, in) == 32);
@@ -120,7 +120,7 @@ CUBIND_LAYOUT_CHECK(cubind_g_structs_2_params_field_table, offsetof(params, tabl
 CUBIND_LAYOUT_CHECK(cubind_g_structs_2_params_field_b, offsetof(params, b) == 104);
 struct cubind_g_structs_3_counted_align { char c; counted t; };
 CUBIND_LAYOUT_CHECK(cubind_g_structs_3_counted_sizeof, sizeof(counted) == 4);
-CUBIND_LAYOUT_CHECK(cubind_g_structs_3_counted_alignof, offsetof(struct cubind_g_structs_3_counted_align, t) == 4);
+CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_3_counted_alignof, offsetof(struct cubind_g_structs_3_counted_align, t) == 4);
 CUBIND_LAYOUT_CHECK(cubind_g_structs_3_counted_field_count, offsetof(counted, count) == 0);
 
 /* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The

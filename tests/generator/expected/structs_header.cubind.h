@@ -58,13 +58,13 @@ extern const size_t cubind_fatbin_structs_header_size;
    (CUBIND_LAYOUT_CHECK: a compile-time assertion, from cubind/generated.h). */
 struct cubind_g_structs_header_0_struct_vec3_align { char c; struct vec3 t; };
 CUBIND_LAYOUT_CHECK(cubind_g_structs_header_0_struct_vec3_sizeof, sizeof(struct vec3) == 12);
-CUBIND_LAYOUT_CHECK(cubind_g_structs_header_0_struct_vec3_alignof, offsetof(struct cubind_g_structs_header_0_struct_vec3_align, t) == 4);
+CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_header_0_struct_vec3_alignof, offsetof(struct cubind_g_structs_header_0_struct_vec3_align, t) == 4);
 CUBIND_LAYOUT_CHECK(cubind_g_structs_header_0_struct_vec3_field_x, offsetof(struct vec3, x) == 0);
 CUBIND_LAYOUT_CHECK(cubind_g_structs_header_0_struct_vec3_field_y, offsetof(struct vec3, y) == 4);
 CUBIND_LAYOUT_CHECK(cubind_g_structs_header_0_struct_vec3_field_z, offsetof(struct vec3, z) == 8);
 struct cubind_g_structs_header_1_transform_align { char c; transform t; };
 CUBIND_LAYOUT_CHECK(cubind_g_structs_header_1_transform_sizeof, sizeof(transform) == 32);
-CUBIND_LAYOUT_CHECK(cubind_g_structs_header_1_transform_alignof, offsetof(struct cubind_g_structs_header_1_transform_align, t) == 8);
+CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_header_1_transform_alignof, offsetof(struct cubind_g_structs_header_1_transform_align, t) == 8);
 CUBIND_LAYOUT_CHECK(cubind_g_structs_header_1_transform_field_origin, offsetof(transform, origin) == 0);
 CUBIND_LAYOUT_CHECK(cubind_g_structs_header_1_transform_field_scale, offsetof(transform, scale) == 16);
 CUBIND_LAYOUT_CHECK(cubind_g_structs_header_1_transform_field_id, offsetof(transform, id) == 24);

@@ -94,7 +94,7 @@ extern const size_t cubind_fatbin_variables_size;
    (CUBIND_LAYOUT_CHECK: a compile-time assertion, from cubind/generated.h). */
 struct cubind_g_variables_0_limits_align { char c; limits t; };
 CUBIND_LAYOUT_CHECK(cubind_g_variables_0_limits_sizeof, sizeof(limits) == 8);
-CUBIND_LAYOUT_CHECK(cubind_g_variables_0_limits_alignof, offsetof(struct cubind_g_variables_0_limits_align, t) == 4);
+CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_variables_0_limits_alignof, offsetof(struct cubind_g_variables_0_limits_align, t) == 4);
 CUBIND_LAYOUT_CHECK(cubind_g_variables_0_limits_field_lo, offsetof(limits, lo) == 0);
 CUBIND_LAYOUT_CHECK(cubind_g_variables_0_limits_field_hi, offsetof(limits, hi) == 4);
 
