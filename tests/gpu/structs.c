@@ -104,6 +104,23 @@ int main(void) {
         bad++;
       }
   }
+  {
+    /* a CUtensorMap by value from C99, where cuda.h cannot align it to 128: its bytes reach
+       the kernel as they are (the generated alignment check is C11 and C++11 only) */
+    CUtensorMap map;
+    unsigned long long got[16];
+    cubind_config warp = cubind_config_1d(32, 32);
+    for (k = 0; k < 16; k++)
+      map.opaque[k] = (unsigned long long)gpu_rand_u32() << 32 | gpu_rand_u32();
+    gpu_poison(got, sizeof got);
+    GPU_CHECK(tensor_map_words_call(&warp, map, got));
+    for (k = 0; k < 16; k++)
+      if (got[k] != map.opaque[k]) {
+        fprintf(stderr, "tensor_map_words out[%d]: got %llx, want %llx\n", k, got[k],
+                (unsigned long long)map.opaque[k]);
+        bad++;
+      }
+  }
   printf("gpu_structs: sizeof(mixed) %zu, span [%d, %d), %zu mismatches\n", sizeof(mixed),
          s.offset, s.offset + s.length, bad);
   return gpu_finish("gpu_structs", bad);

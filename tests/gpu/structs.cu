@@ -1,6 +1,7 @@
 // Structs by value: one defined here (the generated header carries a C copy of it), one from a
 // C header both sides include (the generated header includes it). The layout of `mixed`
 // (c@0, d@8, i@16, v@32, 48 bytes, 16-byte aligned) puts `s` at 48 in the parameter buffer.
+#include <cuda.h>
 #include <cubind/annotations.h>
 #include "structs_shared.h"
 
@@ -64,4 +65,12 @@ extern "C" __global__ void wide_eval(int n, double4_32a a, double b,
     return;
   out[0] = (double)n + a.x + a.y + a.z + a.w; /* small integers: exact in any order */
   out[1] = b;
+}
+
+/** out[k] = word k of the tensor map (Hopper TMA's descriptor, cuda.h) as the kernel got it:
+    aligned to 128 for the device, and in a C99 caller's copy only as its words are. */
+extern "C" __global__ void tensor_map_words(const __grid_constant__ CUtensorMap map,
+                                            CUBIND_OUT_N(16) unsigned long long *out) {
+  if (blockIdx.x == 0 && threadIdx.x < 16)
+    out[threadIdx.x] = reinterpret_cast<const unsigned long long *>(&map)[threadIdx.x];
 }
