@@ -511,9 +511,6 @@ static int plain_macro_line(const char *at, const char *stop) {
   return !open;
 }
 
-static int scan_text(leading_scan *scan, const char *text, size_t size, const char *dir,
-                     int depth);
-
 /* 1 when [word, word_end) is `expected`. */
 static int word_is(const char *word, const char *word_end, const char *expected) {
   size_t length = strlen(expected);
@@ -524,6 +521,45 @@ static int word_is(const char *word, const char *word_end, const char *expected)
 static int line_is_name(const char *at, const char *stop, const char *name) {
   return word_is(at, skip_word(at, stop), name) && rest_is_blank(skip_word(at, stop), stop);
 }
+
+/* A preprocessor directive of a header's text (read_directive). */
+typedef struct directive {
+  const char *name, *name_end; /* its name: include, pragma, ifndef... */
+  const char *rest;            /* what follows the name on its line, past spaces */
+  const char *stop;            /* where its line ends */
+} directive;
+
+/* 1 when a directive begins at `at` (read into `d`); 0 when something else does. */
+static int read_directive(const char *at, const char *end, directive *d) {
+  if (at >= end || *at != '#')
+    return 0;
+  d->stop = line_end(at, end);
+  d->name = skip_spaces(at + 1, d->stop);
+  d->name_end = skip_word(d->name, d->stop);
+  d->rest = skip_spaces(d->name_end, d->stop);
+  return 1;
+}
+
+/* 1 when the directive is `name`. */
+static int directive_is(const directive *d, const char *name) {
+  return word_is(d->name, d->name_end, name);
+}
+
+/*
+ * 1 when the directive `d` is `#ifndef G` and the next one, read into `define`, is `#define G`:
+ * an include guard's opening.
+ */
+static int opens_guard(const directive *d, const char *end, directive *define) {
+  const char *macro = d->rest, *macro_end = skip_word(macro, d->stop);
+  return directive_is(d, "ifndef") && macro_end > macro && rest_is_blank(macro_end, d->stop) &&
+         read_directive(skip_blank(d->stop, end), end, define) &&
+         directive_is(define, "define") &&
+         skip_word(define->rest, define->stop) - define->rest == macro_end - macro &&
+         strncmp(define->rest, macro, (size_t)(macro_end - macro)) == 0;
+}
+
+static int scan_text(leading_scan *scan, const char *text, size_t size, const char *dir,
+                     int depth);
 
 /* Follows `#include "name"` of a file in `dir` (where clang looks first) into that header. */
 static void scan_local_header(leading_scan *scan, const char *dir, const char *name,
@@ -583,34 +619,26 @@ static int scan_include(leading_scan *scan, const char *at, const char *stop, co
 static int scan_text(leading_scan *scan, const char *text, size_t size, const char *dir,
                      int depth) {
   const char *at = text, *end = text + size;
-  int directives = 0;
-  char guard[256] = ""; /* a header's include guard whose #define comes next */
-  while ((at = skip_blank(at, end)) < end && *at == '#') {
-    const char *hash = at, *stop = line_end(at, end), *word, *word_end;
-    if (stop >= end && end[-1] != '\n')
+  int first = 1;
+  directive d, define;
+  while ((at = skip_blank(at, end)) < end && read_directive(at, end, &d)) {
+    const char *hash = at;
+    if (d.stop >= end && end[-1] != '\n')
       return 1; /* the line may go on past the text */
-    word = skip_spaces(at + 1, stop);
-    word_end = skip_word(word, stop);
-    at = skip_spaces(word_end, stop);
-    directives++;
-    if (*guard) {
+    if (depth > 0 && first && opens_guard(&d, end, &define)) {
       /* the guard's own #define stays out of the prelude, which would otherwise skip the
          header when the .cu includes it */
-      if (!word_is(word, word_end, "define") || !line_is_name(at, stop, guard))
+      if (define.stop >= end && end[-1] != '\n')
+        return 1;
+      d = define;
+    } else if (directive_is(&d, "include")) {
+      if (!scan_include(scan, d.rest, d.stop, dir, depth))
         return 0;
-      guard[0] = '\0';
-    } else if (word_is(word, word_end, "include")) {
-      if (!scan_include(scan, at, stop, dir, depth))
-        return 0;
-    } else if (depth > 0 && directives == 1 && word_is(word, word_end, "ifndef") &&
-               skip_word(at, stop) > at && skip_word(at, stop) - at < (long)sizeof guard &&
-               rest_is_blank(skip_word(at, stop), stop)) {
-      snprintf(guard, sizeof guard, "%.*s", (int)(skip_word(at, stop) - at), at);
-    } else if (depth > 0 && word_is(word, word_end, "pragma") && line_is_name(at, stop, "once")) {
+    } else if (depth > 0 && directive_is(&d, "pragma") && line_is_name(d.rest, d.stop, "once")) {
       /* nothing to repeat */
-    } else if ((word_is(word, word_end, "define") || word_is(word, word_end, "undef")) &&
-               plain_macro_line(hash, stop)) {
-      const char *last = stop;
+    } else if ((directive_is(&d, "define") || directive_is(&d, "undef")) &&
+               plain_macro_line(hash, d.stop)) {
+      const char *last = d.stop;
       char *line;
       while (last > hash && (last[-1] == '\r' || last[-1] == ' ' || last[-1] == '\t'))
         last--;
@@ -620,7 +648,8 @@ static int scan_text(leading_scan *scan, const char *text, size_t size, const ch
     } else {
       return 0;
     }
-    at = stop;
+    first = 0;
+    at = d.stop;
   }
   return at >= end;
 }
@@ -777,42 +806,6 @@ static void drop_held_headers(prelude_request *request, const char *base) {
   }
   cubind_strlist_free(request->lines);
   *request->lines = kept;
-}
-
-/* A preprocessor directive of a header's text (read_directive). */
-typedef struct directive {
-  const char *name, *name_end; /* its name: include, pragma, ifndef... */
-  const char *rest;            /* what follows the name on its line, past spaces */
-  const char *stop;            /* where its line ends */
-} directive;
-
-/* 1 when a directive begins at `at` (read into `d`); 0 when something else does. */
-static int read_directive(const char *at, const char *end, directive *d) {
-  if (at >= end || *at != '#')
-    return 0;
-  d->stop = line_end(at, end);
-  d->name = skip_spaces(at + 1, d->stop);
-  d->name_end = skip_word(d->name, d->stop);
-  d->rest = skip_spaces(d->name_end, d->stop);
-  return 1;
-}
-
-/* 1 when the directive is `name`. */
-static int directive_is(const directive *d, const char *name) {
-  return word_is(d->name, d->name_end, name);
-}
-
-/*
- * 1 when the directive `d` is `#ifndef G` and the next one, read into `define`, is `#define G`:
- * an include guard's opening.
- */
-static int opens_guard(const directive *d, const char *end, directive *define) {
-  const char *macro = d->rest, *macro_end = skip_word(macro, d->stop);
-  return directive_is(d, "ifndef") && macro_end > macro && rest_is_blank(macro_end, d->stop) &&
-         read_directive(skip_blank(d->stop, end), end, define) &&
-         directive_is(define, "define") &&
-         skip_word(define->rest, define->stop) - define->rest == macro_end - macro &&
-         strncmp(define->rest, macro, (size_t)(macro_end - macro)) == 0;
 }
 
 /*
@@ -1314,12 +1307,11 @@ static char *installed_path_of(const prelude_request *request, const cubind_strl
 }
 
 /*
- * The valid installed prelude of the `count` lines `picked` numbers that fits the request's
- * user arguments (new string), or NULL.
+ * The valid installed prelude of the first `count` leading lines that fits the request's user
+ * arguments (new string), or NULL.
  */
-static char *installed_prelude(const prelude_request *request, const size_t *picked,
-                               size_t count) {
-  char *path = installed_path_of(request, request->lines, picked, count);
+static char *installed_prelude(const prelude_request *request, size_t count) {
+  char *path = installed_path_of(request, request->lines, NULL, count);
   if (path && prelude_valid(request, path) && installed_fits(request, path))
     return path;
   free(path);
@@ -1528,7 +1520,7 @@ static void build_list(CXIndex index, const prelude_request *request, const char
   size_t count = request->lines->count, parent_count;
   char *whole = prelude_path(request, count), *parent;
   char *valid = prelude_valid(request, whole) ? cubind_xstrdup(whole)
-                                              : installed_prelude(request, NULL, count);
+                                              : installed_prelude(request, count);
   if (!valid) { /* an empty list's is the base: valid by now */
     /* the new one is a link more */
     parent = best_partial_prelude(request, &parent_count, MAX_CHAIN - 1);
@@ -1840,7 +1832,7 @@ static char *find_prelude(prelude_request *request, size_t *count) {
   path = prelude_path(request, request->lines->count);
   if (!prelude_valid(request, path)) {
     free(path);
-    path = installed_prelude(request, NULL, request->lines->count);
+    path = installed_prelude(request, request->lines->count);
   }
   if (path)
     *count = request->lines->count;
