@@ -354,9 +354,15 @@ cmp -s "$work/out/cxx20.cubind.h" "$work/expected/cxx20.cubind.h" ||
 # A list of seven toolkit headers: each prefix is chained onto the one before up to MAX_CHAIN
 # preludes (libclang 19 crashed loading a chain of six: "libclang: crash detected during
 # parsing", then a parse without it), and the whole list's loads.
-printf '#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cuda_fp8.h>\n#include <mma.h>\n#include <cuda_pipeline.h>\n#include <cuda_awbarrier.h>\n#include <cooperative_groups.h>\n#include <cubind/annotations.h>\n%s\n' \
-  "$kernel" >"$work/long.cu"
-"$gen" --no-cache -I "$include" -o "$work/expected_long" "$work/long.cu" || fail "long: --no-cache run failed"
+{
+  for header in cuda_fp16.h cuda_bf16.h cuda_fp8.h mma.h cuda_pipeline.h cuda_awbarrier.h \
+                cooperative_groups.h cubind/annotations.h; do
+    printf '#include <%s>\n' "$header"
+  done
+  printf '%s\n' "$kernel"
+} >"$work/long.cu"
+"$gen" --no-cache -I "$include" -o "$work/expected_long" "$work/long.cu" ||
+  fail "long: --no-cache run failed"
 "$gen" --prepare --cache-dir "$work/cache_long" -I "$include" -o "$work/prep_out" "$work/long.cu" ||
   fail "long: --prepare failed"
 rm -rf "$work/out"
@@ -481,7 +487,8 @@ if [[ -n $(ls "$own"/prelude-*.pch 2>/dev/null) && -n $archs && ( $archs == none
         fail "block: $err"
       cmp -s "$work/out/block.cubind.h" "$work/expected_own/block.cubind.h" ||
         fail "block: the header differs from the --no-cache run's ($err)"
-      taken=$(printf '%s\n' "$err" | sed -n 's/^cubind-gen: prelude \(prelude-[0-9a-f]*\.pch\) .*/\1/p')
+      taken=$(printf '%s\n' "$err" |
+              sed -n 's/^cubind-gen: prelude \(prelude-[0-9a-f]*\.pch\) .*/\1/p')
     }
     block_group
     [[ -n $taken && $err =~ "(0 of 1 leading lines)" ]] && grep -q '/cub/util_type\.cuh$' "$own/$taken.files" ||
