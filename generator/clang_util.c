@@ -60,6 +60,37 @@ int cx_in_system_header(CXCursor cursor) {
   return clang_Location_isInSystemHeader(clang_getCursorLocation(cursor));
 }
 
+/* 1 when the cursor is an extern "C" or "C++" block (libclang < 15: an UnexposedDecl whose
+   first token is `extern`). */
+static int is_linkage_spec(CXCursor cursor) {
+  enum CXCursorKind kind = clang_getCursorKind(cursor);
+  CXTranslationUnit tu;
+  CXToken *tokens = NULL;
+  unsigned count = 0;
+  int is_extern = 0;
+  if (kind == CXCursor_LinkageSpec)
+    return 1;
+  if (kind != CXCursor_UnexposedDecl)
+    return 0;
+  tu = clang_Cursor_getTranslationUnit(cursor);
+  clang_tokenize(tu, clang_getCursorExtent(cursor), &tokens, &count);
+  if (count > 0) {
+    char *first = cx_string(clang_getTokenSpelling(tu, tokens[0]));
+    is_extern = strcmp(first, "extern") == 0;
+    free(first);
+  }
+  clang_disposeTokens(tu, tokens, count);
+  return is_extern;
+}
+
+/* cx_at_file_scope: see clang_util.h. */
+int cx_at_file_scope(CXCursor decl) {
+  CXCursor parent = clang_getCursorSemanticParent(decl);
+  while (!clang_Cursor_isNull(parent) && is_linkage_spec(parent))
+    parent = clang_getCursorSemanticParent(parent);
+  return !clang_Cursor_isNull(parent) && clang_isTranslationUnit(clang_getCursorKind(parent));
+}
+
 static enum CXChildVisitResult find_global_attr(CXCursor cursor, CXCursor parent,
                                                 CXClientData data) {
   (void)parent;

@@ -63,6 +63,14 @@ char *cx_file_name(CXCursor cursor);
 /* cx_in_system_header: 1 when the cursor lies in a system header. */
 int cx_in_system_header(CXCursor cursor);
 
+/*
+ * cx_at_file_scope: 1 when the declaration is at the global scope, where C can name it: its
+ * semantic parent is the translation unit, or extern "C" / "C++" blocks directly in it
+ * (CXCursor_LinkageSpec, which libclang before 15 reports as an UnexposedDecl: C headers wrap
+ * their declarations in extern "C" for C++).
+ */
+int cx_at_file_scope(CXCursor decl);
+
 /* cx_is_global: 1 when the function (or function template) cursor carries __global__. */
 int cx_is_global(CXCursor cursor);
 

@@ -181,7 +181,6 @@ static char *toolkit_header(const parse_context *ctx, CXCursor decl) {
 static char *record_problem(parse_context *ctx, CXCursor decl, const char *display,
                             const char *name, const char *alias, int defined_here, int depth,
                             char **header) {
-  enum CXCursorKind parent_kind = clang_getCursorKind(clang_getCursorSemanticParent(decl));
   const char *what = clang_getCursorKind(decl) == CXCursor_UnionDecl ? "union" : "struct";
   int has_base = 0;
   clang_visitChildren(decl, find_base, &has_base);
@@ -195,7 +194,7 @@ static char *record_problem(parse_context *ctx, CXCursor decl, const char *displ
     return cubind_xasprintf("type '%s' comes from the toolkit's %s, which is C++ only: pass a "
                             "pointer",
                             display, *header);
-  if (parent_kind != CXCursor_LinkageSpec && !clang_isTranslationUnit(parent_kind))
+  if (!cx_at_file_scope(decl))
     return cubind_xasprintf(
         "%s '%s' is declared inside a namespace or class, where C cannot name it: declare it at "
         "global scope (in the .cu, or in a C-compatible header both sides include)",

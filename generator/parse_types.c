@@ -117,9 +117,7 @@ static int is_vector_type_name(const char *name) {
  * CUDA file, so no user type can take them at global scope.
  */
 static const char *toolkit_type_spelling(CXCursor decl, const char *name, unsigned *needs) {
-  CXCursor parent = clang_getCursorSemanticParent(decl);
-  if (!clang_isTranslationUnit(clang_getCursorKind(parent)) &&
-      clang_getCursorKind(parent) != CXCursor_LinkageSpec)
+  if (!cx_at_file_scope(decl))
     return NULL;
   /* the _raw structs hold the same bits, and C sees them only as anonymous typedefs */
   if (strcmp(name, "__half") == 0 || strcmp(name, "__half_raw") == 0)
