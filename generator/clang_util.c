@@ -65,6 +65,7 @@ int cx_in_system_header(CXCursor cursor) {
 static int is_linkage_spec(CXCursor cursor) {
   enum CXCursorKind kind = clang_getCursorKind(cursor);
   CXTranslationUnit tu;
+  CXSourceLocation start;
   CXToken *tokens = NULL;
   unsigned count = 0;
   int is_extern = 0;
@@ -73,7 +74,9 @@ static int is_linkage_spec(CXCursor cursor) {
   if (kind != CXCursor_UnexposedDecl)
     return 0;
   tu = clang_Cursor_getTranslationUnit(cursor);
-  clang_tokenize(tu, clang_getCursorExtent(cursor), &tokens, &count);
+  /* its first token only: the block may be a whole header (cuda.h's is 25,000 lines) */
+  start = clang_getRangeStart(clang_getCursorExtent(cursor));
+  clang_tokenize(tu, clang_getRange(start, start), &tokens, &count);
   if (count > 0) {
     char *first = cx_string(clang_getTokenSpelling(tu, tokens[0]));
     is_extern = strcmp(first, "extern") == 0;
