@@ -111,6 +111,13 @@ int cx_is_global(CXCursor cursor) {
   return found;
 }
 
+/* cx_is_instantiation: see clang_util.h. */
+int cx_is_instantiation(CXCursor function) {
+  CXCursor pattern = clang_getSpecializedCursorTemplate(function);
+  return !clang_Cursor_isNull(pattern) &&
+         clang_equalLocations(clang_getCursorLocation(function), clang_getCursorLocation(pattern));
+}
+
 /* cx_qualified_name: see clang_util.h. */
 char *cx_qualified_name(CXCursor cursor, int *anonymous) {
   char *name = cx_spelling(cursor);

@@ -75,6 +75,13 @@ int cx_at_file_scope(CXCursor decl);
 int cx_is_global(CXCursor cursor);
 
 /*
+ * cx_is_instantiation: 1 when the function cursor is an instantiation of a function template,
+ * explicit or implicit: clang gives it its pattern's location (an explicit specialisation has
+ * its own).
+ */
+int cx_is_instantiation(CXCursor function);
+
+/*
  * cx_qualified_name: "ns::inner::name", for messages and for naming the declaration from the
  * global scope; *anonymous is set when an anonymous namespace encloses it.
  */

@@ -382,6 +382,10 @@ static enum CXChildVisitResult visit_declaration(CXCursor cursor, CXCursor paren
   if (kind == CXCursor_VarDecl &&
       !clang_Location_isFromMainFile(clang_getCursorLocation(cursor)))
     return CXChildVisit_Continue;
+  /* the parse's own top-level declarations include the functions it instantiated (explicit
+     instantiations among them, which parse_instantiations records) */
+  if (kind == CXCursor_FunctionDecl && cx_is_instantiation(cursor))
+    return CXChildVisit_Continue;
   /* libclang < 15 reports extern "C" blocks as UnexposedDecl */
   if (kind == CXCursor_Namespace || kind == CXCursor_LinkageSpec || kind == CXCursor_UnexposedDecl)
     clang_visitChildren(cursor, visit_declaration, ctx);

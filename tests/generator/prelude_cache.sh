@@ -14,6 +14,7 @@
 #   - the C++ library's headers and -isystem ones are part of the list, a header of a user
 #     directory (-I) ends it; a system header changed in place makes the preludes that hold it
 #     unused (clang itself does not check system headers) until they are rebuilt
+#   - a user's -include file's kernels are bound with a warm cache too (the prelude holds it)
 #   - #define lines are part of the list, <cubind/annotations.h> is stepped over, a local header
 #     is followed into its leading lines; a list of #include lines alone takes the prelude of a
 #     subsequence; a list asked for while the builder is busy is built by that builder after; a
@@ -185,6 +186,28 @@ expect "another option set, the shared base" "^cubind-gen: prelude $base_prelude
 wait_builder
 run_sys -I
 expect "a user header ends the list" '\(1 of 1 leading lines\)$'
+
+# a user's -include file is parsed into the prelude (it comes before the .cu's headers): its
+# kernel is still bound from the warm cache, where the run leaves the prelude's declarations out
+# of its visits otherwise (clang_session.c: visits_local_declarations)
+printf '#pragma once\n%s\n' 'extern "C" __global__ void pre_included(int *x) { x[0] = 1; }' \
+  >"$work/pre.cuh"
+printf '#include <cuda_fp16.h>\n%s\n' 'extern "C" __global__ void main_kernel(int *x) { x[0] = 2; }' \
+  >"$work/pre_main.cu"
+"$gen" --no-cache -include "$work/pre.cuh" -o "$work/expected_pre" "$work/pre_main.cu" ||
+  fail "pre_main: --no-cache run failed"
+for attempt in cold warm; do
+  rm -rf "$work/out"
+  err=$(CUBIND_GEN_REPORT=1 "$gen" --cache-dir "$cache" -include "$work/pre.cuh" -o "$work/out" \
+        "$work/pre_main.cu" 2>&1 >/dev/null) || fail "pre_main: cubind-gen failed: $err"
+  report=$(printf '%s\n' "$err" | grep '^cubind-gen: prelude ') || fail "pre_main: no report in: $err"
+  wait_builder
+done
+expect "-include, warm cache" '\(1 of 1 leading lines\)$'
+grep -q 'pre_included_launch' "$work/out/pre_main.cubind.h" ||
+  fail "pre_main: the -include file's kernel is unbound with the prelude ($report)"
+cmp -s "$work/out/pre_main.cubind.h" "$work/expected_pre/pre_main.cubind.h" ||
+  fail "pre_main: the header differs from the --no-cache run's ($report)"
 
 # option sets that differ in -D, -U and -I arguments share the base prelude where those change
 # nothing in it. The option set gets a base of its own for a macro that one of the base's
