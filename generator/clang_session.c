@@ -11,6 +11,7 @@
 
 #include "clang_util.h"
 #include "fs.h"
+#include "host_compiler.h"
 #include "parse_context.h"
 #include "prelude_cache.h"
 
@@ -132,48 +133,6 @@ static int make_shim_dir(clang_session *session) {
 
 /* ---- The command line ------------------------------------------------------------------- */
 
-/*
- * What nvcc's host compiler adds to the device compile: its own include directories, as
- * `<cc> -E -v` lists them, each added with -idirafter (nvcc preprocesses a .cu with its host
- * compiler, so headers that only it provides, gcc's omp.h say, are found there; clang's own
- * directories come first, so its versions of the intrinsics headers win); and, when nvcc
- * passes it -fopenmp, its _OPENMP. A compiler that cannot be run adds nothing.
- */
-static void add_host_compiler(const char *compiler, int openmp, cubind_strlist *args) {
-  char *command, line[4096];
-  FILE *pipe;
-  int listing = 0;
-  if (!compiler || !*compiler)
-    return;
-  command = cubind_xasprintf("'%s' -E -x c++ -v -dM %s - </dev/null 2>&1", compiler,
-                             openmp ? "-fopenmp" : "");
-  if (strchr(compiler, '\'')) { /* not quotable this way: go without */
-    free(command);
-    return;
-  }
-  pipe = popen(command, "r");
-  free(command);
-  if (!pipe)
-    return;
-  while (fgets(line, sizeof line, pipe)) {
-    size_t length = strcspn(line, "\r\n");
-    line[length] = '\0';
-    if (strncmp(line, "#include <...> search starts here:", 34) == 0)
-      listing = 1;
-    else if (strncmp(line, "End of search list.", 19) == 0)
-      listing = 0;
-    else if (listing && line[0] == ' ') {
-      cubind_strlist_add(args, "-idirafter");
-      cubind_strlist_add(args, line + 1);
-    } else if (openmp && strncmp(line, "#define _OPENMP ", 16) == 0) {
-      char *define = cubind_xasprintf("-D_OPENMP=%s", line + 16);
-      cubind_strlist_add(args, define);
-      free(define);
-    }
-  }
-  pclose(pipe);
-}
-
 static void add_arg(cubind_strlist *args, const char *format, const char *value) {
   char *text = cubind_xasprintf(format, value);
   cubind_strlist_add(args, text);
@@ -219,7 +178,10 @@ static void build_arguments(clang_session *session) {
   if (session->major >= 16 && session->major <= 19)
     cubind_strlist_add(args, "-Wno-enum-constexpr-conversion");
   cubind_strlist_add(args, "-DCUBIND_GENERATOR=1");
-  add_host_compiler(options->host_compiler, options->host_openmp, args);
+  /* nvcc preprocesses a .cu with its host compiler: headers only it provides (gcc's omp.h)
+     are found in its directories, after clang's own (whose intrinsics headers win) */
+  host_compiler_arguments(options->host_compiler, options->host_openmp, options->cache_dir,
+                          args);
   /* the rest varies between the targets of one build: the base prelude's key leaves its -D,
      -U and -I arguments out where they change nothing in it (prelude_cache.h) */
   session->prelude_options.own_args = args->count;

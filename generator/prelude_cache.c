@@ -42,15 +42,6 @@ typedef struct prelude_request {
   cubind_strlist base_held; /* the files its base prelude holds (drop_held_headers) */
 } prelude_request;
 
-/* FNV-1a: a stable 64-bit hash for cache keys (not for security). */
-static unsigned long long hash_bytes(unsigned long long hash, const void *data, size_t size) {
-  const unsigned char *bytes = data;
-  size_t i;
-  for (i = 0; i < size; i++)
-    hash = (hash ^ bytes[i]) * 1099511628211ull;
-  return hash;
-}
-
 /*
  * A checksum of a whole file, 8 bytes at a time: any change of content or size changes it with
  * overwhelming likelihood. 0 when the file cannot be read. The file is mapped, not copied: a run
@@ -85,7 +76,7 @@ static unsigned long long file_checksum(const char *path) {
       sum = (sum ^ word) * 0xFF51AFD7ED558CCDull;
       sum ^= sum >> 29;
     }
-    sum = hash_bytes(sum, data + i, size - i);
+    sum = cubind_hash_bytes(sum, data + i, size - i);
     munmap(map, size);
   }
   return sum ? sum : 1;
@@ -128,7 +119,7 @@ static unsigned long long parent_identity(const char *path, unsigned long long c
     return 0;
   stamp[0] = (long long)info.st_size;
   stamp[1] = (long long)info.st_mtime;
-  checksum = hash_bytes(checksum, stamp, sizeof stamp);
+  checksum = cubind_hash_bytes(checksum, stamp, sizeof stamp);
   return checksum ? checksum : 1;
 }
 
@@ -256,20 +247,20 @@ static int prelude_valid(const prelude_request *request, const char *path) {
  * toolkit's cuda_runtime.h (its size and modification time).
  */
 static unsigned long long option_set_hash(const cubind_strlist *args, const char *cuda_path) {
-  unsigned long long hash = 14695981039346656037ull;
+  unsigned long long hash = CUBIND_HASH_START;
   char *version = cubind_libclang_version(), *runtime_h;
   struct stat info;
   size_t i;
-  hash = hash_bytes(hash, version, strlen(version) + 1);
+  hash = cubind_hash_bytes(hash, version, strlen(version) + 1);
   free(version);
   for (i = 0; i < args->count; i++)
-    hash = hash_bytes(hash, args->items[i], strlen(args->items[i]) + 1);
+    hash = cubind_hash_bytes(hash, args->items[i], strlen(args->items[i]) + 1);
   runtime_h = cubind_xasprintf("%s/include/cuda_runtime.h", cuda_path);
   if (stat(runtime_h, &info) == 0) {
     long long stamp[2];
     stamp[0] = (long long)info.st_size;
     stamp[1] = (long long)info.st_mtime;
-    hash = hash_bytes(hash, stamp, sizeof stamp);
+    hash = cubind_hash_bytes(hash, stamp, sizeof stamp);
   }
   free(runtime_h);
   return hash;
@@ -282,11 +273,11 @@ static unsigned long long option_set_hash(const cubind_strlist *args, const char
  */
 static char *key_path(const char *dir, unsigned long long set, const cubind_strlist *lines,
                       const size_t *picked, size_t count) {
-  unsigned long long hash = hash_bytes(set, "\0lines", 7);
+  unsigned long long hash = cubind_hash_bytes(set, "\0lines", 7);
   size_t i;
   for (i = 0; i < count; i++) {
     const char *line = lines->items[picked ? picked[i] : i];
-    hash = hash_bytes(hash, line, strlen(line) + 1);
+    hash = cubind_hash_bytes(hash, line, strlen(line) + 1);
   }
   return cubind_xasprintf("%s/prelude-%016llx.pch", dir, hash);
 }
@@ -398,12 +389,14 @@ static int build_prelude(CXIndex index, const prelude_request *request, size_t c
 }
 
 /*
- * The temporary files that a killed run leaves in the cache: ours (".prelude-*.tmp-*") and
- * clang's own, made while it saves ("prelude-*.pch-*"); swept by cubind_sweep_stale.
+ * The temporary files that a killed run leaves in the cache: ours (".prelude-*.tmp-*", and
+ * host_compiler.c's ".host-*.tmp-*") and clang's own, made while it saves ("prelude-*.pch-*");
+ * swept by cubind_sweep_stale.
  */
 static int is_cache_temp(const char *name, const void *data) {
   (void)data;
-  return (strncmp(name, ".prelude-", 9) == 0 && strstr(name, ".tmp-")) ||
+  return ((strncmp(name, ".prelude-", 9) == 0 || strncmp(name, ".host-", 6) == 0) &&
+          strstr(name, ".tmp-")) ||
          (strncmp(name, "prelude-", 8) == 0 && strstr(name, ".pch-"));
 }
 

@@ -36,6 +36,15 @@ void *cubind_xrealloc(void *ptr, size_t bytes) {
   return grown;
 }
 
+/* cubind_hash_bytes: see util.h. */
+unsigned long long cubind_hash_bytes(unsigned long long hash, const void *data, size_t size) {
+  const unsigned char *bytes = data;
+  size_t i;
+  for (i = 0; i < size; i++)
+    hash = (hash ^ bytes[i]) * 1099511628211ull;
+  return hash;
+}
+
 /* cubind_xstrdup: copy of a NUL-terminated string. */
 char *cubind_xstrdup(const char *text) { return cubind_xstrndup(text, strlen(text)); }
 

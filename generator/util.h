@@ -54,6 +54,13 @@ int cubind_strlist_contains(const cubind_strlist *list, const char *text);
 void cubind_strlist_free(cubind_strlist *list);
 
 /*
+ * cubind_hash_bytes: FNV-1a, a stable 64-bit hash for cache keys (not for security): `hash` is
+ * CUBIND_HASH_START or what an earlier call returned.
+ */
+#define CUBIND_HASH_START 14695981039346656037ull
+unsigned long long cubind_hash_bytes(unsigned long long hash, const void *data, size_t size);
+
+/*
  * Diagnostics on stderr, in the form compilers use so that editors and CI logs link to them:
  * "file:line:col: error: message", or "cubind-gen: error: message" when there is no location
  * (file == NULL). severity is "error", "warning" or "note". Errors are counted.
