@@ -61,15 +61,21 @@ static int probe(const char *compiler, int openmp, host_report *report) {
   return pclose(pipe) == 0 && report->dirs.count > 0;
 }
 
+/* 1 when `path` is a file the shell would run. */
+static int is_program(const char *path) {
+  struct stat info;
+  return stat(path, &info) == 0 && S_ISREG(info.st_mode) && access(path, X_OK) == 0;
+}
+
 /* The file `compiler` names, as the shell finds it ($PATH for a bare name); NULL if none. */
 static char *executable(const char *compiler) {
   const char *path = getenv("PATH"), *at;
   if (strchr(compiler, '/'))
-    return realpath(compiler, NULL);
+    return is_program(compiler) ? realpath(compiler, NULL) : NULL;
   for (at = path; at && *at;) {
     size_t length = strcspn(at, ":");
     char *candidate = cubind_xasprintf("%.*s/%s", (int)length, length ? at : ".", compiler);
-    char *real = access(candidate, X_OK) == 0 ? realpath(candidate, NULL) : NULL;
+    char *real = is_program(candidate) ? realpath(candidate, NULL) : NULL;
     free(candidate);
     if (real)
       return real;

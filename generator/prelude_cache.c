@@ -54,7 +54,7 @@ static unsigned long long file_checksum(const char *path) {
   struct stat info;
   size_t size, i;
   void *map;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO there must not block */
   if (fd < 0)
     return 0;
   if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) ||
