@@ -1,8 +1,8 @@
 # build_preludes.cmake: precompiles the installed preludes (generator/prelude_cache.h) with the
 # cubind-gen that will read them, into the directory it looks in (<bin>/../share/cubind/preludes):
 # clang's CUDA headers (the base prelude, also as host OpenMP code sees them) and, for each
-# architecture list, each group of toolkit headers that is dear to parse (CUB, Thrust,
-# cooperative groups). A run's first parse of a file
+# architecture list, each group of headers that is dear to parse (CUB, Thrust, cooperative
+# groups, <curand_kernel.h>, <iostream> ...). A run's first parse of a file
 # that begins with them then costs a fraction of nvcc's, with an empty cache.
 #
 #   cmake -DGEN=<cubind-gen> -DDIR=<preludes dir> "-DARCH_LISTS=none;90"

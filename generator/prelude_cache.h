@@ -10,8 +10,9 @@
  * key). A run never builds a prelude itself: a detached low-priority builder makes the missing
  * one for the next run (only the texts after a slow main parse wait for it, a bounded time:
  * prelude_cache_wait).
- * Installed preludes: cubind's build precompiles the base prelude and the heaviest toolkit
- * headers' (CUB, Thrust, cooperative groups) into <prefix>/share/cubind/preludes, the same
+ * Installed preludes: cubind's build precompiles the base prelude and those of the headers
+ * that are dear to parse (CUB, Thrust, cooperative groups, <curand_kernel.h>, <iostream> ...:
+ * CUBIND_PRELUDE_HEADERS) into <prefix>/share/cubind/preludes, the same
  * way, with the shim directory there. A run looks up each key in its cache, then there (read
  * only; a prelude of the cache may be chained onto an installed one), so the first run of an
  * empty cache need not parse clang's CUDA headers. A group of them (the `groups` file there
