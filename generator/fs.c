@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -125,6 +126,30 @@ int cubind_read_file_quiet(const char *path, unsigned long long limit, char **da
 int cubind_read_head_quiet(const char *path, unsigned long long limit, size_t head, char **data,
                            size_t *size) {
   return read_file(path, limit, head, data, size, 0);
+}
+
+/* cubind_map_file_quiet: see fs.h. */
+int cubind_map_file_quiet(const char *path, unsigned long long limit, const void **data,
+                          size_t *size) {
+  struct stat info;
+  void *map = NULL;
+  int fd = open_input(path, limit, &info, 0);
+  if (fd < 0)
+    return 1;
+  if (info.st_size > 0)
+    map = mmap(NULL, (size_t)info.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (map == MAP_FAILED)
+    return 1;
+  *data = map;
+  *size = (size_t)info.st_size;
+  return 0;
+}
+
+/* cubind_unmap_file: see fs.h. */
+void cubind_unmap_file(const void *data, size_t size) {
+  if (data)
+    munmap((void *)data, size);
 }
 
 /* 1 when the file at path holds exactly these bytes. */

@@ -100,6 +100,17 @@ int cubind_read_head_quiet(const char *path, unsigned long long limit, size_t he
                            size_t *size);
 
 /*
+ * cubind_map_file_quiet: maps a whole file read-only into *data and *size, with the checks of
+ * cubind_read_file and no message (for caches: a file that clang maps again is not copied).
+ * An empty file gives *data NULL. Returns 0, or 1; release with cubind_unmap_file.
+ */
+int cubind_map_file_quiet(const char *path, unsigned long long limit, const void **data,
+                          size_t *size);
+
+/* cubind_unmap_file: releases what cubind_map_file_quiet mapped. */
+void cubind_unmap_file(const void *data, size_t size);
+
+/*
  * cubind_check_input: the checks of cubind_read_file, without reading (for the .cu, which
  * libclang reads). Returns 0, or 1 after reporting why.
  */

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <time.h>
 #include <sys/file.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -51,34 +50,21 @@ typedef struct prelude_request {
 static unsigned long long file_checksum(const char *path) {
   unsigned long long sum = 0x9E3779B97F4A7C15ull;
   const unsigned char *data;
-  struct stat info;
-  size_t size, i;
-  void *map;
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO there must not block */
-  if (fd < 0)
+  const void *map = NULL;
+  size_t size = 0, i;
+  if (cubind_map_file_quiet(path, CUBIND_MAX_CACHE_BYTES, &map, &size) != 0)
     return 0;
-  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) ||
-      (unsigned long long)info.st_size > CUBIND_MAX_CACHE_BYTES) {
-    close(fd);
-    return 0;
-  }
-  size = (size_t)info.st_size;
-  map = size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
-  close(fd);
-  if (map == MAP_FAILED)
-    return 0;
+  data = map;
   sum ^= (unsigned long long)size;
-  if (map) {
-    data = map;
-    for (i = 0; i + 8 <= size; i += 8) {
-      uint64_t word;
-      memcpy(&word, data + i, 8);
-      sum = (sum ^ word) * 0xFF51AFD7ED558CCDull;
-      sum ^= sum >> 29;
-    }
-    sum = cubind_hash_bytes(sum, data + i, size - i);
-    munmap(map, size);
+  for (i = 0; i + 8 <= size; i += 8) {
+    uint64_t word;
+    memcpy(&word, data + i, 8);
+    sum = (sum ^ word) * 0xFF51AFD7ED558CCDull;
+    sum ^= sum >> 29;
   }
+  if (size > i)
+    sum = cubind_hash_bytes(sum, data + i, size - i);
+  cubind_unmap_file(map, size);
   return sum ? sum : 1;
 }
 
