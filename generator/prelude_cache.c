@@ -1633,21 +1633,41 @@ static void leave_want(const prelude_request *request) {
   free(path);
 }
 
+/* 1 when the cache's file `name` is a list left for the option set of `base` (want_path). */
+static int is_want_of(const char *name, const char *base) {
+  const char *base_name = cubind_basename(base);
+  size_t stem = strlen(base_name) - 4; /* less ".pch" */
+  return strncmp(name, base_name, stem) == 0 && strncmp(name + stem, ".want-", 6) == 0 &&
+         !strstr(name, ".tmp-");
+}
+
+/* 1 when a list is left for this option set's builder (take_want would take one). */
+static int want_waiting(const prelude_request *request) {
+  char *base = prelude_path(request, 0);
+  DIR *dir = opendir(request->cache_dir);
+  struct dirent *entry;
+  int waiting = 0;
+  while (dir && !waiting && (entry = readdir(dir)) != NULL)
+    waiting = is_want_of(entry->d_name, base);
+  if (dir)
+    closedir(dir);
+  free(base);
+  return waiting;
+}
+
 /*
  * Takes one list left for this option set's builder (removing it) into request->lines; returns
  * 1 when there was one.
  */
 static int take_want(prelude_request *request) {
-  char *base = prelude_path(request, 0), *prefix;
-  const char *name = cubind_basename(base);
+  char *base = prelude_path(request, 0);
   DIR *dir = opendir(request->cache_dir);
   struct dirent *entry;
   int taken = 0;
-  prefix = cubind_xasprintf("%.*s.want-", (int)(strlen(name) - 4), name);
   while (dir && !taken && (entry = readdir(dir)) != NULL) {
     char *path, *data = NULL, *line, *next;
     size_t size = 0;
-    if (strncmp(entry->d_name, prefix, strlen(prefix)) != 0 || strstr(entry->d_name, ".tmp-"))
+    if (!is_want_of(entry->d_name, base))
       continue;
     path = cubind_xasprintf("%s/%s", request->cache_dir, entry->d_name);
     if (cubind_read_file_quiet(path, CUBIND_MAX_SOURCE_BYTES, &data, &size) == 0 &&
@@ -1665,7 +1685,6 @@ static int take_want(prelude_request *request) {
   }
   if (dir)
     closedir(dir);
-  free(prefix);
   free(base);
   return taken;
 }
@@ -1693,8 +1712,20 @@ static void run_builder(prelude_request *request, int lock_fd) {
       close(fd);
   setpriority(PRIO_PROCESS, 0, 10); /* where it fails, the build goes on at the default one */
   build_missing(request);
-  for (wants = 0; wants < MAX_WANTS_PER_BUILDER && take_want(request); wants++)
-    build_missing(request);
+  for (wants = 0; wants < MAX_WANTS_PER_BUILDER;) {
+    if (take_want(request)) {
+      build_missing(request);
+      wants++;
+      continue;
+    }
+    /* None left: let the lock go, then look once more. A run that found the lock held leaves
+       its list and then tries the lock again (start_builder): a list left after this look is
+       that run's builder's, one left before it is this one's, which takes the lock back once
+       a waiter's shared hold or another builder lets it go. */
+    flock(lock_fd, LOCK_UN);
+    if (!want_waiting(request) || flock(lock_fd, LOCK_EX) != 0)
+      break;
+  }
   _exit(0);
 }
 
@@ -1711,9 +1742,13 @@ static void start_builder(prelude_request *request) {
   if (fd < 0)
     return;
   if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    close(fd);
     leave_want(request);
-    return;
+    /* the builder may have looked for lists for the last time before this one was left, and
+       let the lock go since (run_builder): then this run starts the next builder */
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      close(fd);
+      return;
+    }
   }
   child = fork();
   if (child == 0)
