@@ -518,8 +518,8 @@ static void check_templates(const cubind_model *model) {
     else
       warning_take(&pattern->location,
                    cubind_xasprintf("template kernel '%s' has no explicit instantiation in this "
-                                    "file: no stubs are generated for it (add e.g. 'template "
-                                    "__global__ void %s<float>(...);')",
+                                    "file: no stubs are generated for it (add one for each "
+                                    "specialisation: 'template __global__ void %s<...>(...);')",
                                     pattern->name, pattern->name));
   }
 }

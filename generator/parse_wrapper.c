@@ -473,15 +473,81 @@ static int split_demangled(const char *demangled, char **name, char **params) {
 }
 
 /*
- * Makes a demangled name one C++ accepts in the .cu: "(anonymous namespace)::" goes (the .cu's
- * own anonymous namespace is found from the global scope), and a function or object as a
- * template argument, which the demangler prints as "&(matmul_tri3(float const*, int))", becomes
- * "&matmul_tri3" (the parameter's type picks the overload). A new string.
+ * Reads a floating-point template argument as the demangler prints it, "(float)[40200000]" or
+ * "(double)[4004000000000000]" (the value's IEEE bits in hex), at `at`, and appends it to `out`:
+ * as `literal`, the shortest literal that reads back as those bits ("2.5f", "0.1", as a user
+ * writes them and the C name spells them), else as the exact expression clang resolves
+ * ("__builtin_bit_cast(float, 0x40200000u)", which infinities and NaNs need). Returns how many
+ * characters it read, 0 when `at` holds no such argument.
  */
-static char *speakable_name(const char *demangled) {
+static size_t append_float_argument(const char *at, int literal, cubind_buf *out) {
+  static const struct {
+    const char *spelled, *type, *suffix, *bits_suffix;
+    size_t digits;
+  } kinds[] = {{"(float)[", "float", "f", "u", 8}, {"(double)[", "double", "", "ull", 16}};
+  size_t k, length, precision;
+  unsigned long long bits;
+  char text[64];
+  for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+    const char *hex;
+    length = strlen(kinds[k].spelled);
+    if (strncmp(at, kinds[k].spelled, length) != 0)
+      continue;
+    hex = at + length;
+    if (strspn(hex, "0123456789abcdef") != kinds[k].digits || hex[kinds[k].digits] != ']')
+      return 0;
+    bits = strtoull(hex, NULL, 16);
+    if (!literal) {
+      cubind_buf_printf(out, "__builtin_bit_cast(%s, 0x%.*s%s)", kinds[k].type,
+                        (int)kinds[k].digits, hex, kinds[k].bits_suffix);
+      return length + kinds[k].digits + 1;
+    }
+    if (k == 0) {
+      float value;
+      unsigned int word = (unsigned int)bits;
+      memcpy(&value, &word, sizeof value);
+      for (precision = 1; precision < 9; precision++) {
+        float back;
+        snprintf(text, sizeof text, "%.*g", (int)precision, (double)value);
+        back = strtof(text, NULL);
+        if (memcmp(&back, &value, sizeof value) == 0)
+          break;
+      }
+      snprintf(text, sizeof text, "%.*g", (int)precision, (double)value);
+    } else {
+      double value;
+      memcpy(&value, &bits, sizeof value);
+      for (precision = 1; precision < 17; precision++) {
+        double back;
+        snprintf(text, sizeof text, "%.*g", (int)precision, value);
+        back = strtod(text, NULL);
+        if (memcmp(&back, &value, sizeof value) == 0)
+          break;
+      }
+      snprintf(text, sizeof text, "%.*g", (int)precision, value);
+    }
+    /* 2 -> 2.0: a literal of a floating type, as 2.0f is */
+    cubind_buf_printf(out, "%s%s%s", text,
+                      strpbrk(text, ".enai") ? "" : ".0", /* 1e+20, inf, nan keep their form */
+                      kinds[k].suffix);
+    return length + kinds[k].digits + 1;
+  }
+  return 0;
+}
+
+/*
+ * Makes a demangled name one C++ accepts in the .cu: "(anonymous namespace)::" goes (the .cu's
+ * own anonymous namespace is found from the global scope), a function or object as a template
+ * argument, which the demangler prints as "&(matmul_tri3(float const*, int))", becomes
+ * "&matmul_tri3" (the parameter's type picks the overload), and a floating-point argument,
+ * "(float)[40200000]", its exact value (append_float_argument; as a literal with
+ * `float_literals`, for the C name). A new string.
+ */
+static char *speakable_name(const char *demangled, int float_literals) {
   static const char anonymous[] = "(anonymous namespace)::";
   cubind_buf out = {0};
   const char *at = demangled;
+  size_t length;
   cubind_buf_puts(&out, "");
   while (*at) {
     if (strncmp(at, anonymous, sizeof anonymous - 1) == 0) {
@@ -496,6 +562,8 @@ static char *speakable_name(const char *demangled) {
       cubind_buf_append(&out, name, (size_t)(open - name));
       for (at += 2; *at && depth; at++)
         depth += *at == '(' ? 1 : *at == ')' ? -1 : 0;
+    } else if ((length = append_float_argument(at, float_literals, &out)) != 0) {
+      at += length;
     } else {
       cubind_buf_append(&out, at++, 1);
     }
@@ -530,13 +598,13 @@ static void read_candidate(candidate *c, const cubind_binary_kernel *kernel) {
 
 /* The wrapper line that names candidate i. */
 static char *candidate_line(size_t index, const candidate *c) {
-  char *name = speakable_name(c->name), *params, *line;
+  char *name = speakable_name(c->name, 0), *params, *line;
   if (!c->params) { /* extern "C": one function per name */
     line = cubind_xasprintf("static void *cubind_ref_%u = (void *)&::%s;", (unsigned)index, name);
     free(name);
     return line;
   }
-  params = speakable_name(c->params);
+  params = speakable_name(c->params, 0);
   line = cubind_xasprintf("static void *cubind_ref_%u = (void *)static_cast<void (*)%s>(&::%s);",
                           (unsigned)index, params, name);
   free(params);
@@ -626,7 +694,7 @@ static void resolve_candidate(parse_context *ctx, const wrapper *w, size_t line,
   }
   free(mangled);
   {
-    char *name = speakable_name(c->name);
+    char *name = speakable_name(c->name, 1);
     const char *args = strchr(name, '<');
     kernel = add_specialization(ctx, function, CUBIND_ORIGIN_BINARY, args ? args : "", c->name);
     free(name);

@@ -3,7 +3,7 @@
 #   cmake -DGEN=cubind-gen -DNVCC=nvcc -DREADELF=readelf -DFIXTURE=x.cu -DOUT_DIR=dir
 #         -DINCLUDE_DIR=runtime/include -DCC=cc -DCXX=c++ -DCUDA_INCLUDE=dir "-DARCHS=80;90"
 #         [-DNVCC_OPTIONS=opt^^opt] [-DGEN_OPTIONS=opt^^opt] [-DEXPECTED_DIR=dir]
-#         [-DEXPECT_BOUND=n] [-DEXPECT_EXPLICIT=n]
+#         [-DEXPECT_BOUND=n] [-DEXPECT_EXPLICIT=n] [-DEXPECT_NAMES=name^^name]
 #         [-DEXPECT_UNBOUND=regex^^regex] [-DEXPECT_STDERR=regex] [-DEXPLICIT_STDERR=regex]
 #         [-DEXPECT_PARSES=what^^what] -P kernels_from.cmake
 #
@@ -11,7 +11,8 @@
 #    readelf lists each cubin's kernels (entry functions), the ground truth.
 # 2. cubind-gen --kernels-from <fatbin>: every kernel readelf lists is either bound (in the
 #    kernel table of the generated .c) or listed as unbound in the header; exactly
-#    EXPECT_BOUND are bound; each EXPECT_UNBOUND regex matches the header; stderr matches
+#    EXPECT_BOUND are bound, EXPECT_NAMES among them (each declares <name>_launch); each
+#    EXPECT_UNBOUND regex matches the header; stderr matches
 #    EXPECT_STDERR (empty: nothing). With EXPECTED_DIR the outputs equal the golden files
 #    (CUBIND_UPDATE_GOLDEN=1 rewrites them). Its parses, in order, are EXPECT_PARSES (as
 #    CUBIND_GEN_REPORT names them).
@@ -32,6 +33,7 @@ file(MAKE_DIRECTORY "${OUT_DIR}/binary" "${OUT_DIR}/cubins" "${OUT_DIR}/explicit
 string(REPLACE "^^" ";" nvcc_options "${NVCC_OPTIONS}")
 string(REPLACE "^^" ";" gen_options "${GEN_OPTIONS}") # given to every cubind-gen run
 string(REPLACE "^^" ";" expect_unbound "${EXPECT_UNBOUND}")
+string(REPLACE "^^" ";" expect_names "${EXPECT_NAMES}")
 
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -124,6 +126,12 @@ endforeach()
 if(DEFINED EXPECT_BOUND AND NOT bound EQUAL EXPECT_BOUND)
   message(FATAL_ERROR "${bound} of ${total} kernels bound, expected ${EXPECT_BOUND}")
 endif()
+foreach(name IN LISTS expect_names)
+  string(FIND "${header_text}" "cubind_status ${name}_launch(" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "the header declares no ${name}_launch:\n${header_text}")
+  endif()
+endforeach()
 foreach(regex IN LISTS expect_unbound)
   if(NOT unbound_text MATCHES "${regex}")
     message(FATAL_ERROR "the list of unbound kernels does not match '${regex}':\n"
