@@ -23,19 +23,42 @@ foreach(file IN ITEMS
 endforeach()
 # The installed preludes (generator/build_preludes.cmake, run again at install): a fresh
 # cache's first run of the installed cubind-gen parses with the base one.
-if(PRELUDES)
-  file(GLOB preludes "${PREFIX}/share/cubind/preludes/prelude-*.pch")
+function(expect_installed_preludes prefix what)
+  file(GLOB preludes "${prefix}/share/cubind/preludes/prelude-*.pch")
   if(NOT preludes)
-    message(FATAL_ERROR "no preludes in ${PREFIX}/share/cubind/preludes\n${output}")
+    message(FATAL_ERROR "no preludes in ${prefix}/share/cubind/preludes (${what})")
   endif()
-  set(work "${PREFIX}/../prelude-check")
+  set(work "${prefix}/../prelude-check")
   file(REMOVE_RECURSE "${work}")
   file(WRITE "${work}/k.cu" "__global__ void k(float *x) { x[0] = 1; }\n")
   cubind_run(report "${CMAKE_COMMAND}" -E env --unset=CUBIND_GEN_PRELUDE_DIR CUBIND_GEN_REPORT=1
-             "${PREFIX}/bin/cubind-gen" --cache-dir "${work}/cache" -o "${work}/out" "${work}/k.cu")
+             "${prefix}/bin/cubind-gen" --cache-dir "${work}/cache" -o "${work}/out" "${work}/k.cu")
   cubind_expect("${report}" "cubind-gen: prelude prelude-[0-9a-f]+\\.pch \\(0 of 0"
-                "the installed cubind-gen's first run with an empty cache")
+                "the installed cubind-gen's first run with an empty cache (${what})")
   file(REMOVE_RECURSE "${work}")
+endfunction()
+if(PRELUDES)
+  expect_installed_preludes("${PREFIX}" "cmake --install")
+  # A package staged with DESTDIR holds none (their paths would be the stage's); its installed
+  # install_preludes.cmake builds them once the tree is in its final place (here the base prelude
+  # alone, to keep the test short).
+  set(final "${PREFIX}-packaged")
+  set(stage "${PREFIX}-stage")
+  file(REMOVE_RECURSE "${final}" "${stage}")
+  cubind_run(output "${CMAKE_COMMAND}" -E env "DESTDIR=${stage}" "${CMAKE_COMMAND}" --install
+             "${BUILD_DIR}" --prefix "${final}")
+  cubind_expect("${output}" "once installed, run: cmake -P ${final}/share/cubind/install_preludes\\.cmake"
+                "the DESTDIR install's advice")
+  file(GLOB staged "${stage}${final}/share/cubind/preludes/prelude-*.pch")
+  if(staged OR NOT EXISTS "${stage}${final}/share/cubind/install_preludes.cmake")
+    message(FATAL_ERROR "a DESTDIR install: preludes built in the stage, or no "
+                        "install_preludes.cmake\n${output}")
+  endif()
+  file(COPY "${stage}${final}/" DESTINATION "${final}")
+  cubind_run(output "${CMAKE_COMMAND}" -DARCH_LISTS=none -DGROUPS= -DOPENMP=OFF
+             -P "${final}/share/cubind/install_preludes.cmake")
+  expect_installed_preludes("${final}" "a DESTDIR package after install_preludes.cmake")
+  file(REMOVE_RECURSE "${final}" "${stage}")
 endif()
 file(READ "${PREFIX}/share/doc/cubind/LICENSE" license)
 cubind_expect("${license}" "^MIT License" "the installed LICENSE")
