@@ -256,7 +256,8 @@ static int generate(const cubind_cli *cli) {
     cubind_prepare(&options);
     status = CUBIND_EXIT_OK;
   } else if (cubind_parse(&options, &model, &deps) == 0 &&
-      (cubind_names_apply_prefix(&model), cubind_check(&model) == 0) &&
+      (cubind_names_disambiguate(&model), cubind_names_apply_prefix(&model),
+       cubind_check(&model) == 0) &&
       cubind_emit_source(&model, &contents[0]) == 0 &&
       cubind_emit_header(&model, &contents[2]) == 0) {
     name = cubind_xasprintf("%s.cubind.h", model.file_stem);

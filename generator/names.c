@@ -1,6 +1,7 @@
 /* names.c: generated C names, the names file and --check-names (see names.h). */
 #include "names.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,133 @@ static void prefix_string(char **name, const char *prefix) {
   char *joined = cubind_xasprintf("%s%s", prefix, *name ? *name : "");
   free(*name);
   *name = joined;
+}
+
+/* 1 for a character of a C identifier. */
+static int is_word_char(char c) {
+  return isalnum((unsigned char)c) || c == '_';
+}
+
+/*
+ * Appends C++ text as C name words: each run of characters that are not letters or digits
+ * becomes one '_' between words, '*' reads "ptr", the restrict qualifiers (which change no
+ * type a caller passes) and "(anonymous namespace)" are left out.
+ */
+static void append_words(cubind_buf *name, const char *text, size_t length) {
+  static const char *const skipped[] = {"__restrict__", "__restrict", "restrict", "anonymous",
+                                        "namespace"};
+  const char *at = text, *end = text + length;
+  while (at < end) {
+    const char *word = at;
+    size_t i, size;
+    if (*at == '*') {
+      word = "ptr";
+      size = 3;
+      at++;
+    } else if (!is_word_char(*at)) {
+      at++;
+      continue;
+    } else {
+      while (at < end && is_word_char(*at))
+        at++;
+      size = (size_t)(at - word);
+    }
+    for (i = 0; i < sizeof skipped / sizeof skipped[0]; i++)
+      if (strlen(skipped[i]) == size && strncmp(word, skipped[i], size) == 0)
+        break;
+    if (i < sizeof skipped / sizeof skipped[0])
+      continue;
+    if (name->length && name->data[name->length - 1] != '_')
+      cubind_buf_puts(name, "_");
+    while (size && *word == '_') { /* __half: half, as C names spell it elsewhere */
+      word++;
+      size--;
+    }
+    cubind_buf_append(name, word, size);
+  }
+}
+
+/*
+ * Where the scopes of a kernel's C++ name end ("v1::detail::" of "v1::detail::scale<float>"):
+ * the length of that text, 0 for a kernel of the global namespace.
+ */
+static size_t scope_length(const char *display_name) {
+  size_t i, end = 0;
+  int depth = 0;
+  for (i = 0; display_name[i]; i++) {
+    char c = display_name[i];
+    if (c == '<' || c == '(')
+      depth++;
+    else if ((c == '>' || c == ')') && depth > 0)
+      depth--;
+    else if (c == ':' && display_name[i + 1] == ':' && depth == 0)
+      end = ++i + 1;
+  }
+  return end;
+}
+
+/* 1 when another kernel of the .cu's (or its headers') has kernel k's C name. */
+static int shares_c_name(const cubind_model *model, size_t k) {
+  size_t i;
+  if (model->kernels[k].place == CUBIND_PLACE_SYSTEM)
+    return 0;
+  for (i = 0; i < model->num_kernels; i++)
+    if (i != k && model->kernels[i].place != CUBIND_PLACE_SYSTEM &&
+        strcmp(model->kernels[i].c_name, model->kernels[k].c_name) == 0)
+      return 1;
+  return 0;
+}
+
+/*
+ * One round of cubind_names_disambiguate: every kernel that shares its C name with another
+ * gets its scopes before it (`scopes`: v1::scale -> v1_scale) or its parameters' types after it
+ * (k(const int2 *, int) -> k_const_int2_ptr_int). A parameter name that would still be shared
+ * is not taken: the kernel keeps the name it had, which check.c then reports.
+ */
+static void disambiguate_by(cubind_model *model, int scopes) {
+  char **before = cubind_xcalloc(model->num_kernels + 1, sizeof *before);
+  size_t k, i;
+  for (k = 0; k < model->num_kernels; k++)
+    if (shares_c_name(model, k))
+      before[k] = cubind_xstrdup(model->kernels[k].c_name);
+  for (k = 0; k < model->num_kernels; k++) {
+    cubind_kernel *kernel = &model->kernels[k];
+    cubind_buf name = {0};
+    if (!before[k])
+      continue;
+    cubind_buf_puts(&name, "");
+    if (scopes) {
+      const char *display = kernel->display_name ? kernel->display_name : "";
+      append_words(&name, display, scope_length(display));
+      append_words(&name, kernel->c_name, strlen(kernel->c_name));
+    } else {
+      append_words(&name, kernel->c_name, strlen(kernel->c_name));
+      for (i = 0; i < kernel->num_params; i++)
+        append_words(&name, kernel->params[i].type_spelling,
+                     strlen(kernel->params[i].type_spelling));
+      if (!kernel->num_params)
+        append_words(&name, "void", 4);
+    }
+    free(kernel->c_name);
+    kernel->c_name = name.data;
+  }
+  for (k = 0; k < model->num_kernels; k++) /* decided on the round's names, then undone */
+    if (before[k] && (scopes || !shares_c_name(model, k))) {
+      free(before[k]);
+      before[k] = NULL;
+    }
+  for (k = 0; k < model->num_kernels; k++)
+    if (before[k]) {
+      free(model->kernels[k].c_name);
+      model->kernels[k].c_name = before[k];
+    }
+  free(before);
+}
+
+/* cubind_names_disambiguate: see names.h. */
+void cubind_names_disambiguate(cubind_model *model) {
+  disambiguate_by(model, 1);
+  disambiguate_by(model, 0);
 }
 
 /* cubind_names_apply_prefix: see names.h. */

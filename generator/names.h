@@ -20,6 +20,16 @@
 #include "util.h"
 
 /*
+ * cubind_names_disambiguate: gives kernels of the .cu (and of its headers) that would share a C
+ * name names of their own: first their namespaces and classes go before the name (v1::scale and
+ * v2::scale: v1_scale, v2_scale; first::mark<float>: first_mark_float); overloads, which still
+ * share it, get their parameters' types after it (k(const int *, int *) and k(const int2 *,
+ * int *): k_const_int_ptr_int_ptr, k_const_int2_ptr_int_ptr). A kernel whose name no other
+ * shares keeps it. Run before the prefix is applied.
+ */
+void cubind_names_disambiguate(cubind_model *model);
+
+/*
  * cubind_names_apply_prefix: puts model->prefix (when set) before every generated C name: each
  * kernel's c_name, the module name and the fatbin name. The one place a prefix is applied; run
  * right after the parse, so that the checks see the final names.
