@@ -408,8 +408,12 @@ static void map_pointer_at(CXType pointer, c_type *out, char **elem_type,
     append_qualifiers(&buf, pointee);
     cubind_buf_puts(&buf, "void");
     *elem_size = 1;
-  } else if (canonical.kind == CXType_LongDouble || canonical.kind == CXType_FunctionProto ||
-             canonical.kind == CXType_FunctionNoProto || canonical.kind == CXType_MemberPointer) {
+  } else if (canonical.kind == CXType_FunctionProto || canonical.kind == CXType_FunctionNoProto) {
+    /* a device function's address (read from a __device__ variable that holds one): C passes
+       it on and never calls it */
+    cubind_buf_puts(&buf, "void");
+    *elem_size = 0;
+  } else if (canonical.kind == CXType_LongDouble || canonical.kind == CXType_MemberPointer) {
     char *spelled = cx_type_spelling(pointer);
     out->unsupported = cubind_xasprintf(canonical.kind == CXType_LongDouble
                                             ? "'%s' is not supported: long double differs "

@@ -81,8 +81,15 @@ template __global__ void negate<short>(short *, int); // not compiled: no stubs
 /** Declared only: its definition is in another file. */
 __global__ void elsewhere(float *out);
 
-/** A device function pointer variable: no copy functions (C cannot call device functions). */
+/** A device function pointer variable: copied as a void * (a device address C passes on). */
 __device__ unary_fn selected = twice;
+
+/** v[i] = f(v[i]) through a device function pointer (`selected`'s value): void *f in C. */
+__global__ void apply_selected(float *v, unary_fn f, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    v[i] = f(v[i]);
+}
 
 void launch_all(float *f, int *i, cudaTextureObject_t t, cudaSurfaceObject_t s) {
   cudaPitchedPtr p = make_cudaPitchedPtr(f, 64, 16, 4);

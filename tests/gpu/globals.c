@@ -2,7 +2,8 @@
  * globals: a polynomial evaluated from __constant__ coefficients set through the generated
  * globals_poly_coeffs_to_device, twice with different coefficients, and a __device__ counter
  * reset and read back through globals_evaluated_to/from_device; checked against the CPU.
- * Also: reading the coefficients back, and a count larger than the variable failing cleanly.
+ * Also: reading the coefficients back, and a count larger than the variable failing cleanly;
+ * device function pointers read from unary_ops (void * in C) and passed to apply_op.
  */
 #include "gpu_check.h"
 
@@ -74,5 +75,21 @@ int main(void) {
   GPU_CHECK(globals_poly_coeffs_from_device(back, 8));
   for (k = 0; k < 8; k++) bad += back[k] != coeffs[k];
   GPU_CHECK(globals_poly_coeffs_to_device(coeffs, 0)); /* count 0: nothing, success */
+  {
+    void *ops[2] = {NULL, NULL};
+    int op;
+    GPU_CHECK(globals_unary_ops_from_device(ops, 2));
+    for (op = 0; op < 2; op++) {
+      gpu_poison(y, sizeof y);
+      GPU_CHECK(apply_op_call(&cfg, x, y, ops[op], N));
+      for (i = 0; i < N; i++)
+        if (!(y[i] == (op == 0 ? 2.0 * x[i] : -x[i]))) {
+          if (bad < 5)
+            fprintf(stderr, "apply_op(unary_ops[%d]): y[%d] = %.17g for x = %.17g\n", op, i,
+                    y[i], x[i]);
+          bad++;
+        }
+    }
+  }
   return gpu_finish("gpu_globals", bad);
 }
