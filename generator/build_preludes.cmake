@@ -7,11 +7,14 @@
 #
 #   cmake -DGEN=<cubind-gen> -DDIR=<preludes dir> "-DARCH_LISTS=none;90"
 #         "-DGROUPS=cub/cub.cuh;cooperative_groups.h,cooperative_groups/reduce.h"
-#         [-DOPENMP=ON] [-DSTAMP=<file>] -P build_preludes.cmake
+#         "-DCHECKED=thrust:thrust/transform.h" [-DOPENMP=ON] [-DSTAMP=<file>]
+#         -P build_preludes.cmake
 #
 # ARCH_LISTS: `none` (a run without a binary) or SM numbers joined by commas, as the binary's
 # cubins are (`80,90`: __CUDA_ARCH_LIST__ is part of CCCL's namespaces). GROUPS: headers joined
-# by commas, included in that order. OPENMP: each list's groups also as host OpenMP code sees
+# by commas, included in that order. CHECKED: checked groups (prelude_cache.h: prelude_attempt),
+# each `<libraries>:<headers>` (both joined by commas): tried for a .cu that includes a header of
+# one of the libraries, and taken where its parse shows them read. OPENMP: each list's groups also as host OpenMP code sees
 # them (nvcc -Xcompiler -fopenmp: its _OPENMP changes what the C++ library's headers declare,
 # so they make preludes of their own); the OpenMP base prelude is built either way. What an
 # earlier run left in the directory (preludes, shim headers) is removed first, and nothing else:
@@ -39,7 +42,15 @@ file(MAKE_DIRECTORY "${work}")
 # The groups' seeds: a .cu of only their #include lines. The first seed also builds the base.
 set(seeds "")
 set(index 0)
-foreach(group IN LISTS GROUPS)
+set(group_lines "${GROUPS}")
+foreach(checked IN LISTS CHECKED)
+  if(NOT checked MATCHES "^([^:]+):(.+)$")
+    message(FATAL_ERROR "build_preludes.cmake: '${checked}' in CHECKED is not <libraries>:<headers>")
+  endif()
+  list(APPEND group_lines "checked ${CMAKE_MATCH_1} ${CMAKE_MATCH_2}")
+endforeach()
+foreach(group IN LISTS group_lines)
+  string(REGEX REPLACE "^checked [^ ]+ " "" group "${group}")
   string(REPLACE "," ";" headers "${group}")
   set(text "")
   foreach(header IN LISTS headers)
@@ -95,7 +106,7 @@ endif()
 
 # The groups, one a line, for runs whose .cu includes them only through other headers
 # (prelude_cache.c: add_group_candidates)
-string(REPLACE ";" "\n" group_lines "${GROUPS}")
+string(REPLACE ";" "\n" group_lines "${group_lines}")
 file(WRITE "${DIR}/groups" "${group_lines}\n")
 
 # Leave only the preludes: no builder's lock or leftover list, no seeds.

@@ -259,7 +259,10 @@ int session_open(clang_session *session, const cubind_parse_options *options) {
     prelude_leading_lines(options->input, &session->args, options->cuda_path,
                           &session->leading_lines);
     session->prelude = prelude_cache_get(&session->prelude_options, &session->leading_lines,
-                                         &session->prelude_whole);
+                                         &session->prelude_whole, &session->attempts);
+    /* the check reads the .cu's own #include directives: not where the walk sees the prelude's */
+    if (!visits_local_declarations(options))
+      prelude_attempts_free(&session->attempts);
   }
   session->index = clang_createIndex(visits_local_declarations(options), 0);
   return 0;
@@ -300,6 +303,7 @@ void session_close(clang_session *session) {
   }
   free(session->shim_dir);
   free(session->prelude);
+  prelude_attempts_free(&session->attempts);
   free(session->text_prelude);
   cubind_strlist_free(&session->leading_lines);
   cubind_strlist_free(&session->args);
@@ -441,12 +445,103 @@ static CXTranslationUnit parse_with_references(clang_session *session,
   return tu;
 }
 
+/* Visitor state of names_headers: the headers not yet seen named. */
+typedef struct header_search {
+  cubind_strlist *missing;
+} header_search;
+
+static enum CXChildVisitResult find_inclusion(CXCursor cursor, CXCursor parent,
+                                              CXClientData data) {
+  header_search *search = data;
+  CXFile file;
+  (void)parent;
+  if (clang_getCursorKind(cursor) == CXCursor_InclusionDirective &&
+      (file = clang_getIncludedFile(cursor)) != NULL) {
+    char *name = cx_string(clang_getFileName(file));
+    size_t length = strlen(name), i;
+    for (i = 0; i < search->missing->count; i++) {
+      const char *header = search->missing->items[i];
+      size_t size = strlen(header);
+      if (length > size && name[length - size - 1] == '/' &&
+          strcmp(name + length - size, header) == 0) {
+        free(search->missing->items[i]);
+        search->missing->items[i] = search->missing->items[--search->missing->count];
+        break;
+      }
+    }
+    free(name);
+  }
+  return search->missing->count ? CXChildVisit_Continue : CXChildVisit_Break;
+}
+
+/*
+ * 1 when the parse `tu` names each of `headers` (<thrust/transform.h>) in an #include of its own:
+ * the walk sees only what the parse itself read, not its prelude (excludeDeclarationsFromPCH).
+ */
+static int names_headers(CXTranslationUnit tu, const cubind_strlist *headers) {
+  cubind_strlist missing = {0};
+  header_search search;
+  size_t i;
+  int named;
+  for (i = 0; i < headers->count; i++)
+    cubind_strlist_add(&missing, headers->items[i]);
+  search.missing = &missing;
+  if (missing.count)
+    clang_visitChildren(clang_getTranslationUnitCursor(tu), find_inclusion, &search);
+  named = missing.count == 0;
+  cubind_strlist_free(&missing);
+  return named;
+}
+
+/*
+ * Parses the .cu (with `references`, as session_parse_input does) with each checked prelude in
+ * turn (prelude_cache.h: prelude_attempt): the first whose parse has no error and names each of
+ * its headers becomes the session's prelude, and its unit is returned; NULL when none does.
+ */
+static CXTranslationUnit parse_with_attempts(clang_session *session,
+                                             const cubind_strlist *references, size_t *length) {
+  char *proven = session->prelude;
+  size_t i;
+  for (i = 0; i < session->attempts.count; i++) {
+    const prelude_attempt *attempt = &session->attempts.items[i];
+    enum CXErrorCode status;
+    CXTranslationUnit tu;
+    session->prelude = attempt->path;
+    if (references && references->count) {
+      tu = parse_with_references(session, references, length);
+    } else {
+      tu = parse(session, "the .cu", &session->args, attempt->path, NULL, 0, 0, &status);
+      *length = (size_t)-1;
+      if (tu && cx_count_errors(tu) != 0) {
+        clang_disposeTranslationUnit(tu);
+        tu = NULL;
+      }
+    }
+    if (tu && names_headers(tu, &attempt->headers)) {
+      session->prelude = cubind_xstrdup(attempt->path);
+      session->prelude_checked = 1;
+      free(proven);
+      return tu;
+    }
+    if (cubind_reporting())
+      cubind_report("prelude %s not taken: the parse does not show %s read",
+                    cubind_basename(attempt->path), attempt->headers.items[0]);
+    if (tu)
+      clang_disposeTranslationUnit(tu);
+    session->first_reference_line = 0;
+  }
+  session->prelude = proven;
+  return NULL;
+}
+
 /* session_parse_input: see clang_session.h. */
 CXTranslationUnit session_parse_input(clang_session *session, const cubind_strlist *references) {
   enum CXErrorCode status = CXError_Success;
   CXTranslationUnit tu = NULL;
   clock_t started = clock();
   size_t length;
+  if (session->attempts.count && (tu = parse_with_attempts(session, references, &length)) != NULL)
+    return keep_unit(session, tu, length, started);
   if (references && references->count &&
       (tu = parse_with_references(session, references, &length)) != NULL)
     return keep_unit(session, tu, length, started);
@@ -502,10 +597,11 @@ CXTranslationUnit session_parse_input(clang_session *session, const cubind_strli
 /*
  * The prelude for texts at the main __CUDA_ARCH__: the main parse's, unless that lacked some of
  * the prelude and was not quick (TEXT_WAIT_MIN_SECONDS): then the whole prelude, which the
- * background builder is making, once it is there.
+ * background builder is making, once it is there. A checked group the main parse took is kept:
+ * the builder makes the whole prelude without it, in the time a parse without it takes.
  */
 static const char *text_prelude(clang_session *session) {
-  if (!uses_prelude_cache(session) || session->prelude_whole ||
+  if (!uses_prelude_cache(session) || session->prelude_whole || session->prelude_checked ||
       session->main_seconds <= TEXT_WAIT_MIN_SECONDS)
     return session->prelude;
   if (!session->text_prelude_asked) {

@@ -20,6 +20,8 @@ typedef struct clang_session {
   prelude_options prelude_options; /* args as the prelude cache sees them */
   char *prelude;        /* the precompiled prelude of the main parse, or NULL */
   int prelude_whole;    /* it holds all of leading_lines */
+  prelude_attempts attempts; /* checked preludes to try before it (prelude_cache.h) */
+  int prelude_checked;  /* the main parse took one of them: the texts take it too */
   cubind_strlist leading_lines; /* the .cu's leading lines a prelude can hold (with a cache) */
   char *text_prelude;   /* the whole prelude, built meanwhile, for the texts (or NULL) */
   int text_prelude_asked; /* text_prelude was waited for */

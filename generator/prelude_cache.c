@@ -944,10 +944,12 @@ static void lead_closure(const prelude_request *request, const cubind_strlist *n
 /*
  * The groups of headers the installed preludes were built for (build_preludes.cmake writes
  * them to <dir>/groups, one group a line, its headers joined by commas), each as a list of
- * names, into `groups`: none when the request uses no installed preludes.
+ * names, into `groups`: none when the request uses no installed preludes. A checked group's
+ * line is `checked <libraries> <headers>` (libraries joined by commas too): its libraries go to
+ * checked_for[i] (an empty list for a group of the other kind).
  */
 static size_t installed_groups(const prelude_request *request, cubind_strlist *groups,
-                               size_t most) {
+                               cubind_strlist *checked_for, size_t most) {
   char *path, *data = NULL, *line, *save = NULL;
   size_t size = 0, count = 0;
   if (!request->installed_dir || request->user_unknown)
@@ -956,11 +958,25 @@ static size_t installed_groups(const prelude_request *request, cubind_strlist *g
   if (cubind_read_file_quiet(path, CUBIND_MAX_SOURCE_BYTES, &data, &size) == 0) {
     for (line = strtok_r(data, "\n", &save); line && count < most;
          line = strtok_r(NULL, "\n", &save)) {
-      char *name, *inner = NULL;
+      char *name, *inner = NULL, *headers = line;
       memset(&groups[count], 0, sizeof groups[count]);
-      for (name = strtok_r(line, ",", &inner); name; name = strtok_r(NULL, ",", &inner))
+      memset(&checked_for[count], 0, sizeof checked_for[count]);
+      if (strncmp(line, "checked ", 8) == 0) {
+        char *libraries = line + 8;
+        headers = strchr(libraries, ' ');
+        if (!headers)
+          continue;
+        *headers++ = '\0';
+        for (name = strtok_r(libraries, ",", &inner); name; name = strtok_r(NULL, ",", &inner))
+          cubind_strlist_add(&checked_for[count], name);
+        inner = NULL;
+      }
+      for (name = strtok_r(headers, ",", &inner); name; name = strtok_r(NULL, ",", &inner))
         cubind_strlist_add(&groups[count], name);
-      count += groups[count].count > 0;
+      if (groups[count].count > 0)
+        count++;
+      else
+        cubind_strlist_free(&checked_for[count]);
     }
   }
   free(data);
@@ -1015,6 +1031,8 @@ typedef struct partial_prelude {
      come before some of its lines */
   const cubind_strlist *unnamed;
   int installed;     /* an installed one: usable where it fits the user's arguments */
+  /* a checked group's headers (a copy, or NULL): the parse must name each (prelude_attempt) */
+  cubind_strlist *checked;
   unsigned long long weight;
   int links;         /* how many preludes its chain holds (prelude_weight) */
 } partial_prelude;
@@ -1387,6 +1405,17 @@ static void add_candidate(const prelude_request *request, partial_prelude *candi
                     shape);
 }
 
+/* 1 when one of `names` is a header of one of `libraries` ("thrust": thrust/sort.h). */
+static int names_a_library(const cubind_strlist *names, const cubind_strlist *libraries) {
+  size_t i, l, length;
+  for (i = 0; i < names->count; i++)
+    for (l = 0, length = library_length(names->items[i]); l < libraries->count; l++)
+      if (strlen(libraries->items[l]) == length &&
+          strncmp(names->items[i], libraries->items[l], length) == 0)
+        return 1;
+  return 0;
+}
+
 /*
  * Adds the preludes of the installed groups (installed_groups) whose headers the .cu's parse
  * reads without its naming them all (a group of its own lines is one of its subsets): each is
@@ -1395,14 +1424,17 @@ static void add_candidate(const prelude_request *request, partial_prelude *candi
  * <cub/config.cuh> and <cub/util_type.cuh>, which that includes first, are read before it
  * rather than by it. It is the liberty subsets take, here with headers each of which can be a
  * program's first (self-contained, and a no-op included again); no file the prelude holds may
- * name the .cu's `macros` (names_none).
+ * name the .cu's `macros` (names_none). A checked group that the leads do not show read (Thrust
+ * reaches its CUDA backend through the .inl files its headers include last, by macro-named
+ * #includes) is added too where the .cu names a header of one of its libraries, marked with its
+ * headers: it counts only if the parse shows it read them after all (prelude_attempt).
  */
 static void add_group_candidates(const prelude_request *request, partial_prelude *candidates,
                                  size_t *found, const cubind_strlist *names,
-                                 const cubind_strlist *macros) {
-  cubind_strlist groups[MAX_GROUPS], read = {0}, wanted = {0};
+                                 const cubind_strlist *macros, cubind_strlist *checked) {
+  cubind_strlist groups[MAX_GROUPS], checked_for[MAX_GROUPS], read = {0}, wanted = {0};
   partial_prelude shape = {0};
-  size_t count = installed_groups(request, groups, MAX_GROUPS), g, i;
+  size_t count = installed_groups(request, groups, checked_for, MAX_GROUPS), g, i;
   for (g = 0; g < count; g++)
     for (i = 0; i < groups[g].count; i++)
       if (!cubind_strlist_contains(names, groups[g].items[i]))
@@ -1413,21 +1445,29 @@ static void add_group_candidates(const prelude_request *request, partial_prelude
   for (g = 0; g < count; g++) {
     cubind_strlist lines = {0};
     int all_read = 1, named_all = 1;
-    for (i = 0; i < groups[g].count && all_read; i++) {
-      all_read = cubind_strlist_contains(&read, groups[g].items[i]) ||
-                 cubind_strlist_contains(names, groups[g].items[i]);
+    for (i = 0; i < groups[g].count; i++) {
+      all_read = all_read && (cubind_strlist_contains(&read, groups[g].items[i]) ||
+                              cubind_strlist_contains(names, groups[g].items[i]));
       named_all = named_all && cubind_strlist_contains(names, groups[g].items[i]);
       /* as its key was made: without the headers the base prelude holds (drop_held_headers) */
       if (!held_everywhere(request, groups[g].items[i], &request->base_held)) {
         char *line = cubind_xasprintf("#include <%s>", groups[g].items[i]);
         cubind_strlist_add(&lines, line);
         free(line);
+        if (checked_for[g].count)
+          cubind_strlist_add(&checked[g], groups[g].items[i]);
       }
+    }
+    shape.checked = NULL;
+    if (!all_read && checked_for[g].count && names_a_library(names, &checked_for[g])) {
+      shape.checked = &checked[g];
+      all_read = 1;
     }
     if (all_read && !named_all && lines.count)
       add_candidate(request, candidates, found, &lines, NULL, lines.count, shape);
     cubind_strlist_free(&lines);
     cubind_strlist_free(&groups[g]);
+    cubind_strlist_free(&checked_for[g]);
   }
   cubind_strlist_free(&read);
   cubind_strlist_free(&wanted);
@@ -1446,16 +1486,18 @@ static void add_group_candidates(const prelude_request *request, partial_prelude
  * <cub/block/block_reduce.cuh>). A prefix that holds only <cstdio> must not hide a subsequence
  * that holds <cub/cub.cuh>: candidates go heaviest first, and only the one taken is validated
  * (a checksum reads the whole .pch). Each part is looked for in the cache and among the
- * installed preludes (those only where they fit: installed_fits).
+ * installed preludes (those only where they fit: installed_fits). A checked group heavier than
+ * the one taken goes to `attempts` (NULL: none is taken, as for a prelude's parent).
  */
-static char *best_partial_prelude(const prelude_request *request, size_t *count,
-                                  int most_links) {
+static char *best_partial_prelude(const prelude_request *request, size_t *count, int most_links,
+                                  prelude_attempts *attempts) {
   size_t n = request->lines->count, includes[MAX_SUBSEQUENCE_LINES], picked[MAX_SUBSEQUENCE_LINES];
   size_t found = 0, subsets, first_macro, mask, i, k;
-  cubind_strlist macros = {0}, names = {0};
+  cubind_strlist macros = {0}, names = {0}, checked[MAX_GROUPS];
   size_t ni = split_lines(request, includes, &macros);
   partial_prelude *candidates, shape = {0};
   char *best = NULL;
+  memset(checked, 0, sizeof checked);
   for (first_macro = 0; first_macro < ni && includes[first_macro] == first_macro; first_macro++)
     ; /* the lines before it are all #include lines: it is the first macro line, if any */
   subsets = ni ? ((size_t)1 << ni) - (macros.count ? 1 : 2) : 0;
@@ -1482,19 +1524,32 @@ static char *best_partial_prelude(const prelude_request *request, size_t *count,
     cubind_strlist_add(&names, name);
     free(name);
   }
-  add_group_candidates(request, candidates, &found, &names, &macros);
+  add_group_candidates(request, candidates, &found, &names, &macros, checked);
   qsort(candidates, found, sizeof *candidates, heavier_first);
   for (i = 0; i < found; i++) {
-    const partial_prelude *candidate = &candidates[i];
-    if (!best && candidate->links <= most_links && prelude_valid(request, candidate->path) &&
+    partial_prelude *candidate = &candidates[i];
+    if (!best && candidate->links <= most_links &&
+        (!candidate->checked ||
+         (attempts && attempts->count < sizeof attempts->items / sizeof attempts->items[0])) &&
+        prelude_valid(request, candidate->path) &&
         (!candidate->installed || installed_fits(request, candidate->path)) &&
         (!candidate->unnamed || names_none(request, candidate->path, candidate->unnamed))) {
+      if (candidate->checked) { /* heavier than the best that needs no check: tried first */
+        prelude_attempt *attempt = &attempts->items[attempts->count++];
+        attempt->path = candidate->path;
+        memset(&attempt->headers, 0, sizeof attempt->headers);
+        for (k = 0; k < candidate->checked->count; k++)
+          cubind_strlist_add(&attempt->headers, candidate->checked->items[k]);
+        continue;
+      }
       best = candidate->path;
       *count = candidate->count;
     } else {
       free(candidate->path);
     }
   }
+  for (i = 0; i < MAX_GROUPS; i++)
+    cubind_strlist_free(&checked[i]);
   free(candidates);
   cubind_strlist_free(&names);
   cubind_strlist_free(&macros);
@@ -1521,7 +1576,7 @@ static void build_list(CXIndex index, const prelude_request *request, const char
                                               : installed_prelude(request, count);
   if (!valid) { /* an empty list's is the base: valid by now */
     /* the new one is a link more */
-    parent = best_partial_prelude(request, &parent_count, MAX_CHAIN - 1);
+    parent = best_partial_prelude(request, &parent_count, MAX_CHAIN - 1, NULL);
     build_prelude(index, request, count, whole, parent ? parent : base);
     free(parent);
   }
@@ -1854,9 +1909,10 @@ static void request_free(prelude_request *request) {
  * The best valid prelude for the request now: once there is a base prelude for it (usable_base;
  * the list then normalised against it), the whole list's (the cache's, else an installed one
  * that fits), else the one that holds most of it (best_partial_prelude), else the base; NULL
- * without a base. *count: how many lines of the (normalised) list it holds.
+ * without a base. *count: how many lines of the (normalised) list it holds. `attempts` (or
+ * NULL): where the whole list's is not there, the checked groups heavier than that one.
  */
-static char *find_prelude(prelude_request *request, size_t *count) {
+static char *find_prelude(prelude_request *request, size_t *count, prelude_attempts *attempts) {
   char *base = usable_base(request), *path;
   *count = 0;
   if (!base)
@@ -1870,7 +1926,7 @@ static char *find_prelude(prelude_request *request, size_t *count) {
   if (path)
     *count = request->lines->count;
   else
-    path = best_partial_prelude(request, count, MAX_CHAIN);
+    path = best_partial_prelude(request, count, MAX_CHAIN, attempts);
   if (path) {
     free(base);
     return path;
@@ -1879,19 +1935,34 @@ static char *find_prelude(prelude_request *request, size_t *count) {
 }
 
 /* prelude_cache_get: see prelude_cache.h. */
-char *prelude_cache_get(const prelude_options *options, const cubind_strlist *lines, int *whole) {
+char *prelude_cache_get(const prelude_options *options, const cubind_strlist *lines, int *whole,
+                        prelude_attempts *attempts) {
   prelude_request request;
-  size_t count;
+  size_t count, i;
   char *path;
+  memset(attempts, 0, sizeof *attempts);
   request_init(&request, options, lines);
   cubind_sweep_stale(options->cache_dir, is_cache_temp, NULL);
-  path = find_prelude(&request, &count);
+  path = find_prelude(&request, &count, attempts);
   *whole = path && count == request.lines->count;
   if (!*whole)
     start_builder(&request);
+  for (i = 0; i < attempts->count; i++)
+    cubind_report("prelude %s first, if the parse reads %s", cubind_basename(attempts->items[i].path),
+                  attempts->items[i].headers.items[0]);
   report_choice(path, count, request.lines->count);
   request_free(&request);
   return path;
+}
+
+/* prelude_attempts_free: see prelude_cache.h. */
+void prelude_attempts_free(prelude_attempts *attempts) {
+  size_t i;
+  for (i = 0; i < attempts->count; i++) {
+    free(attempts->items[i].path);
+    cubind_strlist_free(&attempts->items[i].headers);
+  }
+  memset(attempts, 0, sizeof *attempts);
 }
 
 /* prelude_cache_wait: see prelude_cache.h. */
@@ -1914,7 +1985,7 @@ char *prelude_cache_wait(const prelude_options *options, const cubind_strlist *l
       waited += 0.02;
     }
     close(fd);
-    path = waited < seconds ? find_prelude(&request, &count) : NULL;
+    path = waited < seconds ? find_prelude(&request, &count, NULL) : NULL;
     if (path && count < request.lines->count) {
       free(path);
       path = NULL;

@@ -61,6 +61,28 @@ typedef struct prelude_options {
 } prelude_options;
 
 /*
+ * A prelude to try before the one prelude_cache_get returns: an installed checked group (the
+ * `groups` file's `checked <libraries> <headers>` lines: Thrust's <thrust/transform.h>, which
+ * most Thrust headers read only through macro-named #includes that no lead shows). It holds
+ * what the .cu's parse reads only if that parse reads each of `headers`: it counts when the parse
+ * names each in an #include of its own (a file the prelude holds is never read again, so a
+ * header the parse reaches only through one of those is not shown; the parse is then redone
+ * with the next prelude).
+ */
+typedef struct prelude_attempt {
+  char *path;
+  cubind_strlist headers;
+} prelude_attempt;
+
+typedef struct prelude_attempts {
+  prelude_attempt items[4];
+  size_t count;
+} prelude_attempts;
+
+/* prelude_attempts_free: frees the attempts' paths and headers and empties the list. */
+void prelude_attempts_free(prelude_attempts *attempts);
+
+/*
  * prelude_cache_get: the path of the best valid prelude there is now for the options and the
  * .cu's leading lines `lines` (prelude_leading_lines), or NULL (new string). The base prelude
  * (what clang includes before every CUDA file, ~0.4 s of a light file's parse) is the option
@@ -72,12 +94,15 @@ typedef struct prelude_options {
  * part of the list (a prefix, a subsequence of its #include lines, or an installed group its
  * headers include first; the rest is parsed normally), else the base's; and a detached
  * low-priority builder is started (one per option set at a time; a busy one is left the list)
- * that builds what is missing, so that the next .cu finds it. Never builds in the foreground
+ * that builds what is missing, so that the next .cu finds it (never chained onto a checked
+ * group). `attempts` gets the checked groups heavier than the prelude returned, heaviest first,
+ * when the whole list's is not there (prelude_attempt). Never builds in the foreground
  * and never reports an error: the cache is an optimisation. *whole: 1 when the prelude holds
  * the whole list. The builder is a fork of this process: call it before libclang has parsed
  * anything here (no thread of its may hold a lock across the fork).
  */
-char *prelude_cache_get(const prelude_options *options, const cubind_strlist *lines, int *whole);
+char *prelude_cache_get(const prelude_options *options, const cubind_strlist *lines, int *whole,
+                        prelude_attempts *attempts);
 
 /*
  * prelude_cache_wait: waits up to `seconds` for the option set's builder to finish, then returns

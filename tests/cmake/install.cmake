@@ -55,7 +55,7 @@ if(PRELUDES)
                         "install_preludes.cmake\n${output}")
   endif()
   file(COPY "${stage}${final}/" DESTINATION "${final}")
-  cubind_run(output "${CMAKE_COMMAND}" -DARCH_LISTS=none -DGROUPS= -DOPENMP=OFF
+  cubind_run(output "${CMAKE_COMMAND}" -DARCH_LISTS=none -DGROUPS= -DCHECKED= -DOPENMP=OFF
              -P "${final}/share/cubind/install_preludes.cmake")
   expect_installed_preludes("${final}" "a DESTDIR package after install_preludes.cmake")
   file(REMOVE_RECURSE "${final}" "${stage}")

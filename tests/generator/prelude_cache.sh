@@ -29,7 +29,10 @@
 #     __has_include forwarding macro), not with ones that do, nor when damaged; a run never
 #     writes there, and its builder chains the cache's preludes onto them; a .cu that includes
 #     <cub/block/block_reduce.cuh> takes the group of <cub/config.cuh> and <cub/util_type.cuh>
-#     (which that header includes first), unless one of them names a macro line of the .cu
+#     (which that header includes first), unless one of them names a macro line of the .cu;
+#     a checked group (<thrust/transform.h>) is tried first, and taken only where the parse names
+#     it in an #include of its own (<thrust/sort.h>, not <thrust/functional.h>), and the builder
+#     never chains onto it
 #   prelude_cache.sh <cubind-gen> <cubind include dir> <work dir> [nvcc]
 set -u
 gen=$1 include=$2 work=$3 nvcc=${4:-}
@@ -521,6 +524,46 @@ if [[ -n $(ls "$own"/prelude-*.pch 2>/dev/null) && -n $archs && ( $archs == none
     [[ -n $taken ]] && ! grep -q '/cub/util_type\.cuh$' "$own/$taken.files" ||
       fail "block: the group is taken though a held header names the .cu's macro: $err"
     installed_checks+=", a group read through the leads of the .cu's headers, not past its macro"
+  fi
+  # checked groups (prelude_cache.h: prelude_attempt): <thrust/transform.h>, which
+  # <thrust/sort.h> reads only through macro-named #includes, is tried first and taken;
+  # <thrust/functional.h> does not read it: the parse shows that, and the run parses without it
+  if grep -qx 'checked thrust thrust/transform.h' "$own/groups" 2>/dev/null; then
+    # checked_group HEADER: a fresh cache's run on a .cu of HEADER; the outputs must be the
+    # --no-cache run's; $attempt: the checked prelude it tried
+    checked_group() {
+      printf '#include <%s>\n#include <cubind/annotations.h>\n%s\n' "$1" "$kernel" >"$work/thrust.cu"
+      if [[ $archs != none ]]; then
+        "$nvcc" -fatbin "${gencode[@]}" -I "$include" -o "$work/thrust.fatbin" "$work/thrust.cu" ||
+          fail "checked $1: nvcc failed"
+        binary=(--kernels-from "$work/thrust.fatbin")
+      fi
+      rm -rf "$work/out" "$work/cache_own" "$work/expected_own"
+      "$gen" --no-cache -I "$include" "${binary[@]}" -o "$work/expected_own" "$work/thrust.cu" ||
+        fail "checked $1: --no-cache run failed"
+      err=$(env -u CUBIND_GEN_PRELUDE_DIR CUBIND_GEN_REPORT=1 "$gen" --cache-dir "$work/cache_own" \
+            -I "$include" "${binary[@]}" -o "$work/out" "$work/thrust.cu" 2>&1 >/dev/null) ||
+        fail "checked $1: $err"
+      for suffix in cubind.h cubind.c; do
+        cmp -s "$work/out/thrust.$suffix" "$work/expected_own/thrust.$suffix" ||
+          fail "checked $1: thrust.$suffix differs from the --no-cache run's ($err)"
+      done
+      attempt=$(printf '%s\n' "$err" |
+                sed -n 's/^cubind-gen: prelude \(prelude-[0-9a-f]*\.pch\) first, if the parse reads thrust\/transform\.h$/\1/p')
+      [[ -n $attempt ]] || fail "checked $1: <thrust/transform.h>'s prelude is not tried: $err"
+    }
+    checked_group thrust/sort.h
+    [[ $err =~ "parse of the .cu"[^$'\n']*"prelude $attempt:" && ! $err =~ "not taken" ]] ||
+      fail "checked thrust/sort.h: <thrust/transform.h>'s prelude is not taken: $err"
+    # the builder chains the whole list's prelude onto a prelude that needs no check
+    for lock in "$work/cache_own"/prelude-*.lock; do flock "$lock" true; done
+    if grep -l " $attempt\$" "$work/cache_own"/prelude-*.pch.sum >/dev/null 2>&1; then
+      fail "checked thrust/sort.h: the builder chained the cache's prelude onto $attempt"
+    fi
+    checked_group thrust/functional.h
+    [[ $err =~ "prelude $attempt not taken: the parse does not show thrust/transform.h read" ]] ||
+      fail "checked thrust/functional.h: <thrust/transform.h>'s prelude is taken: $err"
+    installed_checks+=", a checked group taken where the parse names it, not where it does not"
   fi
   installed_checks+=")"
 fi
