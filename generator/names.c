@@ -92,8 +92,9 @@ static int shares_c_name(const cubind_model *model, size_t k) {
 /*
  * One round of cubind_names_disambiguate: every kernel that shares its C name with another
  * gets its scopes before it (`scopes`: v1::scale -> v1_scale) or its parameters' types after it
- * (k(const int2 *, int) -> k_const_int2_ptr_int). A parameter name that would still be shared
- * is not taken: the kernel keeps the name it had, which check.c then reports.
+ * (k(const int2 *, int) -> k_const_int2_ptr_int). A name made from the parameters that another
+ * kernel would still share is not taken: the kernel keeps the one it had, which check.c then
+ * reports as taken twice.
  */
 static void disambiguate_by(cubind_model *model, int scopes) {
   char **before = cubind_xcalloc(model->num_kernels + 1, sizeof *before);

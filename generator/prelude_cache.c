@@ -1031,7 +1031,8 @@ typedef struct partial_prelude {
      come before some of its lines */
   const cubind_strlist *unnamed;
   int installed;     /* an installed one: usable where it fits the user's arguments */
-  /* a checked group's headers (a copy, or NULL): the parse must name each (prelude_attempt) */
+  /* a checked group's headers (best_partial_prelude's list), or NULL: the parse must name each
+     (prelude_attempt) */
   cubind_strlist *checked;
   unsigned long long weight;
   int links;         /* how many preludes its chain holds (prelude_weight) */
@@ -1407,12 +1408,10 @@ static void add_candidate(const prelude_request *request, partial_prelude *candi
 
 /* 1 when one of `names` is a header of one of `libraries` ("thrust": thrust/sort.h). */
 static int names_a_library(const cubind_strlist *names, const cubind_strlist *libraries) {
-  size_t i, l, length;
+  size_t i;
   for (i = 0; i < names->count; i++)
-    for (l = 0, length = library_length(names->items[i]); l < libraries->count; l++)
-      if (strlen(libraries->items[l]) == length &&
-          strncmp(names->items[i], libraries->items[l], length) == 0)
-        return 1;
+    if (same_library(names->items[i], libraries)) /* a library's name is its own library */
+      return 1;
   return 0;
 }
 
