@@ -164,8 +164,8 @@ files_table() {
 
 corpus=$src/bench/kernels/corpus
 corpus_files=(saxpy_host block_sum_cub cg_reduce thrust_transform omp_host wmma_half curand_walk
-              block_scan_cub device_reduce define_first local_header cub_reordered cg_half
-              block_reduce_cub thrust_device_sort)
+              thrust_sort_ptr thrust_functional block_scan_cub device_reduce define_first
+              local_header cub_reordered cg_half block_reduce_cub thrust_device_sort)
 declare -A ratios=() gen_ms=() nvcc_ms=() # [pass,file]: one value per repetition
 
 # corpus_pass PASS [OPTION...]: nvcc, then cubind-gen, on every corpus file in order, into one
