@@ -18,6 +18,8 @@
  * empty cache need not parse clang's CUDA headers. A group of them (the `groups` file there
  * lists them) also serves a .cu whose headers include it first: <cub/config.cuh> and
  * <cub/util_type.cuh> begin each public CUB header (prelude_cache.c: add_group_candidates).
+ * A checked group serves where no lead shows it read: tried first, kept only where the parse
+ * names its headers itself (prelude_attempt below).
  * A cache may make a run slower, never make it fail: <name>.sum holds the checksums of the .pch
  * and its .files, written after both; a prelude that does not match them (truncated,
  * overwritten in place, half-written by a killed run) is not used and is rebuilt, and temporary
