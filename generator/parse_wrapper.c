@@ -539,12 +539,13 @@ static size_t append_float_argument(const char *at, int literal, cubind_buf *out
  * Makes a demangled name one C++ accepts in the .cu: "(anonymous namespace)::" goes (the .cu's
  * own anonymous namespace is found from the global scope), a function or object as a template
  * argument, which the demangler prints as "&(matmul_tri3(float const*, int))", becomes
- * "&matmul_tri3" (the parameter's type picks the overload), and a floating-point argument,
+ * "&matmul_tri3" (the parameter's type picks the overload), a floating-point argument,
  * "(float)[40200000]", its exact value (append_float_argument; as a literal with
- * `float_literals`, for the C name). A new string.
+ * `float_literals`, for the C name), and the least 64-bit integer, "-9223372036854775808l",
+ * one C++ can read. A new string.
  */
 static char *speakable_name(const char *demangled, int float_literals) {
-  static const char anonymous[] = "(anonymous namespace)::";
+  static const char anonymous[] = "(anonymous namespace)::", int64_min[] = "-9223372036854775808";
   cubind_buf out = {0};
   const char *at = demangled;
   size_t length;
@@ -564,6 +565,13 @@ static char *speakable_name(const char *demangled, int float_literals) {
         depth += *at == '(' ? 1 : *at == ')' ? -1 : 0;
     } else if ((length = append_float_argument(at, float_literals, &out)) != 0) {
       at += length;
+    } else if (strncmp(at, int64_min, sizeof int64_min - 1) == 0 &&
+               !isdigit((unsigned char)at[sizeof int64_min - 1])) {
+      /* -9223372036854775808l: the literal does not fit the type it is negated in */
+      const char *suffix = at + sizeof int64_min - 1;
+      size_t suffix_length = strspn(suffix, "lLuU");
+      cubind_buf_printf(&out, "(-9223372036854775807%.*s - 1)", (int)suffix_length, suffix);
+      at = suffix + suffix_length;
     } else {
       cubind_buf_append(&out, at++, 1);
     }
