@@ -194,10 +194,55 @@ static int earlier_param_named(const cubind_kernel *kernel, size_t before, const
 }
 
 /*
+ * Renames the identifier `from` to `to` in the count expressions of the kernel's annotations
+ * ("cubind.out_n:restrict * 2": the text past the ':'), as C will name the parameter.
+ */
+static void rename_in_counts(cubind_kernel *kernel, const char *from, const char *to) {
+  size_t p, a, length = strlen(from);
+  for (p = 0; p < kernel->num_params; p++) {
+    cubind_strlist *annotations = &kernel->params[p].annotations;
+    for (a = 0; a < annotations->count; a++) {
+      const char *text = annotations->items[a], *colon = strchr(text, ':'), *at;
+      cubind_buf out = {0};
+      if (!colon)
+        continue;
+      cubind_buf_append(&out, text, (size_t)(colon + 1 - text));
+      for (at = colon + 1; *at;) {
+        const char *start = at;
+        if (isalpha((unsigned char)*at) || *at == '_') {
+          while (isalnum((unsigned char)*at) || *at == '_')
+            at++;
+          if ((size_t)(at - start) == length && strncmp(start, from, length) == 0)
+            cubind_buf_puts(&out, to);
+          else
+            cubind_buf_append(&out, start, (size_t)(at - start));
+        } else if (isdigit((unsigned char)*at)) { /* 10u, 1e5: no name inside */
+          while (isalnum((unsigned char)*at) || *at == '_' || *at == '.')
+            at++;
+          cubind_buf_append(&out, start, (size_t)(at - start));
+        } else {
+          cubind_buf_append(&out, at++, 1);
+        }
+      }
+      free(annotations->items[a]);
+      annotations->items[a] = out.data;
+    }
+  }
+}
+
+/* 1 when some parameter of `kernel` is named `name`. */
+static int has_param_named(const cubind_kernel *kernel, const char *name) {
+  return earlier_param_named(kernel, kernel->num_params, name);
+}
+
+/*
  * Gives every parameter a distinct name the generated C can use. The elements of a parameter
  * pack (`Args... args` of launch_all<float *, int>: two parameters named args) are named after
- * the pack and their place in it, args0 and args1; an unnamed parameter, or one whose name is
- * still taken, is cubind_arg<index> (cubind_ names are refused in the user's code).
+ * the pack and their place in it, args0 and args1. A name that C reserves (`restrict`, `_Bool`:
+ * keywords of C that C++ lets a program use) or the generated code does (cubind_*: the stub's
+ * cubind_args, cubind_cfg) gets a '_' after it (restrict_; a C caller passes arguments by their
+ * place), in the count expressions that name it too. An unnamed parameter, or one whose name is
+ * still taken, is cubind_arg<index>.
  */
 static void name_params(cubind_kernel *kernel) {
   size_t i, j;
@@ -220,6 +265,22 @@ static void name_params(cubind_kernel *kernel) {
       }
     param->name = cubind_xasprintf("%s0", pack);
     free(pack);
+  }
+  for (i = 0; i < kernel->num_params; i++) {
+    cubind_param *param = &kernel->params[i];
+    char *renamed;
+    if (!param->user_named ||
+        (strncmp(param->name, "cubind_", 7) != 0 && !cubind_c_only_keyword(param->name)))
+      continue;
+    renamed = cubind_xasprintf("%s_", param->name);
+    while (has_param_named(kernel, renamed)) {
+      char *longer = cubind_xasprintf("%s_", renamed);
+      free(renamed);
+      renamed = longer;
+    }
+    rename_in_counts(kernel, param->name, renamed);
+    free(param->name);
+    param->name = renamed;
   }
   for (i = 0; i < kernel->num_params; i++) {
     cubind_param *param = &kernel->params[i];
@@ -246,18 +307,6 @@ static int spells_word(const char *text, const char *word) {
 /* Checks that the names the generated C uses for parameters are free. */
 static void check_param_names(const cubind_kernel *kernel) {
   size_t i, j;
-  for (i = 0; i < kernel->num_params; i++) {
-    cubind_param *param = &kernel->params[i];
-    if (!param->user_named)
-      continue;
-    /* cubind_* names are the generator's own (a stub's configuration is cubind_cfg where a
-       parameter is named cfg); `restrict`, `_Bool` and others are keywords in C only. */
-    if (strncmp(param->name, "cubind_", 7) == 0 || cubind_c_only_keyword(param->name))
-      error_take(&param->location,
-                 cubind_xasprintf("parameter name '%s' of kernel '%s' is reserved in the "
-                                  "generated C code: rename the parameter",
-                                  param->name, kernel->display_name));
-  }
   /* A parameter named like a type the signature spells (`int size_t` before a _call's size_t
      count, `int Pt` before `Pt p`) would hide that type from the rest of the C prototype. */
   for (i = 0; i < kernel->num_params; i++) {
@@ -383,9 +432,11 @@ static void decide_kernels(cubind_model *model, char *bound) {
                                   taken->location.line, taken->location.column, kernel->c_name,
                                   kernel->c_name));
     if (refusal) {
-      /* the .cu's own kernels are worth a word on stderr; a header's or the binary's others
-         are only listed in the generated header */
-      if (kernel->place == CUBIND_PLACE_INPUT && kernel->origin != CUBIND_ORIGIN_BINARY)
+      /* the .cu's own kernels are worth a word on stderr, and so are the binary's instances of
+         its templates that lose their C name to another kernel (renaming one helps); a header's
+         or the binary's others are only listed in the generated header */
+      if (kernel->place == CUBIND_PLACE_INPUT &&
+          (kernel->origin != CUBIND_ORIGIN_BINARY || taken))
         warning_take(&kernel->location,
                      cubind_xasprintf("kernel '%s' gets no C functions: %s",
                                       kernel->display_name, refusal));

@@ -186,7 +186,10 @@ static char *record_problem(parse_context *ctx, CXCursor decl, const char *displ
   clang_visitChildren(decl, find_base, &has_base);
   if (depth > MAX_RECORD_DEPTH)
     return cubind_xasprintf("%s '%s' nests too deeply", what, display);
-  if (cx_in_system_header(decl) && !(*header = toolkit_header(ctx, decl)))
+  /* a system header's record C could name is a toolkit C header's, at global scope
+     (CUtensorMap); libcu++'s cuda::atomic is in a toolkit header too, but in a namespace */
+  if (cx_in_system_header(decl) &&
+      (!cx_at_file_scope(decl) || !(*header = toolkit_header(ctx, decl))))
     return cubind_xasprintf(
         "type '%s' comes from a system header that C code cannot include: pass a pointer",
         display);
