@@ -193,41 +193,17 @@ static int earlier_param_named(const cubind_kernel *kernel, size_t before, const
   return 0;
 }
 
-/*
- * Renames the identifier `from` to `to` in the count expressions of the kernel's annotations
- * ("cubind.out_n:restrict * 2": the text past the ':'), as C will name the parameter.
- */
-static void rename_in_counts(cubind_kernel *kernel, const char *from, const char *to) {
-  size_t p, a, length = strlen(from);
-  for (p = 0; p < kernel->num_params; p++) {
-    cubind_strlist *annotations = &kernel->params[p].annotations;
-    for (a = 0; a < annotations->count; a++) {
-      const char *text = annotations->items[a], *colon = strchr(text, ':'), *at;
-      cubind_buf out = {0};
-      if (!colon)
-        continue;
-      cubind_buf_append(&out, text, (size_t)(colon + 1 - text));
-      for (at = colon + 1; *at;) {
-        const char *start = at;
-        if (isalpha((unsigned char)*at) || *at == '_') {
-          while (isalnum((unsigned char)*at) || *at == '_')
-            at++;
-          if ((size_t)(at - start) == length && strncmp(start, from, length) == 0)
-            cubind_buf_puts(&out, to);
-          else
-            cubind_buf_append(&out, start, (size_t)(at - start));
-        } else if (isdigit((unsigned char)*at)) { /* 10u, 1e5: no name inside */
-          while (isalnum((unsigned char)*at) || *at == '_' || *at == '.')
-            at++;
-          cubind_buf_append(&out, start, (size_t)(at - start));
-        } else {
-          cubind_buf_append(&out, at++, 1);
-        }
-      }
-      free(annotations->items[a]);
-      annotations->items[a] = out.data;
-    }
-  }
+/* What rename_name needs: a parameter's name in the .cu and in C. */
+typedef struct param_rename {
+  const char *from, *to;
+} param_rename;
+
+/* `to` for the name `from`, else NULL (cubind_kernel_map_count_names). */
+static char *rename_name(const char *name, size_t length, void *data) {
+  const param_rename *rename = data;
+  return strlen(rename->from) == length && strncmp(name, rename->from, length) == 0
+             ? cubind_xstrdup(rename->to)
+             : NULL;
 }
 
 /* 1 when some parameter of `kernel` is named `name`. */
@@ -278,7 +254,12 @@ static void name_params(cubind_kernel *kernel) {
       free(renamed);
       renamed = longer;
     }
-    rename_in_counts(kernel, param->name, renamed);
+    {
+      param_rename rename;
+      rename.from = param->name;
+      rename.to = renamed;
+      cubind_kernel_map_count_names(kernel, rename_name, &rename);
+    }
     free(param->name);
     param->name = renamed;
   }

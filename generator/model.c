@@ -203,6 +203,45 @@ char *cubind_sanitize_identifier(const char *text) {
   return result;
 }
 
+/* cubind_kernel_map_count_names: see model.h. */
+void cubind_kernel_map_count_names(cubind_kernel *kernel,
+                                   char *(*map)(const char *name, size_t length, void *data),
+                                   void *data) {
+  size_t p, a;
+  for (p = 0; p < kernel->num_params; p++) {
+    cubind_strlist *annotations = &kernel->params[p].annotations;
+    for (a = 0; a < annotations->count; a++) {
+      const char *text = annotations->items[a], *colon = strchr(text, ':'), *at;
+      cubind_buf out = {0};
+      if (!colon)
+        continue;
+      cubind_buf_append(&out, text, (size_t)(colon + 1 - text));
+      for (at = colon + 1; *at;) {
+        const char *start = at;
+        char *replaced;
+        if (isalpha((unsigned char)*at) || *at == '_') {
+          while (isalnum((unsigned char)*at) || *at == '_')
+            at++;
+          replaced = map(start, (size_t)(at - start), data);
+          if (replaced)
+            cubind_buf_puts(&out, replaced);
+          else
+            cubind_buf_append(&out, start, (size_t)(at - start));
+          free(replaced);
+        } else if (isdigit((unsigned char)*at)) {
+          while (isalnum((unsigned char)*at) || *at == '_' || *at == '.')
+            at++;
+          cubind_buf_append(&out, start, (size_t)(at - start));
+        } else {
+          cubind_buf_append(&out, at++, 1);
+        }
+      }
+      free(annotations->items[a]);
+      annotations->items[a] = out.data;
+    }
+  }
+}
+
 /* cubind_is_identifier: see model.h. */
 int cubind_is_identifier(const char *text) {
   size_t i;

@@ -290,6 +290,16 @@ void cubind_model_free(cubind_model *model);
  */
 char *cubind_sanitize_identifier(const char *text);
 
+/*
+ * cubind_kernel_map_count_names: rewrites the names in the count expressions of the kernel's
+ * annotations (an annotate string's text past its ':', "cubind.out_n:(n + BLOCK - 1) / BLOCK"):
+ * each identifier for which `map` returns a new string is replaced by it (NULL keeps it);
+ * numbers keep their suffixes whole ("10u" names nothing).
+ */
+void cubind_kernel_map_count_names(cubind_kernel *kernel,
+                                   char *(*map)(const char *name, size_t length, void *data),
+                                   void *data);
+
 /* cubind_is_identifier: 1 when text is a non-empty C identifier, else 0. */
 int cubind_is_identifier(const char *text);
 

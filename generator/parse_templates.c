@@ -96,58 +96,38 @@ static char *integral_argument(CXCursor specialization, const template_params *p
   return cubind_xasprintf("%lld", value);
 }
 
+/* What substitute_constant needs: the specialisation and its template's parameters. */
+typedef struct constant_search {
+  CXCursor specialization;
+  template_params params;
+  unsigned count; /* template arguments */
+} constant_search;
+
+/* The value of the integral template parameter `name`, as a C literal, or NULL. */
+static char *substitute_constant(const char *name, size_t length, void *data) {
+  const constant_search *search = data;
+  unsigned i;
+  for (i = 0; i < search->params.count && i < search->count; i++) {
+    char *spelled = cx_spelling(search->params.items[i]);
+    int same = strlen(spelled) == length && strncmp(spelled, name, length) == 0;
+    free(spelled);
+    if (same && clang_Cursor_getTemplateArgumentKind(search->specialization, i) ==
+                    CXTemplateArgumentKind_Integral)
+      return integral_argument(search->specialization, &search->params, i, 0);
+  }
+  return NULL;
+}
+
 /* parse_substitute_template_constants: see parse_templates.h. */
 void parse_substitute_template_constants(CXCursor specialization, cubind_kernel *kernel) {
   int count = clang_Cursor_getNumTemplateArguments(specialization);
-  template_params params;
-  size_t p, a;
-  specialization_params(specialization, &params);
-  if (count <= 0 || !params.count)
+  constant_search search;
+  search.specialization = specialization;
+  specialization_params(specialization, &search.params);
+  if (count <= 0 || !search.params.count)
     return;
-  for (p = 0; p < kernel->num_params; p++) {
-    cubind_strlist *annotations = &kernel->params[p].annotations;
-    for (a = 0; a < annotations->count; a++) {
-      const char *text = annotations->items[a], *colon = strchr(text, ':'), *at;
-      cubind_buf out = {0};
-      if (!colon)
-        continue;
-      cubind_buf_append(&out, text, (size_t)(colon + 1 - text));
-      for (at = colon + 1; *at;) {
-        const char *start = at;
-        unsigned i;
-        if (!(isalpha((unsigned char)*at) || *at == '_')) {
-          /* numbers keep their suffixes ("10u") whole */
-          if (isdigit((unsigned char)*at))
-            while (isalnum((unsigned char)*at) || *at == '_' || *at == '.')
-              at++;
-          else
-            at++;
-          cubind_buf_append(&out, start, (size_t)(at - start));
-          continue;
-        }
-        while (isalnum((unsigned char)*at) || *at == '_')
-          at++;
-        for (i = 0; i < params.count && i < (unsigned)count; i++) {
-          char *name = cx_spelling(params.items[i]);
-          int same = strlen(name) == (size_t)(at - start) &&
-                     strncmp(name, start, (size_t)(at - start)) == 0;
-          free(name);
-          if (same && clang_Cursor_getTemplateArgumentKind(specialization, i) ==
-                          CXTemplateArgumentKind_Integral)
-            break;
-        }
-        if (i < params.count && i < (unsigned)count) {
-          char *value = integral_argument(specialization, &params, i, 0);
-          cubind_buf_puts(&out, value);
-          free(value);
-        } else {
-          cubind_buf_append(&out, start, (size_t)(at - start));
-        }
-      }
-      free(annotations->items[a]);
-      annotations->items[a] = out.data;
-    }
-  }
+  search.count = (unsigned)count;
+  cubind_kernel_map_count_names(kernel, substitute_constant, &search);
 }
 
 /*
