@@ -492,27 +492,36 @@ if [[ -n $(ls "$own"/prelude-*.pch 2>/dev/null) && -n $archs && ( $archs == none
   [[ $err =~ "(0 of 1 leading lines)" ]] ||
     fail "cub: the CUB prelude is taken though a -I directory holds nvtx3/nvtx3.hpp: $err"
   installed_checks+=" (and the build's own, CUB for $archs, not with a __has_include target"
+  # own_run WHAT NAME TEXT: a fresh cache's run, with the build's own preludes, on NAME.cu of
+  # TEXT (with nvcc's binary of it for $archs); both outputs must be the --no-cache run's; $err:
+  # its stderr (the report)
+  own_run() {
+    local what=$1 name=$2 suffix
+    printf '%s\n' "$3" >"$work/$name.cu"
+    if [[ $archs != none ]]; then
+      "$nvcc" -fatbin "${gencode[@]}" -I "$include" -o "$work/$name.fatbin" "$work/$name.cu" ||
+        fail "$what: nvcc failed"
+      binary=(--kernels-from "$work/$name.fatbin")
+    fi
+    rm -rf "$work/out" "$work/cache_own" "$work/expected_own"
+    "$gen" --no-cache -I "$include" "${binary[@]}" -o "$work/expected_own" "$work/$name.cu" ||
+      fail "$what: --no-cache run failed"
+    err=$(env -u CUBIND_GEN_PRELUDE_DIR CUBIND_GEN_REPORT=1 "$gen" --cache-dir "$work/cache_own" \
+          -I "$include" "${binary[@]}" -o "$work/out" "$work/$name.cu" 2>&1 >/dev/null) ||
+      fail "$what: $err"
+    for suffix in cubind.h cubind.c; do
+      cmp -s "$work/out/$name.$suffix" "$work/expected_own/$name.$suffix" ||
+        fail "$what: $name.$suffix differs from the --no-cache run's ($err)"
+    done
+  }
   # a group the .cu reads through the leads of its own headers (<cub/block/block_reduce.cuh>
   # includes <cub/config.cuh> and <cub/util_type.cuh> first), where the build made it
   if grep -qx 'cub/config.cuh,cub/util_type.cuh' "$own/groups" 2>/dev/null; then
-    # block_group [LINE]: a fresh cache's run on a .cu of LINE and <cub/block/block_reduce.cuh>;
-    # the header must be the --no-cache run's
+    # block_group [LINE]: own_run on a .cu of LINE and <cub/block/block_reduce.cuh>; $taken: the
+    # prelude it parsed with
     block_group() {
-      printf '%s\n#include <cub/block/block_reduce.cuh>\n#include <cubind/annotations.h>\n%s\n' \
-        "${1:-}" "$kernel" >"$work/block.cu"
-      if [[ $archs != none ]]; then
-        "$nvcc" -fatbin "${gencode[@]}" -I "$include" -o "$work/block.fatbin" "$work/block.cu" ||
-          fail "block: nvcc failed"
-        binary=(--kernels-from "$work/block.fatbin")
-      fi
-      rm -rf "$work/out" "$work/cache_own" "$work/expected_own"
-      "$gen" --no-cache -I "$include" "${binary[@]}" -o "$work/expected_own" "$work/block.cu" ||
-        fail "block: --no-cache run failed"
-      err=$(env -u CUBIND_GEN_PRELUDE_DIR CUBIND_GEN_REPORT=1 "$gen" --cache-dir "$work/cache_own" \
-            -I "$include" "${binary[@]}" -o "$work/out" "$work/block.cu" 2>&1 >/dev/null) ||
-        fail "block: $err"
-      cmp -s "$work/out/block.cubind.h" "$work/expected_own/block.cubind.h" ||
-        fail "block: the header differs from the --no-cache run's ($err)"
+      own_run block block "$(printf '%s\n#include <cub/block/block_reduce.cuh>\n#include <cubind/annotations.h>\n%s' \
+        "${1:-}" "$kernel")"
       taken=$(printf '%s\n' "$err" |
               sed -n 's/^cubind-gen: prelude \(prelude-[0-9a-f]*\.pch\) .*/\1/p')
     }
@@ -529,25 +538,9 @@ if [[ -n $(ls "$own"/prelude-*.pch 2>/dev/null) && -n $archs && ( $archs == none
   # <thrust/sort.h> reads only through macro-named #includes, is tried first and taken;
   # <thrust/functional.h> does not read it: the parse shows that, and the run parses without it
   if grep -qx 'checked thrust thrust/transform.h' "$own/groups" 2>/dev/null; then
-    # checked_group HEADER: a fresh cache's run on a .cu of HEADER; the outputs must be the
-    # --no-cache run's; $attempt: the checked prelude it tried
+    # checked_group HEADER: own_run on a .cu of HEADER; $attempt: the checked prelude it tried
     checked_group() {
-      printf '#include <%s>\n#include <cubind/annotations.h>\n%s\n' "$1" "$kernel" >"$work/thrust.cu"
-      if [[ $archs != none ]]; then
-        "$nvcc" -fatbin "${gencode[@]}" -I "$include" -o "$work/thrust.fatbin" "$work/thrust.cu" ||
-          fail "checked $1: nvcc failed"
-        binary=(--kernels-from "$work/thrust.fatbin")
-      fi
-      rm -rf "$work/out" "$work/cache_own" "$work/expected_own"
-      "$gen" --no-cache -I "$include" "${binary[@]}" -o "$work/expected_own" "$work/thrust.cu" ||
-        fail "checked $1: --no-cache run failed"
-      err=$(env -u CUBIND_GEN_PRELUDE_DIR CUBIND_GEN_REPORT=1 "$gen" --cache-dir "$work/cache_own" \
-            -I "$include" "${binary[@]}" -o "$work/out" "$work/thrust.cu" 2>&1 >/dev/null) ||
-        fail "checked $1: $err"
-      for suffix in cubind.h cubind.c; do
-        cmp -s "$work/out/thrust.$suffix" "$work/expected_own/thrust.$suffix" ||
-          fail "checked $1: thrust.$suffix differs from the --no-cache run's ($err)"
-      done
+      own_run "checked $1" thrust "$(printf '#include <%s>\n#include <cubind/annotations.h>\n%s' "$1" "$kernel")"
       attempt=$(printf '%s\n' "$err" |
                 sed -n 's/^cubind-gen: prelude \(prelude-[0-9a-f]*\.pch\) first, if the parse reads thrust\/transform\.h$/\1/p')
       [[ -n $attempt ]] || fail "checked $1: <thrust/transform.h>'s prelude is not tried: $err"
