@@ -472,6 +472,21 @@ static int split_demangled(const char *demangled, char **name, char **params) {
   return 1;
 }
 
+/* 1 when `text` reads back as the float (`is_float`) or double whose bits are `bits`. */
+static int reads_back(const char *text, unsigned long long bits, int is_float) {
+  if (is_float) {
+    float back = strtof(text, NULL);
+    unsigned int word;
+    memcpy(&word, &back, sizeof word);
+    return word == (unsigned int)bits;
+  } else {
+    double back = strtod(text, NULL);
+    unsigned long long word;
+    memcpy(&word, &back, sizeof word);
+    return word == bits;
+  }
+}
+
 /*
  * Reads a floating-point template argument as the demangler prints it, "(float)[40200000]" or
  * "(double)[4004000000000000]" (the value's IEEE bits in hex), at `at`, and appends it to `out`:
@@ -483,10 +498,11 @@ static int split_demangled(const char *demangled, char **name, char **params) {
 static size_t append_float_argument(const char *at, int literal, cubind_buf *out) {
   static const struct {
     const char *spelled, *type, *suffix, *bits_suffix;
-    size_t digits;
-  } kinds[] = {{"(float)[", "float", "f", "u", 8}, {"(double)[", "double", "", "ull", 16}};
+    size_t digits, precision; /* hex digits of the bits; significant digits that always read back */
+  } kinds[] = {{"(float)[", "float", "f", "u", 8, 9}, {"(double)[", "double", "", "ull", 16, 17}};
   size_t k, length, precision;
   unsigned long long bits;
+  double value;
   char text[64];
   for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
     const char *hex;
@@ -503,28 +519,17 @@ static size_t append_float_argument(const char *at, int literal, cubind_buf *out
       return length + kinds[k].digits + 1;
     }
     if (k == 0) {
-      float value;
+      float narrow;
       unsigned int word = (unsigned int)bits;
-      memcpy(&value, &word, sizeof value);
-      for (precision = 1; precision < 9; precision++) {
-        float back;
-        snprintf(text, sizeof text, "%.*g", (int)precision, (double)value);
-        back = strtof(text, NULL);
-        if (memcmp(&back, &value, sizeof value) == 0)
-          break;
-      }
-      snprintf(text, sizeof text, "%.*g", (int)precision, (double)value);
+      memcpy(&narrow, &word, sizeof narrow);
+      value = narrow;
     } else {
-      double value;
       memcpy(&value, &bits, sizeof value);
-      for (precision = 1; precision < 17; precision++) {
-        double back;
-        snprintf(text, sizeof text, "%.*g", (int)precision, value);
-        back = strtod(text, NULL);
-        if (memcmp(&back, &value, sizeof value) == 0)
-          break;
-      }
+    }
+    for (precision = 1;; precision++) { /* the most digits a value needs always read back */
       snprintf(text, sizeof text, "%.*g", (int)precision, value);
+      if (precision == kinds[k].precision || reads_back(text, bits, k == 0))
+        break;
     }
     /* 2 -> 2.0: a literal of a floating type, as 2.0f is */
     cubind_buf_printf(out, "%s%s%s", text,
