@@ -14,17 +14,29 @@ static void prefix_string(char **name, const char *prefix) {
   *name = joined;
 }
 
-/* 1 for a character of a C identifier. */
-static int is_word_char(char c) {
-  return isalnum((unsigned char)c) || c == '_';
+/* cubind_names_from_words: see names.h. */
+char *cubind_names_from_words(const char *text) {
+  size_t k, length = 0;
+  char *result = cubind_xmalloc(strlen(text) + 1);
+  for (k = 0; text[k]; k++) {
+    unsigned char c = (unsigned char)text[k];
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
+      result[length++] = (char)c;
+    else if (length && result[length - 1] != '_')
+      result[length++] = '_';
+  }
+  while (length && result[length - 1] == '_')
+    length--;
+  result[length] = '\0';
+  return result;
 }
 
 /*
- * Appends C++ text as C name words: each run of characters that are not letters or digits
- * becomes one '_' between words, '*' reads "ptr", the restrict qualifiers (which change no
- * type a caller passes) and "(anonymous namespace)" are left out.
+ * Appends `length` bytes of C++ text to `words` as words for cubind_names_from_words: '*' reads
+ * "ptr"; the restrict qualifiers (which change no type a caller passes) and
+ * "(anonymous namespace)" are left out.
  */
-static void append_words(cubind_buf *name, const char *text, size_t length) {
+static void append_words(cubind_buf *words, const char *text, size_t length) {
   static const char *const skipped[] = {"__restrict__", "__restrict", "restrict", "anonymous",
                                         "namespace"};
   const char *at = text, *end = text + length;
@@ -32,29 +44,22 @@ static void append_words(cubind_buf *name, const char *text, size_t length) {
     const char *word = at;
     size_t i, size;
     if (*at == '*') {
-      word = "ptr";
-      size = 3;
-      at++;
-    } else if (!is_word_char(*at)) {
+      cubind_buf_puts(words, " ptr");
       at++;
       continue;
-    } else {
-      while (at < end && is_word_char(*at))
-        at++;
-      size = (size_t)(at - word);
     }
+    if (!isalnum((unsigned char)*at) && *at != '_') {
+      at++;
+      continue;
+    }
+    while (at < end && (isalnum((unsigned char)*at) || *at == '_'))
+      at++;
+    size = (size_t)(at - word);
     for (i = 0; i < sizeof skipped / sizeof skipped[0]; i++)
       if (strlen(skipped[i]) == size && strncmp(word, skipped[i], size) == 0)
         break;
-    if (i < sizeof skipped / sizeof skipped[0])
-      continue;
-    if (name->length && name->data[name->length - 1] != '_')
-      cubind_buf_puts(name, "_");
-    while (size && *word == '_') { /* __half: half, as C names spell it elsewhere */
-      word++;
-      size--;
-    }
-    cubind_buf_append(name, word, size);
+    if (i == sizeof skipped / sizeof skipped[0])
+      cubind_buf_printf(words, " %.*s", (int)size, word);
   }
 }
 
@@ -104,24 +109,25 @@ static void disambiguate_by(cubind_model *model, int scopes) {
       before[k] = cubind_xstrdup(model->kernels[k].c_name);
   for (k = 0; k < model->num_kernels; k++) {
     cubind_kernel *kernel = &model->kernels[k];
-    cubind_buf name = {0};
+    cubind_buf words = {0};
     if (!before[k])
       continue;
-    cubind_buf_puts(&name, "");
+    cubind_buf_puts(&words, "");
     if (scopes) {
       const char *display = kernel->display_name ? kernel->display_name : "";
-      append_words(&name, display, scope_length(display));
-      append_words(&name, kernel->c_name, strlen(kernel->c_name));
+      append_words(&words, display, scope_length(display));
+      append_words(&words, kernel->c_name, strlen(kernel->c_name));
     } else {
-      append_words(&name, kernel->c_name, strlen(kernel->c_name));
+      append_words(&words, kernel->c_name, strlen(kernel->c_name));
       for (i = 0; i < kernel->num_params; i++)
-        append_words(&name, kernel->params[i].type_spelling,
+        append_words(&words, kernel->params[i].type_spelling,
                      strlen(kernel->params[i].type_spelling));
       if (!kernel->num_params)
-        append_words(&name, "void", 4);
+        append_words(&words, "void", 4);
     }
     free(kernel->c_name);
-    kernel->c_name = name.data;
+    kernel->c_name = cubind_names_from_words(words.data);
+    cubind_buf_free(&words);
   }
   for (k = 0; k < model->num_kernels; k++) /* decided on the round's names, then undone */
     if (before[k] && (scopes || !shares_c_name(model, k))) {

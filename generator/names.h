@@ -20,6 +20,14 @@
 #include "util.h"
 
 /*
+ * cubind_names_from_words: a C name made of the words of `text` (C++ spellings joined by
+ * spaces: "scale float ptr"): every run of characters that are not ASCII letters or digits
+ * becomes one '_' between words, and none stands at either end ("__half" -> "half"). A new
+ * string.
+ */
+char *cubind_names_from_words(const char *text);
+
+/*
  * cubind_names_disambiguate: gives kernels of the .cu (and of its headers) that would share a C
  * name names of their own: first their namespaces and classes go before the name (v1::scale and
  * v2::scale: v1_scale, v2_scale; first::mark<float>: first_mark_float); overloads, which still

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "clang_util.h"
+#include "names.h"
 #include "util.h"
 
 /* A template's parameters, in order (visitor state of collect_template_params). */
@@ -226,7 +227,6 @@ char *parse_specialization_c_name(CXCursor specialization, const char *args) {
   cubind_buf text = {0};
   int i, count = clang_Cursor_getNumTemplateArguments(specialization);
   char *name = cx_spelling(specialization), *result;
-  size_t k, length = 0;
   template_params params;
   specialization_params(specialization, &params);
   cubind_buf_puts(&text, name);
@@ -271,20 +271,7 @@ char *parse_specialization_c_name(CXCursor specialization, const char *args) {
       free(written);
     }
   }
-  /* every run of non-identifier characters becomes one '_'; leading underscores of names such
-     as __half go too */
-  result = cubind_xmalloc(text.length + 1);
-  for (k = 0; k < text.length; k++) {
-    unsigned char c = (unsigned char)text.data[k];
-    int word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-    if (word)
-      result[length++] = (char)c;
-    else if (length && result[length - 1] != '_')
-      result[length++] = '_';
-  }
-  while (length && result[length - 1] == '_')
-    length--;
-  result[length] = '\0';
+  result = cubind_names_from_words(text.data);
   cubind_buf_free(&text);
   return result;
 }
