@@ -941,6 +941,64 @@ static void lead_closure(const prelude_request *request, const cubind_strlist *n
   cubind_strlist_free(&seen);
 }
 
+/* The most headers may_read_all follows before it leaves the question to the parse. */
+#define MAX_TEXT_CLOSURE 4096
+
+/*
+ * 0 when the parse of a .cu that includes `names` cannot read each of a checked group's
+ * `headers`: following every #include <...> line, in any conditional block, of the texts of
+ * the headers of the group's `libraries` and of the headers' own, from the .cu's, reaches not
+ * all of them. Else 1, as where the texts cannot tell (an #include of a macro or of a quoted
+ * name, a header not found as one file, too many headers): the parse then shows it
+ * (prelude_attempt). It spares the parses of attempts that would fail: <cuda/std/limits>
+ * reads none of the type traits <cuda/std/complex> and the other heavy libcu++ headers share.
+ */
+static int may_read_all(const prelude_request *request, const cubind_strlist *names,
+                        const cubind_strlist *libraries, const cubind_strlist *headers) {
+  cubind_strlist seen = {0};
+  size_t next, i;
+  int unknown = 0, reached = 1;
+  for (i = 0; i < names->count; i++)
+    if (same_library(names->items[i], libraries) || same_library(names->items[i], headers))
+      cubind_strlist_add(&seen, names->items[i]);
+  for (next = 0; next < seen.count && !unknown; next++) {
+    char *path = the_header(request, seen.items[next]), *text = NULL;
+    const char *at, *end;
+    size_t size = 0;
+    directive d;
+    if (next == MAX_TEXT_CLOSURE || !path ||
+        cubind_read_file_quiet(path, CUBIND_MAX_SOURCE_BYTES, &text, &size) != 0) {
+      unknown = 1;
+      free(path);
+      break;
+    }
+    /* line by line: past the last one is past the text's NUL */
+    for (at = text, end = text + size; at < end && !unknown; at = line_end(at, end) + 1) {
+      const char *close;
+      char *header;
+      if (!read_directive(skip_spaces(at, end), end, &d) ||
+          !(directive_is(&d, "include") || directive_is(&d, "include_next")))
+        continue;
+      close = *d.rest == '<' ? memchr(d.rest, '>', (size_t)(d.stop - d.rest)) : NULL;
+      if (!close) { /* a macro or a quoted name: not followed here */
+        unknown = 1;
+        break;
+      }
+      header = cubind_xstrndup(d.rest + 1, (size_t)(close - d.rest - 1));
+      if ((same_library(header, libraries) || same_library(header, headers)) &&
+          !cubind_strlist_contains(&seen, header))
+        cubind_strlist_add(&seen, header);
+      free(header);
+    }
+    free(text);
+    free(path);
+  }
+  for (i = 0; i < headers->count && !unknown && reached; i++)
+    reached = cubind_strlist_contains(&seen, headers->items[i]);
+  cubind_strlist_free(&seen);
+  return unknown || reached;
+}
+
 /*
  * The groups of headers the installed preludes were built for (build_preludes.cmake writes
  * them to <dir>/groups, one group a line, its headers joined by commas), each as a list of
@@ -1425,8 +1483,9 @@ static int names_a_library(const cubind_strlist *names, const cubind_strlist *li
  * program's first (self-contained, and a no-op included again); no file the prelude holds may
  * name the .cu's `macros` (names_none). A checked group that the leads do not show read (Thrust
  * reaches its CUDA backend through the .inl files its headers include last, by macro-named
- * #includes) is added too where the .cu names a header of one of its libraries, marked with its
- * headers: it counts only if the parse shows it read them after all (prelude_attempt).
+ * #includes) is added too where the .cu names a header of one of its libraries and the texts
+ * do not show it unread (may_read_all), marked with its headers: it counts only if the parse
+ * shows it read them after all (prelude_attempt).
  */
 static void add_group_candidates(const prelude_request *request, partial_prelude *candidates,
                                  size_t *found, const cubind_strlist *names,
@@ -1458,7 +1517,8 @@ static void add_group_candidates(const prelude_request *request, partial_prelude
       }
     }
     shape.checked = NULL;
-    if (!all_read && checked_for[g].count && names_a_library(names, &checked_for[g])) {
+    if (!all_read && checked_for[g].count && names_a_library(names, &checked_for[g]) &&
+        may_read_all(request, names, &checked_for[g], &checked[g])) {
       shape.checked = &checked[g];
       all_read = 1;
     }

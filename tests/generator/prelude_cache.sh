@@ -31,8 +31,9 @@
 #     <cub/block/block_reduce.cuh> takes the group of <cub/config.cuh> and <cub/util_type.cuh>
 #     (which that header includes first), unless one of them names a macro line of the .cu;
 #     a checked group (<thrust/transform.h>) is tried first, and taken only where the parse names
-#     it in an #include of its own (<thrust/sort.h>, not <thrust/functional.h>), and the builder
-#     never chains onto it
+#     it in an #include of its own (<thrust/sort.h>, not <thrust/fill.h>), not tried where the
+#     headers' texts show it unread (<thrust/functional.h>), and the builder never chains onto
+#     it; libcu++'s group is taken for <cuda/std/complex>, not tried for <cuda/std/limits>
 #   prelude_cache.sh <cubind-gen> <cubind include dir> <work dir> [nvcc]
 set -u
 gen=$1 include=$2 work=$3 nvcc=${4:-}
@@ -536,27 +537,43 @@ if [[ -n $(ls "$own"/prelude-*.pch 2>/dev/null) && -n $archs && ( $archs == none
   fi
   # checked groups (prelude_cache.h: prelude_attempt): <thrust/transform.h>, which
   # <thrust/sort.h> reads only through macro-named #includes, is tried first and taken;
-  # <thrust/functional.h> does not read it: the parse shows that, and the run parses without it
+  # <thrust/fill.h> reaches macro-named #includes too but does not read it: the parse shows that,
+  # and the run parses without it; the texts of <thrust/functional.h> show it unread: not tried
+  # checked_group HEADER GROUP: own_run on a .cu of HEADER; $attempt: the prelude it tried first
+  # if the parse reads GROUP (a checked group's first header), or nothing
+  checked_group() {
+    own_run "checked $1" checked "$(printf '#include <%s>\n#include <cubind/annotations.h>\n%s' "$1" "$kernel")"
+    attempt=$(printf '%s\n' "$err" |
+              sed -n "s|^cubind-gen: prelude \(prelude-[0-9a-f]*\.pch\) first, if the parse reads $2\$|\1|p")
+  }
+  # taken WHAT: fails unless $attempt was tried and the parse took it
+  taken() {
+    [[ -n $attempt && $err =~ "parse of the .cu"[^$'\n']*"prelude $attempt:" && ! $err =~ "not taken" ]] ||
+      fail "checked $1: the checked group's prelude is not taken: $err"
+  }
   if grep -qx 'checked thrust thrust/transform.h' "$own/groups" 2>/dev/null; then
-    # checked_group HEADER: own_run on a .cu of HEADER; $attempt: the checked prelude it tried
-    checked_group() {
-      own_run "checked $1" thrust "$(printf '#include <%s>\n#include <cubind/annotations.h>\n%s' "$1" "$kernel")"
-      attempt=$(printf '%s\n' "$err" |
-                sed -n 's/^cubind-gen: prelude \(prelude-[0-9a-f]*\.pch\) first, if the parse reads thrust\/transform\.h$/\1/p')
-      [[ -n $attempt ]] || fail "checked $1: <thrust/transform.h>'s prelude is not tried: $err"
-    }
-    checked_group thrust/sort.h
-    [[ $err =~ "parse of the .cu"[^$'\n']*"prelude $attempt:" && ! $err =~ "not taken" ]] ||
-      fail "checked thrust/sort.h: <thrust/transform.h>'s prelude is not taken: $err"
+    checked_group thrust/sort.h thrust/transform.h
+    taken thrust/sort.h
     # the builder chains the whole list's prelude onto a prelude that needs no check
     for lock in "$work/cache_own"/prelude-*.lock; do flock "$lock" true; done
     if grep -l " $attempt\$" "$work/cache_own"/prelude-*.pch.sum >/dev/null 2>&1; then
       fail "checked thrust/sort.h: the builder chained the cache's prelude onto $attempt"
     fi
-    checked_group thrust/functional.h
-    [[ $err =~ "prelude $attempt not taken: the parse does not show thrust/transform.h read" ]] ||
-      fail "checked thrust/functional.h: <thrust/transform.h>'s prelude is taken: $err"
+    checked_group thrust/fill.h thrust/transform.h
+    [[ -n $attempt && $err =~ "prelude $attempt not taken: the parse does not show thrust/transform.h read" ]] ||
+      fail "checked thrust/fill.h: <thrust/transform.h>'s prelude is not tried, or taken: $err"
+    checked_group thrust/functional.h thrust/transform.h
+    [[ -z $attempt ]] ||
+      fail "checked thrust/functional.h: <thrust/transform.h>'s prelude is tried: $err"
     installed_checks+=", a checked group taken where the parse names it, not where it does not"
+  fi
+  # libcu++'s group: its public headers name only detail headers, with no macro-named #include
+  if grep -q '^checked cuda cuda/std/__utility/move\.h,' "$own/groups" 2>/dev/null; then
+    checked_group cuda/std/complex cuda/std/__utility/move.h
+    taken cuda/std/complex
+    checked_group cuda/std/limits cuda/std/__utility/move.h
+    [[ -z $attempt ]] || fail "checked cuda/std/limits: libcu++'s group is tried: $err"
+    installed_checks+=", libcu++'s taken where it is read, not tried where it is not"
   fi
   installed_checks+=")"
 fi
