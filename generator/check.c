@@ -370,6 +370,12 @@ static char *kernel_refusal(const cubind_model *model, const cubind_kernel *kern
             : "it is in an anonymous namespace, which nvcc names after the file's path: only "
               "nvcc's binary tells its symbol (cubind-gen --kernels-from; add_gpu_kernels "
               "passes it)");
+  if (model->has_binary && !kernel->in_binary)
+    /* its C functions could only fail (CUBIND_ERROR_KERNEL_NOT_FOUND), and its C name may be
+       the one of the kernel nvcc did emit (a signature under another #if) */
+    return cubind_xstrdup("it is not in nvcc's binary: a preprocessor condition nvcc did not "
+                          "take (another -D, __CUDA_ARCH__, __CUDACC_VER_MAJOR__), or a binary "
+                          "of another .cu or an older one");
   for (i = 0; i < kernel->num_params; i++)
     if (kernel->params[i].unsupported)
       return cubind_xasprintf("parameter '%s': %s", kernel->params[i].name,
@@ -433,12 +439,6 @@ static void decide_kernels(cubind_model *model, char *bound) {
                                   "beginning with cubind_ are reserved for cubind: rename the "
                                   "kernel",
                                   kernel->display_name, kernel->c_name, kernel->c_name));
-    if (model->has_binary && !kernel->in_binary)
-      warning_take(&kernel->location,
-                   cubind_xasprintf("kernel '%s' is not in nvcc's binary (behind a preprocessor "
-                                    "condition nvcc did not take?): its C functions will fail "
-                                    "with CUBIND_ERROR_KERNEL_NOT_FOUND",
-                                    kernel->display_name));
   }
 }
 
