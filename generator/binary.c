@@ -12,7 +12,10 @@
  *    of attributes {u8 format, u8 attribute, value}: formats 1, 2, 3 (no value, a byte, a u16)
  *    take 2 bytes of value (4 in all), format 4 a u16 size and that many bytes. Attribute 0x17
  *    (KPARAM_INFO, format 4, 12 bytes) gives one parameter: u32 index, u16 ordinal, u16 offset,
- *    u32 whose bits 18-31 are its size.
+ *    u32 whose bits 18-31 are its size. A kernel whose parameters pass 4 KiB (CUDA 12.1 allows
+ *    32,764 bytes) has attribute 0x45 (KPARAM_INFO_V2, 12 bytes) instead: u32 index, u16
+ *    ordinal, u16 offset, u32 size in bytes (seen from nvcc 13: a 4,400-byte struct gives
+ *    {0, 0, 0, 4400}).
  */
 #include "binary.h"
 
@@ -32,6 +35,7 @@ extern char *__cxa_demangle(const char *mangled, char *buffer, size_t *length, i
 #define CUBIND_STO_CUDA_ENTRY 0x10
 #define NV_INFO_PREFIX ".nv.info."
 #define EIATTR_KPARAM_INFO 0x17
+#define EIATTR_KPARAM_INFO_V2 0x45
 /* A decompressed cubin larger than this is a damaged header, not a real cubin. */
 #define CUBIND_MAX_INFLATED ((uint64_t)1 << 32)
 #ifndef EM_CUDA
@@ -139,7 +143,7 @@ static int compare_params(const void *a, const void *b) {
 
 /*
  * Reads a kernel's parameters from its ".nv.info.<symbol>" section (info[0..size)): each
- * KPARAM_INFO attribute gives one. Leaves the layout unknown (num_params -1) when the section
+ * KPARAM_INFO or KPARAM_INFO_V2 attribute gives one. Leaves the layout unknown (num_params -1) when the section
  * holds no such attribute or is malformed; a kernel without parameters has an empty section or
  * none, and gets 0 from the caller.
  */
@@ -162,11 +166,13 @@ static void read_kernel_params(cubind_binary_kernel *kernel, const unsigned char
     }
     if (value_size > size - at)
       break;
-    if (format == 4 && attribute == EIATTR_KPARAM_INFO && value_size >= 12) {
+    if (format == 4 && value_size >= 12 &&
+        (attribute == EIATTR_KPARAM_INFO || attribute == EIATTR_KPARAM_INFO_V2)) {
+      uint32_t last = cubind_fatbin_u32(info + at + 8);
       params = cubind_xrealloc(params, (size_t)(count + 1) * sizeof *params);
       params[count].ordinal = cubind_fatbin_u16(info + at + 4);
       params[count].offset = cubind_fatbin_u16(info + at + 6);
-      params[count].size = (cubind_fatbin_u32(info + at + 8) >> 18) & 0x3fff;
+      params[count].size = attribute == EIATTR_KPARAM_INFO ? (last >> 18) & 0x3fff : last;
       count++;
     }
     at += value_size;

@@ -2,7 +2,8 @@
  * structs: a kernel taking a struct defined in the .cu (char, double, int, float4: the
  * generated header's C copy, layout checked at compile time) and a struct from a shared C
  * header, by value, plus pointers; and records whose C copies need attributes (__align__,
- * packed, alignas on a field) and a 32-byte aligned vector; checked against the CPU.
+ * packed, alignas on a field), a 32-byte aligned vector and 6,000 bytes of parameters;
+ * checked against the CPU.
  */
 #include "gpu_check.h"
 
@@ -118,6 +119,28 @@ int main(void) {
       if (got[k] != map.opaque[k]) {
         fprintf(stderr, "tensor_map_words out[%d]: got %llx, want %llx\n", k, got[k],
                 (unsigned long long)map.opaque[k]);
+        bad++;
+      }
+  }
+  {
+    /* 6,000 bytes of parameters in one struct, after a char */
+    static big_table t;
+    static float got[1500], expect[1500];
+    char tag = (char)(gpu_rand_u32() % 100);
+    float scale = gpu_rand_float(-2.0f, 2.0f);
+    cubind_config all = cubind_config_1d(1500, 128);
+    for (k = 0; k < 1500; k++) {
+      volatile float product;
+      t.w[k] = gpu_rand_float(-100.0f, 100.0f);
+      product = t.w[k] * scale;
+      expect[k] = product + (float)tag;
+    }
+    gpu_poison(got, sizeof got);
+    GPU_CHECK(big_table_eval_call(&all, tag, t, scale, got, 1500));
+    for (k = 0; k < 1500; k++)
+      if (!(got[k] == expect[k])) {
+        if (bad < 5)
+          fprintf(stderr, "big_table_eval out[%d]: got %.9g, want %.9g\n", k, got[k], expect[k]);
         bad++;
       }
   }

@@ -74,3 +74,17 @@ extern "C" __global__ void tensor_map_words(const __grid_constant__ CUtensorMap 
   if (blockIdx.x == 0 && threadIdx.x < 16)
     out[threadIdx.x] = reinterpret_cast<const unsigned long long *>(&map)[threadIdx.x];
 }
+
+/* Parameters past 4 KiB (CUDA 12.1 allows 32,764 bytes), which nvcc describes with another
+   attribute (binary.c: KPARAM_INFO_V2): a 6,000-byte table after a char. */
+struct big_table {
+  float w[1500];
+};
+
+/** out[k] = t.w[k] * scale + tag for each k < n (n <= 1500). */
+extern "C" __global__ void big_table_eval(char tag, big_table t, float scale,
+                                          CUBIND_OUT_N(n) float *out, int n) {
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n)
+    out[k] = __fadd_rn(__fmul_rn(t.w[k], scale), (float)tag);
+}
