@@ -140,6 +140,29 @@ static void add_arg(cubind_strlist *args, const char *format, const char *value)
 }
 
 /*
+ * nvcc's __CUDACC_VER_MAJOR__ and __CUDACC_VER_MINOR__, which clang does not define and code
+ * gates declarations on (PyTorch, CUTLASS): the toolkit's version, from its cuda.h
+ * (CUDA_VERSION 13000: 13 and 0, near its top). __NVCC__ stays undefined: CCCL would take
+ * clang for nvcc.
+ */
+static void add_toolkit_version(cubind_strlist *args, const char *cuda_path) {
+  char *path = cubind_xasprintf("%s/include/cuda.h", cuda_path), *text = NULL, *at;
+  size_t size = 0;
+  long version;
+  if (cubind_read_head_quiet(path, CUBIND_MAX_SOURCE_BYTES, 64 * 1024, &text, &size) == 0 &&
+      text && (at = strstr(text, "#define CUDA_VERSION ")) != NULL &&
+      (version = strtol(at + strlen("#define CUDA_VERSION "), NULL, 10)) >= 1000) {
+    char define[64];
+    snprintf(define, sizeof define, "-D__CUDACC_VER_MAJOR__=%ld", version / 1000);
+    cubind_strlist_add(args, define);
+    snprintf(define, sizeof define, "-D__CUDACC_VER_MINOR__=%ld", version % 1000 / 10);
+    cubind_strlist_add(args, define);
+  }
+  free(text);
+  free(path);
+}
+
+/*
  * Clang's arguments (docs/libclang.md): a device-side CUDA parse that skips nothing clang
  * needs to lay out parameters, with the user's -I/-D/-U/-isystem/-include in order.
  */
@@ -178,6 +201,7 @@ static void build_arguments(clang_session *session) {
   if (session->major >= 16 && session->major <= 19)
     cubind_strlist_add(args, "-Wno-enum-constexpr-conversion");
   cubind_strlist_add(args, "-DCUBIND_GENERATOR=1");
+  add_toolkit_version(args, options->cuda_path);
   /* nvcc preprocesses a .cu with its host compiler: headers only it provides (gcc's omp.h)
      are found in its directories, after clang's own (whose intrinsics headers win) */
   host_compiler_arguments(options->host_compiler, options->host_openmp, options->cache_dir,

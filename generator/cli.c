@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fs.h"
 #include "model.h"
 
 /* cubind_cli_usage: see cli.h. */
@@ -216,6 +217,12 @@ static const struct {
     {"-expt-extended-lambda", "__CUDACC_EXTENDED_LAMBDA__"},
     {"--expt-relaxed-constexpr", "__CUDACC_RELAXED_CONSTEXPR__"},
     {"-expt-relaxed-constexpr", "__CUDACC_RELAXED_CONSTEXPR__"},
+    {"-ewp", "__CUDACC_EWP__"},
+    {"--extensible-whole-program", "__CUDACC_EWP__"},
+    {"--allow-unsupported-compiler", "__NV_NO_HOST_COMPILER_CHECK=1"},
+    {"-allow-unsupported-compiler", "__NV_NO_HOST_COMPILER_CHECK=1"},
+    {"--default-stream=per-thread", "CUDA_API_PER_THREAD_DEFAULT_STREAM=1"},
+    {"-default-stream=per-thread", "CUDA_API_PER_THREAD_DEFAULT_STREAM=1"},
 };
 
 /* 1 when an nvcc option takes the next argument as its value and that value may look like an
@@ -228,7 +235,8 @@ static int nvcc_passes_next_argument(const char *arg) {
     return 1; /* -Xcompiler, -Xptxas, -Xlinker, -Xnvlink, -Xfatbin, -Xarchive, ... */
   if (length > 10 && strncmp(arg, "--", 2) == 0 && strcmp(arg + length - 8, "-options") == 0)
     return 1; /* --compiler-options, --ptxas-options, ... */
-  return strcmp(arg, "-rdc") == 0 || strcmp(arg, "--relocatable-device-code") == 0;
+  return strcmp(arg, "-rdc") == 0 || strcmp(arg, "--relocatable-device-code") == 0 ||
+         strcmp(arg, "--default-stream") == 0 || strcmp(arg, "-default-stream") == 0;
 }
 
 /*
@@ -306,20 +314,95 @@ static int host_compiler_option(int argc, char **argv, int *index, cubind_cli *c
   return 1;
 }
 
+/* How deep options files may name options files (a file naming itself stops there). */
+#define MAX_OPTIONS_FILE_DEPTH 8
+
+static int take_nvcc_options(int argc, char **argv, int *index, cubind_cli *cli, int depth);
+
 /*
- * --nvcc-options OPTION... --: takes the preprocessor options (and nvcc's macro-defining flags)
- * of nvcc's command line, skips the rest. *index is at --nvcc-options; on return, at the '--'.
+ * nvcc's --options-file / -optf FILE (a comma-separated list of files too): each file's
+ * options, split at white space outside quotes ('...' or "..."; a backslash escapes the next
+ * character), are taken as if on the command line. Their strings stay in cli->owned. Returns
+ * 0, or CUBIND_EXIT_USAGE after saying which file cannot be read.
+ */
+static int take_options_files(const char *list, cubind_cli *cli, int depth) {
+  char *names = cubind_xstrdup(list), *name, *save = NULL;
+  int status = 0;
+  for (name = strtok_r(names, ",", &save); name && !status; name = strtok_r(NULL, ",", &save)) {
+    char *text = NULL, *at, **argv, open[] = "--nvcc-options", close[] = "--";
+    size_t size = 0, first = cli->owned.count, count, i;
+    int index = 0;
+    if (depth >= MAX_OPTIONS_FILE_DEPTH) {
+      status = usage_error("options files name each other too deeply", name);
+      break;
+    }
+    if (cubind_read_file_quiet(name, CUBIND_MAX_SOURCE_BYTES, &text, &size) != 0) {
+      status = usage_error("cannot read nvcc's --options-file", name);
+      break;
+    }
+    for (at = text; at && *at;) {
+      cubind_buf word = {0};
+      char quote = 0;
+      while (*at == ' ' || *at == '\t' || *at == '\n' || *at == '\r')
+        at++;
+      if (!*at)
+        break;
+      for (; *at && (quote || !(*at == ' ' || *at == '\t' || *at == '\n' || *at == '\r')); at++) {
+        if (quote && *at == quote)
+          quote = 0;
+        else if (!quote && (*at == '"' || *at == '\''))
+          quote = *at;
+        else if (*at == '\\' && at[1] && quote != '\'')
+          cubind_buf_append(&word, ++at, 1);
+        else
+          cubind_buf_append(&word, at, 1);
+      }
+      cubind_strlist_add(&cli->owned, word.data ? word.data : "");
+      cubind_buf_free(&word);
+    }
+    free(text);
+    /* as a command line of their own: "--nvcc-options" <the file's options> "--" */
+    count = cli->owned.count - first;
+    argv = cubind_xcalloc(count + 2, sizeof *argv);
+    argv[0] = open;
+    for (i = 0; i < count; i++)
+      argv[i + 1] = cli->owned.items[first + i];
+    argv[count + 1] = close;
+    status = take_nvcc_options((int)count + 2, argv, &index, cli, depth + 1);
+    free(argv);
+  }
+  free(names);
+  return status;
+}
+
+/*
+ * --nvcc-options OPTION... --: takes the preprocessor options (and nvcc's macro-defining flags,
+ * and its options files' options) of nvcc's command line, skips the rest. *index is at
+ * --nvcc-options; on return, at the '--'. depth: how many options files name this list.
  * Returns 0, or CUBIND_EXIT_USAGE.
  */
-static int take_nvcc_options(int argc, char **argv, int *index, cubind_cli *cli) {
+static int take_nvcc_options(int argc, char **argv, int *index, cubind_cli *cli, int depth) {
   int i;
   for (i = *index + 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
     size_t k;
+    const char *files = NULL;
     int taken = take_preprocessor_option(argc, argv, &i, cli);
     if (taken < 0)
       return CUBIND_EXIT_USAGE;
     if (taken)
       continue;
+    if (strncmp(argv[i], "--options-file=", 15) == 0)
+      files = argv[i] + 15;
+    else if (strncmp(argv[i], "-optf=", 6) == 0)
+      files = argv[i] + 6;
+    else if ((strcmp(argv[i], "--options-file") == 0 || strcmp(argv[i], "-optf") == 0) &&
+             i + 1 < argc && strcmp(argv[i + 1], "--") != 0)
+      files = argv[++i];
+    if (files) {
+      if (take_options_files(files, cli, depth))
+        return CUBIND_EXIT_USAGE;
+      continue;
+    }
     for (k = 0; k < sizeof nvcc_macros / sizeof nvcc_macros[0]; k++)
       if (strcmp(argv[i], nvcc_macros[k].option) == 0)
         break;
@@ -334,6 +417,8 @@ static int take_nvcc_options(int argc, char **argv, int *index, cubind_cli *cli)
       if ((strcmp(argv[i], "-rdc") == 0 || strcmp(argv[i], "--relocatable-device-code") == 0) &&
           strcmp(argv[i + 1], "true") == 0)
         cubind_strlist_add(&cli->clang_args, "-D__CUDACC_RDC__");
+      else if (strstr(argv[i], "default-stream") && strcmp(argv[i + 1], "per-thread") == 0)
+        cubind_strlist_add(&cli->clang_args, "-DCUDA_API_PER_THREAD_DEFAULT_STREAM=1");
       i++;
     }
   }
@@ -407,7 +492,7 @@ int cubind_cli_parse(int argc, char **argv, cubind_cli *cli) {
     if (taken)
       continue;
     if (strcmp(arg, "--nvcc-options") == 0) {
-      if (take_nvcc_options(argc, argv, &i, cli) != 0)
+      if (take_nvcc_options(argc, argv, &i, cli, 0) != 0)
         return CUBIND_EXIT_USAGE;
     } else if ((value = option_value(argc, argv, &i, "-o", VALUE_ATTACHED, &missing))) {
       cli->output_dir = value;
