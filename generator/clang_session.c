@@ -176,10 +176,10 @@ static void build_arguments(clang_session *session) {
   add_arg(args, "--cuda-path=%s", options->cuda_path);
   cubind_strlist_add(args, "--cuda-device-only");
   /* The newest architecture each libclang accepts (an unsupported one fails without a
-     message); __CUDA_ARCH__ is pinned so every version sees the same arch-guarded code. */
+     message); __CUDA_ARCH__ is the binary's (parse_main_arch), whatever the version's own. */
   cubind_strlist_add(args, session->major >= 16 ? "--cuda-gpu-arch=sm_90" : "--cuda-gpu-arch=sm_86");
   cubind_strlist_add(args, "-U__CUDA_ARCH__");
-  snprintf(number, sizeof number, "%d", CUBIND_PARSE_CUDA_ARCH);
+  snprintf(number, sizeof number, "%u", parse_main_arch(options->binary) * 10);
   add_arg(args, "-D__CUDA_ARCH__=%s", number);
   cubind_strlist_add(args, "-nocudalib");
   /* nvcc mangles a constrained template's instances without the constraint (scale<float> of

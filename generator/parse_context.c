@@ -72,3 +72,15 @@ char *parse_include_spelling(const parse_context *ctx, CXCursor cursor) {
   free(real);
   return result;
 }
+
+/* parse_main_arch: see parse_context.h. */
+unsigned parse_main_arch(const cubind_binary *binary) {
+  unsigned below = 0;
+  size_t i;
+  if (!binary || !binary->num_archs)
+    return 90;
+  for (i = 0; i < binary->num_archs; i++) /* ascending */
+    if (binary->archs[i] <= 90)
+      below = binary->archs[i];
+  return below ? below : binary->archs[0];
+}

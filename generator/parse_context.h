@@ -10,8 +10,16 @@
 #include "model.h"
 #include "parse.h"
 
-/* The __CUDA_ARCH__ every parse sees (libclang's own arch varies with its version). */
-#define CUBIND_PARSE_CUDA_ARCH 900
+/*
+ * parse_main_arch: the SM version whose __CUDA_ARCH__ the .cu's main parse sees (libclang's own
+ * arch varies with its version): 90 without a binary or where the binary holds sm_90 code,
+ * else the binary's highest below 90, else its lowest. A binary of one architecture (nvcc's
+ * default sm_75, a Jetson's sm_87) is parsed as it was compiled: an extern "C" kernel is found
+ * in it by name alone, so a parameter type chosen by __CUDA_ARCH__ must be that code's. The
+ * binary's kernels the main parse does not resolve are tried again with each other
+ * architecture's (parse_wrapper.c).
+ */
+unsigned parse_main_arch(const cubind_binary *binary);
 
 typedef struct parse_context {
   const cubind_parse_options *options;

@@ -803,7 +803,7 @@ static void resolve_candidates(parse_context *ctx, clang_session *session, candi
 /* parse_binary_kernels: see parse_wrapper.h. */
 void parse_binary_kernels(parse_context *ctx, clang_session *session) {
   const cubind_binary *binary = ctx->options->binary;
-  const unsigned main_arch = CUBIND_PARSE_CUDA_ARCH / 10;
+  const unsigned main_arch = parse_main_arch(binary);
   candidate *cands;
   char *known;
   size_t count = 0, i, k;
