@@ -554,6 +554,14 @@ function(_cubind_add_build_steps target)
     message(FATAL_ERROR "${caller}: SEPARABLE needs machine code (SASS) for at least one "
                         "architecture: the device link drops PTX (${archs_shown})")
   endif()
+  if(NOT real AND NOT explicit_only)
+    # PTX alone (90-virtual: the driver compiles it at load): the fatbin holds no cubin whose
+    # kernels and layouts cubind-gen could read, so the stubs are the source's kernels
+    message(STATUS "${caller}: PTX only (${archs_shown}): the kernels and explicit "
+                   "instantiations of the sources are bound, as with EXPLICIT_KERNELS_ONLY "
+                   "(template instances only host code launches need SASS for one architecture)")
+    set(explicit_only TRUE)
+  endif()
   _cubind_nvcc_flags(${target} nvcc_flags)
   if(CMAKE_CUDA_HOST_COMPILER)
     list(APPEND nvcc_flags -ccbin "${CMAKE_CUDA_HOST_COMPILER}")
@@ -640,6 +648,9 @@ function(_cubind_add_build_steps target)
     _cubind_depfile_escape("${fatbin}" fatbin_target)
 
     set(nvcc_args -fatbin ${rdc} ${gencode} ${nvcc_flags})
+    if(NOT source MATCHES "\\.cu$")
+      list(APPEND nvcc_args -x cu) # k.cuh, k.cpp: CUDA as cubind-gen reads it (nvcc goes by suffix)
+    endif()
     add_custom_command(
       OUTPUT "${fatbin}"
       ${make_out_dir}
@@ -839,9 +850,21 @@ function(_cubind_linked_kernel_targets target out)
     endif()
     get_target_property(interface "${current}" INTERFACE_LINK_LIBRARIES)
     foreach(item IN LISTS links interface)
-      # $<LINK_ONLY:x> (static libraries' private links) and other simple wrappers
-      string(REGEX REPLACE "^\\$<LINK_ONLY:([^$<>]+)>$" "\\1" item "${item}")
-      if(item MATCHES "^::@" OR item MATCHES "[$<>]" OR item MATCHES "-NOTFOUND$")
+      if(item MATCHES "^::@" OR item MATCHES "-NOTFOUND$")
+        continue()
+      endif()
+      if(item MATCHES "[$<>]")
+        # $<LINK_ONLY:x> (static libraries' private links), $<BUILD_INTERFACE:x>,
+        # $<$<CONFIG:Debug>:x>: any target a generator expression names may be linked (the
+        # check errs on the side of a clash); $<INSTALL_INTERFACE:...> is an installed
+        # package's, not this build's
+        string(REGEX REPLACE "\\$<INSTALL_INTERFACE:[^>]*>" "" item "${item}")
+        string(REGEX MATCHALL "[A-Za-z0-9_.+-]+(::[A-Za-z0-9_.+-]+)*" names "${item}")
+        foreach(name IN LISTS names)
+          if(TARGET "${name}")
+            list(APPEND queue "${name}")
+          endif()
+        endforeach()
         continue()
       endif()
       list(APPEND queue "${item}")

@@ -188,9 +188,10 @@ static int current_type_word(const parser *p) {
 /*
  * Reads a type name ("unsigned long", "short int", "size_t", "const int *") at the current token;
  * returns its size in bytes on the LP64 hosts cubind supports (pointers 8, long double 16).
- * Words C does not combine ("int int", "long char") are an error, never a guess.
+ * Words C does not combine ("int int", "long char") are an error, never a guess. *floating
+ * (where given) tells a floating-point type (float, double, long double).
  */
-static unsigned long long parse_type(parser *p) {
+static unsigned long long parse_type(parser *p, int *floating) {
   unsigned long long size = 0, named_size = 0;
   unsigned chars = 0, shorts = 0, ints = 0, longs = 0, floats = 0, doubles = 0, signs = 0,
            named = 0;
@@ -246,6 +247,8 @@ static unsigned long long parse_type(parser *p) {
     fail(p, cubind_xstrdup("is not a C expression: its type name combines words C does not"));
     return 8;
   }
+  if (floating)
+    *floating = floats || doubles;
   while (is(p, "*")) {
     size = 8;
     advance(p);
@@ -374,7 +377,7 @@ static char *parse_sizeof(parser *p) {
   parenthesized = is(p, "(");
   if (parenthesized && at_type_in_parentheses(p)) {
     advance(p);
-    size = parse_type(p);
+    size = parse_type(p, NULL);
     expect(p, ")", "after the type of sizeof");
     return cubind_xasprintf("cubind_count_int(%lluLL)", size);
   }
@@ -414,8 +417,20 @@ static char *parse_unary(parser *p) {
     advance(p);
     operand = call2("sub", call1("neg", parse_unary(p)), cubind_xstrdup("cubind_count_int(1LL)"));
   } else if (is(p, "(") && at_type_in_parentheses(p)) {
-    advance(p); /* a cast: the value is kept exactly */
-    parse_type(p);
+    /* a cast: the value is kept exactly, so only a cast that keeps every count C code
+       passes may stand (int, unsigned, size_t...); C would truncate or round through the
+       others, and the copy would not be the one the kernel reads */
+    int floating = 0;
+    unsigned long long size;
+    advance(p);
+    size = parse_type(p, &floating);
+    if (!p->error && floating)
+      fail(p, cubind_xstrdup("casts to a floating-point type: counts are integers; write the "
+                             "count in integer arithmetic"));
+    else if (!p->error && size < 4)
+      fail(p, cubind_xstrdup("casts to a type narrower than int, which would truncate the "
+                             "count in C: cubind computes counts exactly; drop the cast or "
+                             "mask the value (n & 0xff)"));
     expect(p, ")", "after the type of a cast");
     operand = parse_unary(p);
   } else if (is(p, "(")) {

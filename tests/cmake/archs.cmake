@@ -2,8 +2,9 @@
 # sm_XX cubins and compute_XX PTX entries): CMAKE_CUDA_ARCHITECTURES and a target's
 # CUDA_ARCHITECTURES with CMake's meaning (90 = SASS + PTX, -real, -virtual, all, all-major, OFF),
 # the CUDAARCHS environment variable, ARCHS with its own meaning (90 = SASS; PTX on request), the
-# default list, native (an error without a GPU), and a project that enables CMake's CUDA
-# language, built with Unix Makefiles (it stopped at generate with "CUDA_ARCHITECTURES is empty").
+# default list, native (an error without a GPU), PTX alone (the source's kernels bound), and a
+# project that enables CMake's CUDA language, built with Unix Makefiles (it stopped at generate
+# with "CUDA_ARCHITECTURES is empty").
 #   cmake -DPREFIX=... -DWORK_DIR=... -DGENERATOR=Ninja -DC_COMPILER=cc -DNVCC=nvcc -P archs.cmake
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
 cubind_require(PREFIX WORK_DIR GENERATOR C_COMPILER NVCC)
@@ -73,6 +74,8 @@ add_gpu_kernels(archs SOURCES k.cu ARCHS 90 75)
 add_gpu_kernels(archs_ptx SOURCES k.cu ARCHS 75 90 PTX)
 add_gpu_kernels(archs_suffixes SOURCES k.cu ARCHS 80-real 90-virtual)
 add_gpu_kernels(archs_all SOURCES k.cu ARCHS all)
+# PTX alone: no cubin to read kernels from; the source's are bound
+add_gpu_kernels(ptx_only SOURCES k.cu ARCHS 90-virtual)
 # nothing named: the documented default
 add_gpu_kernels(default SOURCES k.cu)
 ]=])
@@ -90,6 +93,11 @@ expect_entries("ARCHS 90 75" "${b}/archs/k.fatbin" sm_75 sm_90)
 expect_entries("ARCHS 75 90 PTX" "${b}/archs_ptx/k.fatbin" sm_75 sm_90 compute_90)
 expect_entries("ARCHS 80-real 90-virtual" "${b}/archs_suffixes/k.fatbin" sm_80 compute_90)
 expect_entries("ARCHS all (nvcc --list-gpu-code)" "${b}/archs_all/k.fatbin" ${all_sass})
+expect_entries("ARCHS 90-virtual" "${b}/ptx_only/k.fatbin" compute_90)
+file(READ "${b}/ptx_only/k.cubind.h" ptx_only_header)
+if(NOT ptx_only_header MATCHES "k_launch\\(")
+  message(FATAL_ERROR "ARCHS 90-virtual: the source's kernel k is not bound")
+endif()
 expect_entries("the default" "${b}/default/k.fatbin" ${default})
 
 # The CUDAARCHS environment variable, when nothing else names architectures.

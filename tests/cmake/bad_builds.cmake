@@ -136,8 +136,8 @@ endfunction()
 
 # C names given twice (CONTRACT section 2): the linker would silently keep one of the two
 # definitions. An error naming both places, whether the .cu files are in one target or in
-# targets linked into one program (directly or through another library); fine when the targets
-# go into different programs, or with a PREFIX.
+# targets linked into one program (directly, through another library or a generator expression);
+# fine when the targets go into different programs, or with a PREFIX.
 set(k_cu "#include <cubind/annotations.h>\nextern \"C\" __global__ void k(float *a) {}\n")
 set(app "add_executable(app main.c)\n")
 set(both_c "int both(void) { return 0; }\n")
@@ -153,6 +153,16 @@ expect_build_error(kernel_twice_through_a_library "${twice}"
   "add_gpu_kernels(ka SOURCES a.cu ARCHS 90)\nadd_subdirectory(sub)\nadd_library(both STATIC both.c)\ntarget_link_libraries(both PUBLIC ka kb)\n${app}target_link_libraries(app PRIVATE both)"
   "a.cu=k_cu" "b.cu=k_cu" "sub/CMakeLists.txt=add_gpu_kernels(kb SOURCES ../b.cu ARCHS 90)\n"
   "both.c=both_c" "main.c=main_c")
+# through generator expressions: $<BUILD_INTERFACE:> (exportable libraries), a configuration's
+expect_build_error(kernel_twice_through_generator_expressions "${twice}"
+  "add_gpu_kernels(ka SOURCES a.cu ARCHS 90)\nadd_gpu_kernels(kb SOURCES b.cu ARCHS 90)\nadd_library(both STATIC both.c)\ntarget_link_libraries(both PUBLIC $<BUILD_INTERFACE:kb>)\n${app}target_link_libraries(app PRIVATE $<$<NOT:$<CONFIG:NoSuchConfig>>:ka> both)"
+  "a.cu=k_cu" "b.cu=k_cu" "both.c=both_c" "main.c=main_c")
+# sources of other suffixes are CUDA too (nvcc -x cu; nvcc alone goes by the suffix)
+set(k2_cu "extern \"C\" __global__ void k2(float *a) { a[0] = 2; }\n")
+set(suffixes_main_c "#include \"k.cubind.h\"\n#include \"k2.cubind.h\"\nint main(void) { return k_launch == 0 || k2_launch == 0; }\n")
+expect_build(source_suffixes
+  "add_gpu_kernels(k SOURCES k.cuh k2.cpp ARCHS 90)\n${app}target_link_libraries(app PRIVATE k)"
+  "k.cuh=k_cu" "k2.cpp=k2_cu" "main.c=suffixes_main_c")
 expect_build(kernel_twice_two_programs
   "add_gpu_kernels(ka SOURCES a.cu ARCHS 90)\nadd_gpu_kernels(kb SOURCES b.cu ARCHS 90)\nadd_executable(app_a main.c)\ntarget_link_libraries(app_a PRIVATE ka)\nadd_executable(app_b main.c)\ntarget_link_libraries(app_b PRIVATE kb)"
   "a.cu=k_cu" "b.cu=k_cu" "main.c=main_c")
