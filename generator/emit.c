@@ -305,7 +305,10 @@ static int each_struct(tpl_writer *writer, const char *block, const void *data) 
     memset(markers, 0, sizeof markers);
     record_markers(model, k, &values, markers);
     markers[3].name = "DISPLAY_NAME", markers[3].value = display;
-    markers[4].name = "SOURCE_NAME", markers[4].value = model->source_name;
+    /* the .cu, or the header C cannot include whose record this copies */
+    markers[4].name = "SOURCE_NAME",
+    markers[4].value =
+        record->location.file ? cubind_basename(record->location.file) : model->source_name;
     markers[5].name = "KIND", markers[5].value = record->is_union ? "union" : "struct";
     markers[6].name = "FIELDS", markers[6].write = write_fields, markers[6].data = &values.item;
     markers[7].name = "ATTRIBUTES", markers[7].value = attributes;
@@ -536,12 +539,20 @@ static void write_unbound(tpl_writer *writer, const void *data) {
  * The macro names of a module, in cubind's own namespace (a module like "cubind" cannot make a
  * runtime header's guard): CUBIND_GENERATED_<MODULE><suffix>. From the module's name, prefix
  * included, not the file's: two modules of one program may come from files of one name (the
- * same .cu built twice, with PREFIXes f_ and d_), and their headers must both count.
+ * same .cu built twice, with PREFIXes f_ and d_), and their headers must both count. A name
+ * with capitals keeps its case behind a lowercase mark, which no uppercased name has: modules
+ * A and a get CUBIND_GENERATED_case_A_H and CUBIND_GENERATED_A_H, not one guard.
  * Returns a new string.
  */
 static char *module_macro(const cubind_model *model, const char *suffix) {
-  char *macro = cubind_xasprintf("CUBIND_GENERATED_%s%s", model->module_name, suffix);
+  const char *name = model->module_name, *at;
+  char *macro;
   size_t k;
+  for (at = name; *at && !isupper((unsigned char)*at); at++)
+    ;
+  if (*at) /* (the suffixes are capitals: _H, _IMPLEMENTATION) */
+    return cubind_xasprintf("CUBIND_GENERATED_case_%s%s", name, suffix);
+  macro = cubind_xasprintf("CUBIND_GENERATED_%s%s", name, suffix);
   for (k = 0; macro[k]; k++)
     macro[k] = (char)toupper((unsigned char)macro[k]);
   return macro;

@@ -189,7 +189,8 @@ typedef struct cubind_struct {
                                    {...} params_t;`), which the C copy declares too; or NULL */
   char *display_name;           /* the C++ name, for messages */
   int is_union;
-  int defined_here;             /* 1: defined in the .cu (the generated header defines it);
+  int defined_here;             /* 1: defined in the .cu, or in a header C cannot include
+                                   (a .cuh): the generated header defines a C copy;
                                    0: from a header that the generated header includes */
   char *header;                 /* !defined_here: how the generated header includes its header
                                    ("include/types.h", relative to the .cu or an -I dir) */

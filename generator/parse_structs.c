@@ -280,6 +280,24 @@ static char *spell_layout(cubind_struct *record) {
   return NULL;
 }
 
+/*
+ * 1 when the record's header is C++ or CUDA by its name (.cuh, .hpp, .hh, .hxx, .inl, .tcc,
+ * .cu): a C file cannot include it (a .cuh that holds the kernels taking the struct, as
+ * real code has), so the generated header carries a C copy, as of a record of the .cu. A
+ * .h is taken for the C header a kernel's types live in when C code shares them.
+ */
+static int in_cxx_header(CXCursor decl) {
+  static const char *const suffixes[] = {".cuh", ".hpp", ".hh", ".hxx", ".inl", ".tcc", ".cu"};
+  char *file = cx_file_name(decl);
+  size_t i, length = file ? strlen(file) : 0;
+  int cxx = 0;
+  for (i = 0; file && i < sizeof suffixes / sizeof suffixes[0] && !cxx; i++)
+    cxx = length > strlen(suffixes[i]) &&
+          strcmp(file + length - strlen(suffixes[i]), suffixes[i]) == 0;
+  free(file);
+  return cxx;
+}
+
 static void parse_struct_at(parse_context *ctx, CXType written, c_type *mapped, long *index,
                             int depth) {
   cubind_model *model = ctx->model;
@@ -287,7 +305,9 @@ static void parse_struct_at(parse_context *ctx, CXType written, c_type *mapped, 
   CXType canonical = clang_getCanonicalType(written);
   char *usr = cx_usr(decl), *display = cx_type_spelling(canonical), *name = cx_spelling(decl);
   char *alias = typedef_name(written), *header = NULL;
-  int defined_here = parse_place(ctx, decl) == CUBIND_PLACE_INPUT;
+  cubind_place place = parse_place(ctx, decl);
+  int defined_here = place == CUBIND_PLACE_INPUT ||
+                     (place == CUBIND_PLACE_HEADER && in_cxx_header(decl));
   int is_union = clang_getCursorKind(decl) == CXCursor_UnionDecl;
   const char *what = is_union ? "union" : "struct";
   field_walk walk;

@@ -159,10 +159,17 @@ expect_build_error(kernel_twice_through_generator_expressions "${twice}"
   "a.cu=k_cu" "b.cu=k_cu" "both.c=both_c" "main.c=main_c")
 # sources of other suffixes are CUDA too (nvcc -x cu; nvcc alone goes by the suffix)
 set(k2_cu "extern \"C\" __global__ void k2(float *a) { a[0] = 2; }\n")
-set(suffixes_main_c "#include \"k.cubind.h\"\n#include \"k2.cubind.h\"\nint main(void) { return k_launch == 0 || k2_launch == 0; }\n")
+set(suffixes_main_c "#include \"k.cubind.h\"\n#include \"k2.cubind.h\"\nint main(void) { return k_launch == k2_launch; }\n")
 expect_build(source_suffixes
   "add_gpu_kernels(k SOURCES k.cuh k2.cpp ARCHS 90)\n${app}target_link_libraries(app PRIVATE k)"
   "k.cuh=k_cu" "k2.cpp=k2_cu" "main.c=suffixes_main_c")
+# modules whose names differ only in case: each header keeps its own include guard
+set(upper_cu "extern \"C\" __global__ void upper(float *a) { a[0] = 1; }\n")
+set(lower_cu "extern \"C\" __global__ void lower(float *a) { a[0] = 2; }\n")
+set(cases_main_c "#include \"A.cubind.h\"\n#include \"a.cubind.h\"\nint main(void) { return upper_launch == lower_launch; }\n")
+expect_build(module_names_in_two_cases
+  "add_gpu_kernels(k SOURCES A.cu a.cu ARCHS 90)\n${app}target_link_libraries(app PRIVATE k)\ntarget_compile_options(app PRIVATE -Werror=implicit-function-declaration)"
+  "A.cu=upper_cu" "a.cu=lower_cu" "main.c=cases_main_c")
 expect_build(kernel_twice_two_programs
   "add_gpu_kernels(ka SOURCES a.cu ARCHS 90)\nadd_gpu_kernels(kb SOURCES b.cu ARCHS 90)\nadd_executable(app_a main.c)\ntarget_link_libraries(app_a PRIVATE ka)\nadd_executable(app_b main.c)\ntarget_link_libraries(app_b PRIVATE kb)"
   "a.cu=k_cu" "b.cu=k_cu" "main.c=main_c")

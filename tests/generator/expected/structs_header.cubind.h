@@ -22,12 +22,31 @@ extern "C" {
  * All return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
  */
 
+/* lj_params (kernel_params.cuh): 8 bytes, aligned to 4; the .cubind.c checks the layout */
+typedef struct lj_params {
+#line 5 "kernel_params.cuh"
+  float epsilon;
+  float sigma6;
+#line 31 "structs_header.cubind.h"
+} lj_params;
+
+cubind_status lj_scale_launch(const cubind_config *cfg, lj_params p, float *out);
+cubind_status lj_scale_call(const cubind_config *cfg, lj_params p, float *out);
+cubind_status lj_scale_attributes(cubind_kernel_attributes *out);
+cubind_status lj_scale_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
 cubind_status apply_launch(const cubind_config *cfg, transform t, struct vec3 extra, float *x,
     int n);
 /* apply_call host buffers: x: copied in and out, n x 4 bytes. */
 cubind_status apply_call(const cubind_config *cfg, transform t, struct vec3 extra, float *x, int n);
 cubind_status apply_attributes(cubind_kernel_attributes *out);
 cubind_status apply_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
+cubind_status lj_energy_launch(const cubind_config *cfg, lj_params p, float *e, int n);
+/* lj_energy_call host buffers: e: copied out, n x 4 bytes. */
+cubind_status lj_energy_call(const cubind_config *cfg, lj_params p, float *e, int n);
+cubind_status lj_energy_attributes(cubind_kernel_attributes *out);
+cubind_status lj_energy_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 #ifdef __cplusplus
 }
@@ -56,31 +75,40 @@ extern const size_t cubind_fatbin_structs_header_size;
 
 /* The host must lay out each struct the kernels take by value as the device does
    (CUBIND_LAYOUT_CHECK: a compile-time assertion, from cubind/generated.h). */
-struct cubind_g_structs_header_0_struct_vec3_align { char c; struct vec3 t; };
-CUBIND_LAYOUT_CHECK(cubind_g_structs_header_0_struct_vec3_sizeof, sizeof(struct vec3) == 12);
-CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_header_0_struct_vec3_alignof, offsetof(struct cubind_g_structs_header_0_struct_vec3_align, t) == 4);
-CUBIND_LAYOUT_CHECK(cubind_g_structs_header_0_struct_vec3_field_x, offsetof(struct vec3, x) == 0);
-CUBIND_LAYOUT_CHECK(cubind_g_structs_header_0_struct_vec3_field_y, offsetof(struct vec3, y) == 4);
-CUBIND_LAYOUT_CHECK(cubind_g_structs_header_0_struct_vec3_field_z, offsetof(struct vec3, z) == 8);
-struct cubind_g_structs_header_1_transform_align { char c; transform t; };
-CUBIND_LAYOUT_CHECK(cubind_g_structs_header_1_transform_sizeof, sizeof(transform) == 32);
-CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_header_1_transform_alignof, offsetof(struct cubind_g_structs_header_1_transform_align, t) == 8);
-CUBIND_LAYOUT_CHECK(cubind_g_structs_header_1_transform_field_origin, offsetof(transform, origin) == 0);
-CUBIND_LAYOUT_CHECK(cubind_g_structs_header_1_transform_field_scale, offsetof(transform, scale) == 16);
-CUBIND_LAYOUT_CHECK(cubind_g_structs_header_1_transform_field_id, offsetof(transform, id) == 24);
+struct cubind_g_structs_header_0_lj_params_align { char c; lj_params t; };
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_0_lj_params_sizeof, sizeof(lj_params) == 8);
+CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_header_0_lj_params_alignof, offsetof(struct cubind_g_structs_header_0_lj_params_align, t) == 4);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_0_lj_params_field_epsilon, offsetof(lj_params, epsilon) == 0);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_0_lj_params_field_sigma6, offsetof(lj_params, sigma6) == 4);
+struct cubind_g_structs_header_1_struct_vec3_align { char c; struct vec3 t; };
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_1_struct_vec3_sizeof, sizeof(struct vec3) == 12);
+CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_header_1_struct_vec3_alignof, offsetof(struct cubind_g_structs_header_1_struct_vec3_align, t) == 4);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_1_struct_vec3_field_x, offsetof(struct vec3, x) == 0);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_1_struct_vec3_field_y, offsetof(struct vec3, y) == 4);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_1_struct_vec3_field_z, offsetof(struct vec3, z) == 8);
+struct cubind_g_structs_header_2_transform_align { char c; transform t; };
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_2_transform_sizeof, sizeof(transform) == 32);
+CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_header_2_transform_alignof, offsetof(struct cubind_g_structs_header_2_transform_align, t) == 8);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_2_transform_field_origin, offsetof(transform, origin) == 0);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_2_transform_field_scale, offsetof(transform, scale) == 16);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_2_transform_field_id, offsetof(transform, id) == 24);
 
 /* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
    runtime checks them against the loaded kernel. */
-static const cubind_param_info cubind_g_structs_header_params0[] = {
+static const cubind_param_info cubind_g_structs_header_params0[] = {{"p", 0, 8}, {"out", 8, 8}};
+static const cubind_param_info cubind_g_structs_header_params1[] = {
     {"t", 0, 32},
     {"extra", 32, 12},
     {"x", 48, 8},
     {"n", 56, 4},
 };
+static const cubind_param_info cubind_g_structs_header_params2[] = {{"p", 0, 8}, {"e", 8, 8}, {"n", 16, 4}};
 
 /* {C name, cubin symbol, parameters, number of parameters} */
 static const cubind_kernel_info cubind_g_structs_header_kernels[] = {
-    {"apply", "apply", cubind_g_structs_header_params0, 4},
+    {"lj_scale", "_Z8lj_scale9lj_paramsPf", cubind_g_structs_header_params0, 2},
+    {"apply", "apply", cubind_g_structs_header_params1, 4},
+    {"lj_energy", "lj_energy", cubind_g_structs_header_params2, 3},
 };
 
 /* The module: its descriptor (read-only) and the runtime's state for it (written only by
@@ -88,7 +116,7 @@ static const cubind_kernel_info cubind_g_structs_header_kernels[] = {
 static cubind_module_state cubind_g_structs_header_state;
 static const cubind_module cubind_g_structs_header_module = {
     3, "structs_header", cubind_fatbin_structs_header, &cubind_fatbin_structs_header_size,
-    cubind_g_structs_header_kernels, 1, &cubind_g_structs_header_state, NULL, 0};
+    cubind_g_structs_header_kernels, 3, &cubind_g_structs_header_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -97,25 +125,63 @@ __attribute__((constructor)) static void cubind_g_structs_header_register(void) 
 }
 #endif
 
+cubind_status lj_scale_launch(const cubind_config *cfg, lj_params p, float *out) {
+  void *cubind_args[2] = {&p, &out};
+  return cubind_module_launch(&cubind_g_structs_header_module, 0, cfg, cubind_args);
+}
+
+cubind_status lj_scale_call(const cubind_config *cfg, lj_params p, float *out) {
+  void *cubind_args[2] = {&p, &out};
+  return cubind_module_call(&cubind_g_structs_header_module, 0, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status lj_scale_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_structs_header_module, 0, out);
+}
+
+cubind_status lj_scale_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_structs_header_module, 0, n, shared_bytes, out);
+}
+
 cubind_status apply_launch(const cubind_config *cfg, transform t, struct vec3 extra, float *x,
     int n) {
   void *cubind_args[4] = {&t, &extra, &x, &n};
-  return cubind_module_launch(&cubind_g_structs_header_module, 0, cfg, cubind_args);
+  return cubind_module_launch(&cubind_g_structs_header_module, 1, cfg, cubind_args);
 }
 
 cubind_status apply_call(const cubind_config *cfg, transform t, struct vec3 extra, float *x, int n) {
   void *cubind_args[4] = {&t, &extra, &x, &n};
   cubind_host_arg cubind_host_args[1] = {
       {2, CUBIND_DIRECTION_INOUT, (void *)x, cubind_count_result(cubind_count_int(n)), 4, "n"}};
-  return cubind_module_call(&cubind_g_structs_header_module, 0, cfg, cubind_args, cubind_host_args, 1);
+  return cubind_module_call(&cubind_g_structs_header_module, 1, cfg, cubind_args, cubind_host_args, 1);
 }
 
 cubind_status apply_attributes(cubind_kernel_attributes *out) {
-  return cubind_module_kernel_attributes(&cubind_g_structs_header_module, 0, out);
+  return cubind_module_kernel_attributes(&cubind_g_structs_header_module, 1, out);
 }
 
 cubind_status apply_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
-  return cubind_module_config_occupancy(&cubind_g_structs_header_module, 0, n, shared_bytes, out);
+  return cubind_module_config_occupancy(&cubind_g_structs_header_module, 1, n, shared_bytes, out);
+}
+
+cubind_status lj_energy_launch(const cubind_config *cfg, lj_params p, float *e, int n) {
+  void *cubind_args[3] = {&p, &e, &n};
+  return cubind_module_launch(&cubind_g_structs_header_module, 2, cfg, cubind_args);
+}
+
+cubind_status lj_energy_call(const cubind_config *cfg, lj_params p, float *e, int n) {
+  void *cubind_args[3] = {&p, &e, &n};
+  cubind_host_arg cubind_host_args[1] = {
+      {1, CUBIND_DIRECTION_OUT, (void *)e, cubind_count_result(cubind_count_int(n)), 4, "n"}};
+  return cubind_module_call(&cubind_g_structs_header_module, 2, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status lj_energy_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_structs_header_module, 2, out);
+}
+
+cubind_status lj_energy_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_structs_header_module, 2, n, shared_bytes, out);
 }
 
 #endif /* CUBIND_GENERATED_STRUCTS_HEADER_IMPLEMENTATION */
