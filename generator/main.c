@@ -70,8 +70,10 @@ static char *cuda_path(const cubind_cli *cli) {
 
 /*
  * The directory of the precompiled CUDA prelude: --cache-dir, else $CUBIND_GEN_CACHE_DIR, else
- * $XDG_CACHE_HOME/cubind-gen, else $HOME/.cache/cubind-gen. NULL with --no-cache or when it
- * cannot be created (cubind-gen then works without it). Returns a new string or NULL.
+ * $XDG_CACHE_HOME/cubind-gen, else $HOME/.cache/cubind-gen (a relative XDG_CACHE_HOME or HOME
+ * is ignored, as the XDG specification asks: it would be a cache in each working directory).
+ * NULL with --no-cache or when it cannot be created (cubind-gen then works without it).
+ * Returns a new string or NULL.
  */
 static char *cache_dir(const cubind_cli *cli) {
   const char *env = getenv("CUBIND_GEN_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
@@ -83,9 +85,9 @@ static char *cache_dir(const cubind_cli *cli) {
     dir = cubind_xstrdup(cli->cache_dir);
   else if (env && *env)
     dir = cubind_xstrdup(env);
-  else if (xdg && *xdg)
+  else if (xdg && *xdg == '/')
     dir = cubind_xasprintf("%s/cubind-gen", xdg);
-  else if (home && *home)
+  else if (home && *home == '/')
     dir = cubind_xasprintf("%s/.cache/cubind-gen", home);
   else
     return NULL;

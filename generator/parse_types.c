@@ -48,6 +48,14 @@ static const char *builtin_spelling(enum CXTypeKind kind, unsigned *needs) {
     return "float";
   case CXType_Double:
     return "double";
+  case CXType_WChar: /* <stddef.h>'s in C: 4 bytes, signed, on the Linux targets, as in C++ */
+    return "wchar_t";
+  case CXType_Char16: /* C11's <uchar.h> names these so; C99 has only the stdint types */
+    *needs |= CUBIND_NEEDS_STDINT;
+    return "uint_least16_t";
+  case CXType_Char32:
+    *needs |= CUBIND_NEEDS_STDINT;
+    return "uint_least32_t";
   default:
     return NULL;
   }
@@ -342,21 +350,29 @@ static void append_qualifiers(cubind_buf *buf, CXType type) {
 static int spell_array_pointer(CXType array, cubind_buf *buf, c_type *out) {
   cubind_buf dims = {0};
   c_type value = {0};
-  CXType element = cx_strip_sugar(array);
+  /* C qualifies the elements: the array's own qualifiers count too, which a typedef of an
+     array carries (`const Arr3 *`, Arr3 an int[3]: not on the stripped element) */
+  CXType element, canonical = clang_getCanonicalType(array);
+  int is_const = clang_isConstQualifiedType(array) || clang_isConstQualifiedType(canonical);
+  int is_volatile = clang_isVolatileQualifiedType(array) || clang_isVolatileQualifiedType(canonical);
   int result;
+  cubind_buf qualifiers = {0};
   cubind_buf_puts(&dims, "");
-  while (element.kind == CXType_ConstantArray) {
+  for (element = cx_strip_sugar(array); element.kind == CXType_ConstantArray;
+       element = cx_strip_sugar(clang_getArrayElementType(element)))
     cubind_buf_printf(&dims, "[%lld]", clang_getArraySize(element));
-    element = cx_strip_sugar(clang_getArrayElementType(element));
-  }
+  canonical = clang_getCanonicalType(element);
+  is_const = is_const || clang_isConstQualifiedType(canonical);
+  is_volatile = is_volatile || clang_isVolatileQualifiedType(canonical);
+  cubind_buf_printf(&qualifiers, "%s%s", is_const ? "const " : "", is_volatile ? "volatile " : "");
   map_value_type(element, &value);
   if (value.spelling) {
-    append_qualifiers(buf, element);
+    cubind_buf_puts(buf, qualifiers.data);
     cubind_buf_printf(buf, "%s (*)%s", value.spelling, dims.data);
     out->needs |= value.needs;
     result = 1;
   } else if (value.is_record || value.is_empty) {
-    append_qualifiers(buf, element);
+    cubind_buf_puts(buf, qualifiers.data);
     cubind_buf_puts(buf, "void");
     result = 0;
   } else {
@@ -366,6 +382,7 @@ static int spell_array_pointer(CXType array, cubind_buf *buf, c_type *out) {
   }
   c_type_free(&value);
   cubind_buf_free(&dims);
+  cubind_buf_free(&qualifiers);
   return result;
 }
 

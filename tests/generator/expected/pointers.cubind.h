@@ -71,6 +71,11 @@ cubind_status array_params_call(const cubind_config *cfg, const float *a, int *b
 cubind_status array_params_attributes(cubind_kernel_attributes *out);
 cubind_status array_params_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+cubind_status array_typedef_ptrs_launch(const cubind_config *cfg, int (*a)[3], const int (*b)[3]);
+cubind_status array_typedef_ptrs_call(const cubind_config *cfg, int (*a)[3], const int (*b)[3]);
+cubind_status array_typedef_ptrs_attributes(cubind_kernel_attributes *out);
+cubind_status array_typedef_ptrs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
 #ifdef __cplusplus
 }
 #endif
@@ -112,6 +117,7 @@ static const cubind_param_info cubind_g_pointers_params4[] = {
     {"bytes", 16, 8},
 };
 static const cubind_param_info cubind_g_pointers_params5[] = {{"a", 0, 8}, {"b", 8, 8}, {"n", 16, 4}};
+static const cubind_param_info cubind_g_pointers_params6[] = {{"a", 0, 8}, {"b", 8, 8}};
 
 /* {C name, cubin symbol, parameters, number of parameters} */
 static const cubind_kernel_info cubind_g_pointers_kernels[] = {
@@ -121,6 +127,7 @@ static const cubind_kernel_info cubind_g_pointers_kernels[] = {
     {"typedef_ptrs", "_Z12typedef_ptrsPfPKfS_", cubind_g_pointers_params3, 3},
     {"annotated_void", "_Z14annotated_voidPKvPjm", cubind_g_pointers_params4, 3},
     {"array_params", "_Z12array_paramsPKfPii", cubind_g_pointers_params5, 3},
+    {"array_typedef_ptrs", "_Z18array_typedef_ptrsPA3_iPA3_Ki", cubind_g_pointers_params6, 2},
 };
 
 /* The module: its descriptor (read-only) and the runtime's state for it (written only by
@@ -128,7 +135,7 @@ static const cubind_kernel_info cubind_g_pointers_kernels[] = {
 static cubind_module_state cubind_g_pointers_state;
 static const cubind_module cubind_g_pointers_module = {
     3, "pointers", cubind_fatbin_pointers, &cubind_fatbin_pointers_size,
-    cubind_g_pointers_kernels, 6, &cubind_g_pointers_state, NULL, 0};
+    cubind_g_pointers_kernels, 7, &cubind_g_pointers_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -257,6 +264,24 @@ cubind_status array_params_attributes(cubind_kernel_attributes *out) {
 
 cubind_status array_params_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cubind_g_pointers_module, 5, n, shared_bytes, out);
+}
+
+cubind_status array_typedef_ptrs_launch(const cubind_config *cfg, int (*a)[3], const int (*b)[3]) {
+  void *cubind_args[2] = {&a, &b};
+  return cubind_module_launch(&cubind_g_pointers_module, 6, cfg, cubind_args);
+}
+
+cubind_status array_typedef_ptrs_call(const cubind_config *cfg, int (*a)[3], const int (*b)[3]) {
+  void *cubind_args[2] = {&a, &b};
+  return cubind_module_call(&cubind_g_pointers_module, 6, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status array_typedef_ptrs_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_pointers_module, 6, out);
+}
+
+cubind_status array_typedef_ptrs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_pointers_module, 6, n, shared_bytes, out);
 }
 
 #endif /* CUBIND_GENERATED_POINTERS_IMPLEMENTATION */

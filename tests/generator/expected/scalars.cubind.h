@@ -53,6 +53,13 @@ cubind_status floats_and_bools_call(const cubind_config *cfg, bool b, float f, d
 cubind_status floats_and_bools_attributes(cubind_kernel_attributes *out);
 cubind_status floats_and_bools_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+cubind_status wide_chars_launch(const cubind_config *cfg, wchar_t w, uint_least16_t c16,
+    uint_least32_t c32, int *out);
+cubind_status wide_chars_call(const cubind_config *cfg, wchar_t w, uint_least16_t c16,
+    uint_least32_t c32, int *out);
+cubind_status wide_chars_attributes(cubind_kernel_attributes *out);
+cubind_status wide_chars_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
 #ifdef __cplusplus
 }
 #endif
@@ -123,6 +130,12 @@ static const cubind_param_info cubind_g_scalars_params3[] = {
     {"col", 24, 4},
     {"out", 32, 8},
 };
+static const cubind_param_info cubind_g_scalars_params4[] = {
+    {"w", 0, 4},
+    {"c16", 4, 2},
+    {"c32", 8, 4},
+    {"out", 16, 8},
+};
 
 /* {C name, cubin symbol, parameters, number of parameters} */
 static const cubind_kernel_info cubind_g_scalars_kernels[] = {
@@ -130,6 +143,7 @@ static const cubind_kernel_info cubind_g_scalars_kernels[] = {
     {"fixed_ints", "_Z10fixed_intsasilhtjmllmPi", cubind_g_scalars_params1, 12},
     {"sizes", "_Z5sizesmmlPi", cubind_g_scalars_params2, 4},
     {"floats_and_bools", "_Z16floats_and_boolsbfdi4Mode5ColorPd", cubind_g_scalars_params3, 7},
+    {"wide_chars", "_Z10wide_charswDsDiPi", cubind_g_scalars_params4, 4},
 };
 
 /* The module: its descriptor (read-only) and the runtime's state for it (written only by
@@ -137,7 +151,7 @@ static const cubind_kernel_info cubind_g_scalars_kernels[] = {
 static cubind_module_state cubind_g_scalars_state;
 static const cubind_module cubind_g_scalars_module = {
     3, "scalars", cubind_fatbin_scalars, &cubind_fatbin_scalars_size,
-    cubind_g_scalars_kernels, 4, &cubind_g_scalars_state, NULL, 0};
+    cubind_g_scalars_kernels, 5, &cubind_g_scalars_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -226,6 +240,26 @@ cubind_status floats_and_bools_attributes(cubind_kernel_attributes *out) {
 
 cubind_status floats_and_bools_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cubind_g_scalars_module, 3, n, shared_bytes, out);
+}
+
+cubind_status wide_chars_launch(const cubind_config *cfg, wchar_t w, uint_least16_t c16,
+    uint_least32_t c32, int *out) {
+  void *cubind_args[4] = {&w, &c16, &c32, &out};
+  return cubind_module_launch(&cubind_g_scalars_module, 4, cfg, cubind_args);
+}
+
+cubind_status wide_chars_call(const cubind_config *cfg, wchar_t w, uint_least16_t c16,
+    uint_least32_t c32, int *out) {
+  void *cubind_args[4] = {&w, &c16, &c32, &out};
+  return cubind_module_call(&cubind_g_scalars_module, 4, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status wide_chars_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_scalars_module, 4, out);
+}
+
+cubind_status wide_chars_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_scalars_module, 4, n, shared_bytes, out);
 }
 
 #endif /* CUBIND_GENERATED_SCALARS_IMPLEMENTATION */
