@@ -35,13 +35,39 @@ install(EXPORT cubindTargets NAMESPACE cubind:: DESTINATION "${CUBIND_INSTALL_CM
 
 configure_package_config_file(
   "${CMAKE_CURRENT_LIST_DIR}/cubindConfig.cmake.in"
-  "${PROJECT_BINARY_DIR}/cubindConfig.cmake"
+  "${PROJECT_BINARY_DIR}/package/cubindConfig.cmake"
   INSTALL_DESTINATION "${CUBIND_INSTALL_CMAKEDIR}"
   PATH_VARS CMAKE_INSTALL_BINDIR)
+
+# The build tree is a package too (cmake -Dcubind_DIR=<this build>): its targets as they are
+# here, this build's cubind-gen, and this source tree's add_gpu_kernels().
+export(EXPORT cubindTargets NAMESPACE cubind:: FILE "${PROJECT_BINARY_DIR}/cubindTargets.cmake")
+set(_build_tree_gen "")
+if(TARGET cubind-gen)
+  set(_build_tree_gen "
+if(NOT TARGET cubind::gen)
+  add_executable(cubind::gen IMPORTED)
+  set_target_properties(cubind::gen PROPERTIES IMPORTED_LOCATION \"$<TARGET_FILE:cubind-gen>\")
+endif()")
+endif()
+get_property(_multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+set(_one_config "")
+if(_multi_config) # one file: the first configuration's cubind-gen
+  list(GET CMAKE_CONFIGURATION_TYPES 0 _first_config)
+  set(_one_config CONDITION "$<CONFIG:${_first_config}>")
+endif()
+file(GENERATE OUTPUT "${PROJECT_BINARY_DIR}/cubindConfig.cmake" ${_one_config}
+     CONTENT "# cubindConfig.cmake of a cubind build tree (made by cmake/CubindPackage.cmake)
+include(CMakeFindDependencyMacro)
+find_dependency(Threads)
+find_dependency(CUDAToolkit)
+include(\"\${CMAKE_CURRENT_LIST_DIR}/cubindTargets.cmake\")${_build_tree_gen}
+include(\"${CMAKE_CURRENT_LIST_DIR}/CubindGpuKernels.cmake\")
+")
 # 0.x: a new minor version may change the generated-code ABI, so only the same minor matches.
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/cubindConfigVersion.cmake"
                                  COMPATIBILITY SameMinorVersion)
-install(FILES "${PROJECT_BINARY_DIR}/cubindConfig.cmake"
+install(FILES "${PROJECT_BINARY_DIR}/package/cubindConfig.cmake"
               "${PROJECT_BINARY_DIR}/cubindConfigVersion.cmake"
               "${CMAKE_CURRENT_LIST_DIR}/CubindGpuKernels.cmake"
               "${CMAKE_CURRENT_LIST_DIR}/CubindCompileCommands.cmake"

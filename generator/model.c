@@ -18,9 +18,7 @@ cubind_kernel *cubind_model_add_kernel(cubind_model *model) {
     model->kernels = cubind_xrealloc(model->kernels, model->capacity * sizeof *model->kernels);
   }
   kernel = &model->kernels[model->num_kernels++];
-  memset(kernel, 0, sizeof *kernel);
-  kernel->template_index = -1;
-  kernel->binary_num_params = -1;
+  cubind_kernel_init(kernel);
   return kernel;
 }
 
@@ -120,6 +118,11 @@ void cubind_kernel_clear(cubind_kernel *kernel) {
   free(kernel->bound_by);
   free(kernel->binary_layout);
   free(kernel->only_in);
+  cubind_kernel_init(kernel);
+}
+
+/* cubind_kernel_init: see model.h. */
+void cubind_kernel_init(cubind_kernel *kernel) {
   memset(kernel, 0, sizeof *kernel);
   kernel->template_index = -1;
   kernel->binary_num_params = -1;

@@ -257,7 +257,10 @@ cubind_struct *cubind_model_add_struct(cubind_model *model);
    the model). */
 cubind_kernel *cubind_model_add_kernel(cubind_model *model);
 
-/* cubind_kernel_clear: frees the strings and parameters a kernel owns and zeroes it. */
+/* cubind_kernel_init: an empty kernel (no template, its binary layout unknown). */
+void cubind_kernel_init(cubind_kernel *kernel);
+
+/* cubind_kernel_clear: frees the strings and parameters a kernel owns and empties it (as init). */
 void cubind_kernel_clear(cubind_kernel *kernel);
 
 /* cubind_model_add_unbound: appends copies of the three strings to model->unbound. */

@@ -211,6 +211,51 @@ long parse_find_kernel(const parse_context *ctx, CXCursor function) {
   return found;
 }
 
+/* The names of an earlier declaration's parameters, by position, and those of the later one. */
+typedef struct renamed_params {
+  const cubind_kernel *earlier, *later;
+} renamed_params;
+
+static char *later_name(const char *name, size_t length, void *data) {
+  const renamed_params *renamed = data;
+  size_t i;
+  for (i = 0; i < renamed->earlier->num_params && i < renamed->later->num_params; i++)
+    if (strlen(renamed->earlier->params[i].name) == length &&
+        strncmp(renamed->earlier->params[i].name, name, length) == 0)
+      return cubind_xstrdup(renamed->later->params[i].name);
+  return NULL;
+}
+
+/*
+ * A declaration's annotations reach the later ones (clang passes a parameter's annotate
+ * attributes on), their count expressions written with that declaration's parameter names:
+ * where the later one names its parameters otherwise (`k(CUBIND_IN_N(n) float *p, int m, int
+ * n)` before `k(float *p, int n, int m) {...}`), the names are those of the same positions.
+ * Only where every annotation is the earlier one's, unchanged.
+ */
+static void rename_inherited_counts(const cubind_kernel *earlier, cubind_kernel *later) {
+  renamed_params renamed;
+  size_t i, k;
+  int inherited = 0, differ = 0;
+  if (earlier->num_params != later->num_params)
+    return;
+  for (i = 0; i < later->num_params; i++) {
+    const cubind_strlist *was = &earlier->params[i].annotations, *is = &later->params[i].annotations;
+    if (was->count != is->count)
+      return;
+    for (k = 0; k < is->count; k++)
+      if (strcmp(was->items[k], is->items[k]) != 0)
+        return;
+    inherited |= is->count > 0;
+    differ |= strcmp(earlier->params[i].name, later->params[i].name) != 0;
+  }
+  if (!inherited || !differ)
+    return;
+  renamed.earlier = earlier;
+  renamed.later = later;
+  cubind_kernel_map_count_names(later, later_name, &renamed);
+}
+
 /* One __global__ function of the main file; redeclarations (same USR) are merged. */
 static void add_kernel(parse_context *ctx, CXCursor function) {
   long index = parse_find_kernel(ctx, function);
@@ -224,10 +269,13 @@ static void add_kernel(parse_context *ctx, CXCursor function) {
   } else if (index >= 0) {
     /* Later declarations win (the definition normally comes last, with the annotations), at
        the position of the first; the kernel is defined when any of them is. */
-    int defined = ctx->model->kernels[index].defined;
-    cubind_kernel_clear(&ctx->model->kernels[index]);
+    cubind_kernel earlier = ctx->model->kernels[index];
+    int defined = earlier.defined;
+    cubind_kernel_init(&ctx->model->kernels[index]);
     parse_kernel(ctx, function, &ctx->model->kernels[index]);
     ctx->model->kernels[index].defined |= defined;
+    rename_inherited_counts(&earlier, &ctx->model->kernels[index]);
+    cubind_kernel_clear(&earlier);
   } else {
     parse_kernel(ctx, function, cubind_model_add_kernel(ctx->model));
   }

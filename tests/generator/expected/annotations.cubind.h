@@ -81,6 +81,12 @@ cubind_status after_type_call(const cubind_config *cfg, const float *in, float *
 cubind_status after_type_attributes(cubind_kernel_attributes *out);
 cubind_status after_type_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+cubind_status renamed_launch(const cubind_config *cfg, float *data, int cols, int rows);
+/* renamed_call host buffers: data: copied in and out, rows x 4 bytes. */
+cubind_status renamed_call(const cubind_config *cfg, float *data, int cols, int rows);
+cubind_status renamed_attributes(cubind_kernel_attributes *out);
+cubind_status renamed_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
 #ifdef __cplusplus
 }
 #endif
@@ -130,6 +136,7 @@ static const cubind_param_info cubind_g_annotations_params2[] = {
 };
 static const cubind_param_info cubind_g_annotations_params3[] = {{"device", 0, 8}, {"n", 8, 4}};
 static const cubind_param_info cubind_g_annotations_params4[] = {{"in", 0, 8}, {"out", 8, 8}, {"n", 16, 4}};
+static const cubind_param_info cubind_g_annotations_params5[] = {{"data", 0, 8}, {"cols", 8, 4}, {"rows", 12, 4}};
 
 /* {C name, cubin symbol, parameters, number of parameters} */
 static const cubind_kernel_info cubind_g_annotations_kernels[] = {
@@ -138,6 +145,7 @@ static const cubind_kernel_info cubind_g_annotations_kernels[] = {
     {"mixed", "_Z5mixedPfPKdPdmf", cubind_g_annotations_params2, 5},
     {"none_annotated", "_Z14none_annotatedPfi", cubind_g_annotations_params3, 2},
     {"after_type", "_Z10after_typePKfPfi", cubind_g_annotations_params4, 3},
+    {"renamed", "_Z7renamedPfii", cubind_g_annotations_params5, 3},
 };
 
 /* The module: its descriptor (read-only) and the runtime's state for it (written only by
@@ -145,7 +153,7 @@ static const cubind_kernel_info cubind_g_annotations_kernels[] = {
 static cubind_module_state cubind_g_annotations_state;
 static const cubind_module cubind_g_annotations_module = {
     3, "annotations", cubind_fatbin_annotations, &cubind_fatbin_annotations_size,
-    cubind_g_annotations_kernels, 5, &cubind_g_annotations_state, NULL, 0};
+    cubind_g_annotations_kernels, 6, &cubind_g_annotations_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -263,6 +271,26 @@ cubind_status after_type_attributes(cubind_kernel_attributes *out) {
 
 cubind_status after_type_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cubind_g_annotations_module, 4, n, shared_bytes, out);
+}
+
+cubind_status renamed_launch(const cubind_config *cfg, float *data, int cols, int rows) {
+  void *cubind_args[3] = {&data, &cols, &rows};
+  return cubind_module_launch(&cubind_g_annotations_module, 5, cfg, cubind_args);
+}
+
+cubind_status renamed_call(const cubind_config *cfg, float *data, int cols, int rows) {
+  void *cubind_args[3] = {&data, &cols, &rows};
+  cubind_host_arg cubind_host_args[1] = {
+      {0, CUBIND_DIRECTION_INOUT, (void *)data, cubind_count_result(cubind_count_int(rows)), 4, "rows"}};
+  return cubind_module_call(&cubind_g_annotations_module, 5, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status renamed_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_annotations_module, 5, out);
+}
+
+cubind_status renamed_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_annotations_module, 5, n, shared_bytes, out);
 }
 
 #endif /* CUBIND_GENERATED_ANNOTATIONS_IMPLEMENTATION */
