@@ -7,7 +7,8 @@
 #
 #   cmake -DGEN=<cubind-gen> -DDIR=<preludes dir> "-DARCH_LISTS=none;90"
 #         "-DGROUPS=cub/cub.cuh;cooperative_groups.h,cooperative_groups/reduce.h"
-#         "-DCHECKED=thrust:thrust/transform.h" [-DOPENMP=ON] [-DSTAMP=<file>]
+#         "-DCHECKED=thrust:thrust/transform.h" [-DOPENMP=ON] [-DSTANDARDS=c++14;c++20]
+#         [-DSTAMP=<file>]
 #         -P build_preludes.cmake
 #
 # ARCH_LISTS: `none` (a run without a binary) or SM numbers joined by commas, as the binary's
@@ -16,7 +17,9 @@
 # each `<libraries>:<headers>` (both joined by commas): tried for a .cu that includes a header of
 # one of the libraries, and taken where its parse shows them read. OPENMP: each list's groups also as host OpenMP code sees
 # them (nvcc -Xcompiler -fopenmp: its _OPENMP changes what the C++ library's headers declare,
-# so they make preludes of their own); the OpenMP base prelude is built either way. What an
+# so they make preludes of their own); the OpenMP base prelude is built either way. STANDARDS:
+# C++ standards besides the default c++17 whose base prelude each list gets (`-std=c++20`
+# code: the toolkit's headers parse as C++20 sees them, a prelude of their own). What an
 # earlier run left in the directory (preludes, shim headers) is removed first, and nothing else:
 # an older cubind-gen's are never read again (a key holds every clang argument). A prelude that
 # fails to build is reported and left out; the build goes on (the cache is an optimisation).
@@ -95,6 +98,10 @@ foreach(archs IN LISTS ARCH_LISTS)
     foreach(seed IN LISTS seeds)
       prepare("${seed}" ${openmp_args} ${arch_args})
     endforeach()
+  endforeach()
+  foreach(standard IN LISTS STANDARDS)
+    file(WRITE "${work}/standard.cu" "")
+    prepare("${work}/standard.cu" "-std=${standard}" ${arch_args})
   endforeach()
 endforeach()
 # host OpenMP code's base (one for every architecture list: the shared base leaves
