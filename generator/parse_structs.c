@@ -12,7 +12,7 @@
 #define MAX_RECORD_DEPTH 16
 
 static void parse_struct_at(parse_context *ctx, CXType written, c_type *mapped, long *index,
-                            int depth);
+                            int depth, const char *name_hint);
 
 /* State of one record's field walk (clang_Type_visitFields). */
 typedef struct field_walk {
@@ -23,6 +23,8 @@ typedef struct field_walk {
   char *error;         /* the first problem found */
   unsigned needs;
   int depth;
+  int copied;          /* the generated header defines a C copy of the record */
+  const char *c_name;  /* that copy's name, for the names of unnamed nested records */
 } field_walk;
 
 static void free_fields(cubind_field *fields, size_t count) {
@@ -42,8 +44,21 @@ static char *typedef_name(CXType type) {
   return cx_spelling(clang_getTypeDeclaration(type));
 }
 
-/* Maps one field's type (arrays already peeled) to C, registering nested records. */
-static void map_field_type(field_walk *walk, CXType type, c_type *mapped, long *record) {
+/* 1 when the record is declared inside a struct or union (C declares it at file scope). */
+static int nested_record(CXCursor decl) {
+  enum CXCursorKind parent = clang_getCursorKind(clang_getCursorSemanticParent(decl));
+  return parent == CXCursor_StructDecl || parent == CXCursor_UnionDecl;
+}
+
+/*
+ * Maps one field's type (arrays already peeled) to C, registering nested records. A record
+ * declared inside this one (`struct { int lo, hi; } range;`) is a record of its own in a C
+ * copy, at file scope as C puts it, named <copy>_<field> when it has no name; in a header the
+ * generated header includes, it is that header's, checked through the field's offset alone
+ * (C++ names it Outer::Inner, C struct Inner).
+ */
+static void map_field_type(field_walk *walk, CXType type, const char *field, c_type *mapped,
+                           long *record) {
   *record = -1;
   if (cx_strip_sugar(type).kind == CXType_Pointer) {
     char *elem = NULL;
@@ -53,8 +68,15 @@ static void map_field_type(field_walk *walk, CXType type, c_type *mapped, long *
     return;
   }
   map_value_type(type, mapped);
-  if (mapped->is_record)
-    parse_struct_at(walk->ctx, type, mapped, record, walk->depth + 1);
+  if (mapped->is_record && nested_record(mapped->record) && !walk->copied) {
+    mapped->spelling = cx_type_spelling(type); /* no C copy: never written */
+  } else if (mapped->is_record) {
+    char *hint = nested_record(mapped->record)
+                     ? cubind_xasprintf("%s_%s", walk->c_name ? walk->c_name : "", field)
+                     : NULL;
+    parse_struct_at(walk->ctx, type, mapped, record, walk->depth + 1, hint);
+    free(hint);
+  }
 }
 
 static enum CXVisitorResult visit_field(CXCursor field, CXClientData data) {
@@ -68,7 +90,10 @@ static enum CXVisitorResult visit_field(CXCursor field, CXClientData data) {
   cubind_field *out;
   cubind_location where;
   cubind_buf_puts(&dims, "");
-  if (!name[0] || clang_Cursor_isAnonymousRecordDecl(field))
+  /* an anonymous struct or union member (`union { float f; int i; };`): C99 has none */
+  if (!name[0] || clang_Cursor_isAnonymousRecordDecl(field) ||
+      clang_Cursor_isAnonymousRecordDecl(clang_getTypeDeclaration(cx_strip_sugar(type))) ||
+      !cubind_is_identifier(name))
     walk->error = cubind_xasprintf("'%s' has an unnamed member: C cannot name it", walk->record);
   else if (clang_Cursor_isBitField(field))
     walk->error = cubind_xasprintf(
@@ -95,7 +120,7 @@ static enum CXVisitorResult visit_field(CXCursor field, CXClientData data) {
     }
   }
   if (!walk->error) {
-    map_field_type(walk, type, &mapped, &record);
+    map_field_type(walk, type, name, &mapped, &record);
     if (!mapped.spelling)
       walk->error = cubind_xasprintf("field '%s' of '%s': %s", name, walk->record,
                                      mapped.unsupported ? mapped.unsupported : "unknown type");
@@ -197,7 +222,7 @@ static char *record_problem(parse_context *ctx, CXCursor decl, const char *displ
     return cubind_xasprintf("type '%s' comes from the toolkit's %s, which is C++ only: pass a "
                             "pointer",
                             display, *header);
-  if (!cx_at_file_scope(decl))
+  if (!cx_at_file_scope(decl) && !(defined_here && nested_record(decl)))
     return cubind_xasprintf(
         "%s '%s' is declared inside a namespace or class, where C cannot name it: declare it at "
         "global scope (in the .cu, or in a C-compatible header both sides include)",
@@ -299,7 +324,7 @@ static int in_cxx_header(CXCursor decl) {
 }
 
 static void parse_struct_at(parse_context *ctx, CXType written, c_type *mapped, long *index,
-                            int depth) {
+                            int depth, const char *name_hint) {
   cubind_model *model = ctx->model;
   CXCursor decl = mapped->record;
   CXType canonical = clang_getCanonicalType(written);
@@ -317,6 +342,8 @@ static void parse_struct_at(parse_context *ctx, CXType written, c_type *mapped, 
   size_t i;
   *index = -1;
   memset(&walk, 0, sizeof walk);
+  if (!alias && name_hint && (!name[0] || clang_Cursor_isAnonymous(decl)))
+    alias = cubind_xstrdup(name_hint); /* an unnamed nested record: its C copy's name */
   for (i = 0; i < model->num_structs; i++)
     if (strcmp(model->structs[i].usr, usr) == 0) {
       mapped->spelling = cubind_xstrdup(model->structs[i].c_name);
@@ -330,6 +357,8 @@ static void parse_struct_at(parse_context *ctx, CXType written, c_type *mapped, 
   walk.ctx = ctx;
   walk.record = display;
   walk.depth = depth;
+  walk.copied = defined_here;
+  walk.c_name = name[0] && !clang_Cursor_isAnonymous(decl) ? name : alias;
   clang_Type_visitFields(canonical, visit_field, &walk);
   if (!walk.error && !walk.count)
     walk.error = cubind_xasprintf("%s '%s' has no fields: C has no empty structs", what, display);
@@ -396,5 +425,5 @@ done:
 
 /* parse_struct: see parse_structs.h. */
 void parse_struct(parse_context *ctx, CXType written, c_type *mapped, long *index) {
-  parse_struct_at(ctx, written, mapped, index, 0);
+  parse_struct_at(ctx, written, mapped, index, 0, NULL);
 }

@@ -59,6 +59,42 @@ typedef struct counted {
 #line 60 "structs.cubind.h"
 } counted;
 
+/* window::(unnamed struct at /work/main/tests/generator/fixtures/structs.cu:40:3) (structs.cu): 8 bytes, aligned to 4; the .cubind.c checks the layout */
+typedef struct window_range {
+#line 40 "structs.cu"
+  int lo;
+#line 40 "structs.cu"
+  int hi;
+#line 69 "structs.cubind.h"
+} window_range;
+
+/* window::(unnamed union at /work/main/tests/generator/fixtures/structs.cu:41:3) (structs.cu): 4 bytes, aligned to 4; the .cubind.c checks the layout */
+typedef union window_value {
+#line 41 "structs.cu"
+  float f;
+#line 41 "structs.cu"
+  int i;
+#line 78 "structs.cubind.h"
+} window_value;
+
+/* window::bounds (structs.cu): 8 bytes, aligned to 4; the .cubind.c checks the layout */
+typedef struct bounds {
+#line 42 "structs.cu"
+  float min;
+#line 42 "structs.cu"
+  float max;
+#line 87 "structs.cubind.h"
+} bounds;
+
+/* window (structs.cu): 20 bytes, aligned to 4; the .cubind.c checks the layout */
+typedef struct window {
+#line 40 "structs.cu"
+  window_range range;
+  window_value value;
+  bounds limits;
+#line 96 "structs.cubind.h"
+} window;
+
 cubind_status with_params_launch(const cubind_config *cfg, params p, float *out, int n);
 /* with_params_call host buffers: out: copied out, n x 4 bytes. */
 cubind_status with_params_call(const cubind_config *cfg, params p, float *out, int n);
@@ -69,6 +105,12 @@ cubind_status with_inner_launch(const cubind_config *cfg, char c, inner i, count
 cubind_status with_inner_call(const cubind_config *cfg, char c, inner i, counted k, bits b);
 cubind_status with_inner_attributes(cubind_kernel_attributes *out);
 cubind_status with_inner_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
+cubind_status with_window_launch(const cubind_config *cfg, window w, float *out);
+/* with_window_call host buffers: out: copied out, 1 x 4 bytes. */
+cubind_status with_window_call(const cubind_config *cfg, window w, float *out);
+cubind_status with_window_attributes(cubind_kernel_attributes *out);
+cubind_status with_window_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 #ifdef __cplusplus
 }
@@ -122,6 +164,27 @@ struct cubind_g_structs_3_counted_align { char c; counted t; };
 CUBIND_LAYOUT_CHECK(cubind_g_structs_3_counted_sizeof, sizeof(counted) == 4);
 CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_3_counted_alignof, offsetof(struct cubind_g_structs_3_counted_align, t) == 4);
 CUBIND_LAYOUT_CHECK(cubind_g_structs_3_counted_field_count, offsetof(counted, count) == 0);
+struct cubind_g_structs_4_window_range_align { char c; window_range t; };
+CUBIND_LAYOUT_CHECK(cubind_g_structs_4_window_range_sizeof, sizeof(window_range) == 8);
+CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_4_window_range_alignof, offsetof(struct cubind_g_structs_4_window_range_align, t) == 4);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_4_window_range_field_lo, offsetof(window_range, lo) == 0);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_4_window_range_field_hi, offsetof(window_range, hi) == 4);
+struct cubind_g_structs_5_window_value_align { char c; window_value t; };
+CUBIND_LAYOUT_CHECK(cubind_g_structs_5_window_value_sizeof, sizeof(window_value) == 4);
+CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_5_window_value_alignof, offsetof(struct cubind_g_structs_5_window_value_align, t) == 4);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_5_window_value_field_f, offsetof(window_value, f) == 0);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_5_window_value_field_i, offsetof(window_value, i) == 0);
+struct cubind_g_structs_6_bounds_align { char c; bounds t; };
+CUBIND_LAYOUT_CHECK(cubind_g_structs_6_bounds_sizeof, sizeof(bounds) == 8);
+CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_6_bounds_alignof, offsetof(struct cubind_g_structs_6_bounds_align, t) == 4);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_6_bounds_field_min, offsetof(bounds, min) == 0);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_6_bounds_field_max, offsetof(bounds, max) == 4);
+struct cubind_g_structs_7_window_align { char c; window t; };
+CUBIND_LAYOUT_CHECK(cubind_g_structs_7_window_sizeof, sizeof(window) == 20);
+CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_7_window_alignof, offsetof(struct cubind_g_structs_7_window_align, t) == 4);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_7_window_field_range, offsetof(window, range) == 0);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_7_window_field_value, offsetof(window, value) == 8);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_7_window_field_limits, offsetof(window, limits) == 12);
 
 /* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
    runtime checks them against the loaded kernel. */
@@ -132,11 +195,13 @@ static const cubind_param_info cubind_g_structs_params1[] = {
     {"k", 24, 4},
     {"b", 28, 4},
 };
+static const cubind_param_info cubind_g_structs_params2[] = {{"w", 0, 20}, {"out", 24, 8}};
 
 /* {C name, cubin symbol, parameters, number of parameters} */
 static const cubind_kernel_info cubind_g_structs_kernels[] = {
     {"with_params", "with_params", cubind_g_structs_params0, 3},
     {"with_inner", "with_inner", cubind_g_structs_params1, 4},
+    {"with_window", "with_window", cubind_g_structs_params2, 2},
 };
 
 /* The module: its descriptor (read-only) and the runtime's state for it (written only by
@@ -144,7 +209,7 @@ static const cubind_kernel_info cubind_g_structs_kernels[] = {
 static cubind_module_state cubind_g_structs_state;
 static const cubind_module cubind_g_structs_module = {
     3, "structs", cubind_fatbin_structs, &cubind_fatbin_structs_size,
-    cubind_g_structs_kernels, 2, &cubind_g_structs_state, NULL, 0};
+    cubind_g_structs_kernels, 3, &cubind_g_structs_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -189,6 +254,26 @@ cubind_status with_inner_attributes(cubind_kernel_attributes *out) {
 
 cubind_status with_inner_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cubind_g_structs_module, 1, n, shared_bytes, out);
+}
+
+cubind_status with_window_launch(const cubind_config *cfg, window w, float *out) {
+  void *cubind_args[2] = {&w, &out};
+  return cubind_module_launch(&cubind_g_structs_module, 2, cfg, cubind_args);
+}
+
+cubind_status with_window_call(const cubind_config *cfg, window w, float *out) {
+  void *cubind_args[2] = {&w, &out};
+  cubind_host_arg cubind_host_args[1] = {
+      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_int(1LL)), 4, "1"}};
+  return cubind_module_call(&cubind_g_structs_module, 2, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status with_window_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_structs_module, 2, out);
+}
+
+cubind_status with_window_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_structs_module, 2, n, shared_bytes, out);
 }
 
 #endif /* CUBIND_GENERATED_STRUCTS_IMPLEMENTATION */

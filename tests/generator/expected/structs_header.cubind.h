@@ -48,6 +48,12 @@ cubind_status lj_energy_call(const cubind_config *cfg, lj_params p, float *e, in
 cubind_status lj_energy_attributes(cubind_kernel_attributes *out);
 cubind_status lj_energy_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+cubind_status lookup_launch(const cubind_config *cfg, query q, int *hits);
+/* lookup_call host buffers: hits: copied out, 1 x 4 bytes. */
+cubind_status lookup_call(const cubind_config *cfg, query q, int *hits);
+cubind_status lookup_attributes(cubind_kernel_attributes *out);
+cubind_status lookup_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
 #ifdef __cplusplus
 }
 #endif
@@ -92,6 +98,11 @@ CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_header_2_transform_alignof, offsetof(
 CUBIND_LAYOUT_CHECK(cubind_g_structs_header_2_transform_field_origin, offsetof(transform, origin) == 0);
 CUBIND_LAYOUT_CHECK(cubind_g_structs_header_2_transform_field_scale, offsetof(transform, scale) == 16);
 CUBIND_LAYOUT_CHECK(cubind_g_structs_header_2_transform_field_id, offsetof(transform, id) == 24);
+struct cubind_g_structs_header_3_query_align { char c; query t; };
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_3_query_sizeof, sizeof(query) == 24);
+CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_header_3_query_alignof, offsetof(struct cubind_g_structs_header_3_query_align, t) == 8);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_3_query_field_range, offsetof(query, range) == 0);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_3_query_field_span, offsetof(query, span) == 8);
 
 /* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
    runtime checks them against the loaded kernel. */
@@ -103,12 +114,14 @@ static const cubind_param_info cubind_g_structs_header_params1[] = {
     {"n", 56, 4},
 };
 static const cubind_param_info cubind_g_structs_header_params2[] = {{"p", 0, 8}, {"e", 8, 8}, {"n", 16, 4}};
+static const cubind_param_info cubind_g_structs_header_params3[] = {{"q", 0, 24}, {"hits", 24, 8}};
 
 /* {C name, cubin symbol, parameters, number of parameters} */
 static const cubind_kernel_info cubind_g_structs_header_kernels[] = {
     {"lj_scale", "_Z8lj_scale9lj_paramsPf", cubind_g_structs_header_params0, 2},
     {"apply", "apply", cubind_g_structs_header_params1, 4},
     {"lj_energy", "lj_energy", cubind_g_structs_header_params2, 3},
+    {"lookup", "lookup", cubind_g_structs_header_params3, 2},
 };
 
 /* The module: its descriptor (read-only) and the runtime's state for it (written only by
@@ -116,7 +129,7 @@ static const cubind_kernel_info cubind_g_structs_header_kernels[] = {
 static cubind_module_state cubind_g_structs_header_state;
 static const cubind_module cubind_g_structs_header_module = {
     3, "structs_header", cubind_fatbin_structs_header, &cubind_fatbin_structs_header_size,
-    cubind_g_structs_header_kernels, 3, &cubind_g_structs_header_state, NULL, 0};
+    cubind_g_structs_header_kernels, 4, &cubind_g_structs_header_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -182,6 +195,26 @@ cubind_status lj_energy_attributes(cubind_kernel_attributes *out) {
 
 cubind_status lj_energy_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cubind_g_structs_header_module, 2, n, shared_bytes, out);
+}
+
+cubind_status lookup_launch(const cubind_config *cfg, query q, int *hits) {
+  void *cubind_args[2] = {&q, &hits};
+  return cubind_module_launch(&cubind_g_structs_header_module, 3, cfg, cubind_args);
+}
+
+cubind_status lookup_call(const cubind_config *cfg, query q, int *hits) {
+  void *cubind_args[2] = {&q, &hits};
+  cubind_host_arg cubind_host_args[1] = {
+      {1, CUBIND_DIRECTION_OUT, (void *)hits, cubind_count_result(cubind_count_int(1LL)), 4, "1"}};
+  return cubind_module_call(&cubind_g_structs_header_module, 3, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status lookup_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_structs_header_module, 3, out);
+}
+
+cubind_status lookup_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_structs_header_module, 3, n, shared_bytes, out);
 }
 
 #endif /* CUBIND_GENERATED_STRUCTS_HEADER_IMPLEMENTATION */
