@@ -143,9 +143,9 @@ static int compare_params(const void *a, const void *b) {
 
 /*
  * Reads a kernel's parameters from its ".nv.info.<symbol>" section (info[0..size)): each
- * KPARAM_INFO or KPARAM_INFO_V2 attribute gives one. Leaves the layout unknown (num_params -1) when the section
- * holds no such attribute or is malformed; a kernel without parameters has an empty section or
- * none, and gets 0 from the caller.
+ * KPARAM_INFO or KPARAM_INFO_V2 attribute gives one. Leaves the layout unknown (num_params -1)
+ * when the section holds no such attribute or is malformed; a kernel without parameters has an
+ * empty section or none, and gets 0 from the caller.
  */
 static void read_kernel_params(cubind_binary_kernel *kernel, const unsigned char *info,
                                size_t size) {

@@ -306,7 +306,7 @@ static int each_struct(tpl_writer *writer, const char *block, const void *data) 
     record_markers(model, k, &values, markers);
     markers[3].name = "DISPLAY_NAME", markers[3].value = display;
     /* the .cu, or the header C cannot include whose record this copies */
-    markers[4].name = "SOURCE_NAME",
+    markers[4].name = "SOURCE_NAME";
     markers[4].value =
         record->location.file ? cubind_basename(record->location.file) : model->source_name;
     markers[5].name = "KIND", markers[5].value = record->is_union ? "union" : "struct";

@@ -240,7 +240,8 @@ static void rename_inherited_counts(const cubind_kernel *earlier, cubind_kernel 
   if (earlier->num_params != later->num_params)
     return;
   for (i = 0; i < later->num_params; i++) {
-    const cubind_strlist *was = &earlier->params[i].annotations, *is = &later->params[i].annotations;
+    const cubind_strlist *was = &earlier->params[i].annotations;
+    const cubind_strlist *is = &later->params[i].annotations;
     if (was->count != is->count)
       return;
     for (k = 0; k < is->count; k++)

@@ -354,7 +354,8 @@ static int spell_array_pointer(CXType array, cubind_buf *buf, c_type *out) {
      array carries (`const Arr3 *`, Arr3 an int[3]: not on the stripped element) */
   CXType element, canonical = clang_getCanonicalType(array);
   int is_const = clang_isConstQualifiedType(array) || clang_isConstQualifiedType(canonical);
-  int is_volatile = clang_isVolatileQualifiedType(array) || clang_isVolatileQualifiedType(canonical);
+  int is_volatile =
+      clang_isVolatileQualifiedType(array) || clang_isVolatileQualifiedType(canonical);
   int result;
   cubind_buf qualifiers = {0};
   cubind_buf_puts(&dims, "");
