@@ -190,6 +190,25 @@ static void read_kernel_params(cubind_binary_kernel *kernel, const unsigned char
  * Reads the kernels of one cubin (data[0..size)). arch: the SM version its fatbin entry gives,
  * or 0 to take it from the ELF header. Returns 0, or 1 after reporting why it is no cubin.
  */
+/*
+ * The variant of the code in a cubin, from ptxas's command line in its ".note.nv.tkinfo"
+ * section (note[0..size)): 'a' for an architecture's own features ("-arch sm_90a"), 'f' for
+ * its family's ("-arch sm_100f"), else 0. The ELF header and the fatbin's entry flags tell the
+ * SM version alone (sm_90 and sm_90a have the same e_flags).
+ */
+static char code_variant(const unsigned char *note, size_t size) {
+  static const char option[] = "-arch sm_";
+  size_t at, length = sizeof option - 1;
+  for (at = 0; at + length < size; at++)
+    if (memcmp(note + at, option, length) == 0) {
+      at += length;
+      while (at < size && note[at] >= '0' && note[at] <= '9')
+        at++;
+      return at < size && (note[at] == 'a' || note[at] == 'f') ? (char)note[at] : 0;
+    }
+  return 0;
+}
+
 static int add_cubin(cubind_binary *binary, const char *name, const unsigned char *data,
                      size_t size, unsigned arch) {
   Elf64_Ehdr header;
@@ -197,6 +216,7 @@ static int add_cubin(cubind_binary *binary, const char *name, const unsigned cha
   uint64_t i, count;
   unsigned s;
   size_t first = binary->num_kernels, k;
+  char variant = 0;
   if (size < sizeof header || memcmp(data, ELFMAG, SELFMAG) != 0) {
     cubind_diag(NULL, 0, 0, "error", "'%s' is neither a fatbin nor a cubin", name);
     return 1;
@@ -254,6 +274,9 @@ static int add_cubin(cubind_binary *binary, const char *name, const unsigned cha
           !memchr(data + names.sh_offset + section.sh_name, '\0', names.sh_size - section.sh_name))
         continue;
       section_name = (const char *)data + names.sh_offset + section.sh_name;
+      if (strcmp(section_name, ".note.nv.tkinfo") == 0 &&
+          in_bounds(section.sh_offset, section.sh_size, size))
+        variant = code_variant(data + section.sh_offset, (size_t)section.sh_size);
       if (strncmp(section_name, NV_INFO_PREFIX, strlen(NV_INFO_PREFIX)) != 0 ||
           !in_bounds(section.sh_offset, section.sh_size, size))
         continue;
@@ -270,6 +293,10 @@ static int add_cubin(cubind_binary *binary, const char *name, const unsigned cha
     }
   }
   add_arch(&binary->archs, &binary->num_archs, arch);
+  if (variant == 'a')
+    add_arch(&binary->specific_archs, &binary->num_specific_archs, arch);
+  else if (variant == 'f')
+    add_arch(&binary->family_archs, &binary->num_family_archs, arch);
   return 0;
 truncated:
   cubind_diag(NULL, 0, 0, "error", "'%s': a cubin in it is truncated or malformed", name);
@@ -362,6 +389,7 @@ static int add_binary(cubind_binary *binary, const char *name, const unsigned ch
     free(inflated);
     if (failed)
       return 1;
+
     cubins++;
   }
   if (result == CUBIND_FATBIN_MALFORMED) {
@@ -427,6 +455,8 @@ void cubind_binary_free(cubind_binary *binary) {
   }
   free(binary->kernels);
   free(binary->archs);
+  free(binary->specific_archs);
+  free(binary->family_archs);
   memset(binary, 0, sizeof *binary);
 }
 

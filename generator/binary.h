@@ -34,6 +34,10 @@ typedef struct cubind_binary {
   size_t num_kernels;
   unsigned *archs;    /* every cubin's SM version, ascending, each once */
   size_t num_archs;
+  unsigned *specific_archs; /* those of cubins for the arch's own features (sm_90a), and */
+  size_t num_specific_archs;
+  unsigned *family_archs;   /* those of cubins for its family's (sm_100f) */
+  size_t num_family_archs;
 } cubind_binary;
 
 /*

@@ -162,6 +162,46 @@ static void add_toolkit_version(cubind_strlist *args, const char *cuda_path) {
   free(path);
 }
 
+/* 1 when `arch` is one of list[0..count). */
+static int lists_arch(const unsigned *list, size_t count, unsigned arch) {
+  size_t i;
+  for (i = 0; i < count; i++)
+    if (list[i] == arch)
+      return 1;
+  return 0;
+}
+
+/*
+ * -D__CUDA_ARCH__ for the binary's SM version `arch`, and the macros nvcc defines besides for
+ * code of the arch's own features (sm_90a: __CUDA_ARCH_FEAT_SM90_ALL, __CUDA_ARCH_SPECIFIC__,
+ * __CUDA_ARCH_FAMILY_SPECIFIC__) or of its family's (sm_100f: __CUDA_ARCH_FAMILY_SPECIFIC__),
+ * behind which Hopper and Blackwell code keeps kernels.
+ */
+static void add_arch_macros(cubind_strlist *args, const cubind_binary *binary, unsigned arch) {
+  char define[64];
+  snprintf(define, sizeof define, "-D__CUDA_ARCH__=%u", arch * 10);
+  cubind_strlist_add(args, define);
+  if (binary && lists_arch(binary->specific_archs, binary->num_specific_archs, arch)) {
+    snprintf(define, sizeof define, "-D__CUDA_ARCH_FEAT_SM%u_ALL", arch);
+    cubind_strlist_add(args, define);
+    snprintf(define, sizeof define, "-D__CUDA_ARCH_SPECIFIC__=%u", arch * 10);
+    cubind_strlist_add(args, define);
+  }
+  if (binary && (lists_arch(binary->specific_archs, binary->num_specific_archs, arch) ||
+                 lists_arch(binary->family_archs, binary->num_family_archs, arch))) {
+    snprintf(define, sizeof define, "-D__CUDA_ARCH_FAMILY_SPECIFIC__=%u", arch * 10);
+    cubind_strlist_add(args, define);
+  }
+}
+
+/* 1 when the argument is one of add_arch_macros'. */
+static int is_arch_macro(const char *arg) {
+  return strncmp(arg, "-D__CUDA_ARCH__=", 16) == 0 ||
+         strncmp(arg, "-D__CUDA_ARCH_FEAT_", 19) == 0 ||
+         strncmp(arg, "-D__CUDA_ARCH_SPECIFIC__=", 25) == 0 ||
+         strncmp(arg, "-D__CUDA_ARCH_FAMILY_SPECIFIC__=", 32) == 0;
+}
+
 /*
  * Clang's arguments (docs/libclang.md): a device-side CUDA parse that skips nothing clang
  * needs to lay out parameters, with the user's -I/-D/-U/-isystem/-include in order.
@@ -169,7 +209,7 @@ static void add_toolkit_version(cubind_strlist *args, const char *cuda_path) {
 static void build_arguments(clang_session *session) {
   const cubind_parse_options *options = session->options;
   cubind_strlist *args = &session->args;
-  char *toolkit_include, *toolkit_real, number[32];
+  char *toolkit_include, *toolkit_real;
   size_t i;
   cubind_strlist_add(args, "-x");
   cubind_strlist_add(args, "cuda");
@@ -179,8 +219,7 @@ static void build_arguments(clang_session *session) {
      message); __CUDA_ARCH__ is the binary's (parse_main_arch), whatever the version's own. */
   cubind_strlist_add(args, session->major >= 16 ? "--cuda-gpu-arch=sm_90" : "--cuda-gpu-arch=sm_86");
   cubind_strlist_add(args, "-U__CUDA_ARCH__");
-  snprintf(number, sizeof number, "%u", parse_main_arch(options->binary) * 10);
-  add_arg(args, "-D__CUDA_ARCH__=%s", number);
+  add_arch_macros(args, options->binary, parse_main_arch(options->binary));
   cubind_strlist_add(args, "-nocudalib");
   /* nvcc mangles a constrained template's instances without the constraint (scale<float> of
      template <Number T>: _Z5scaleIfEvPT_S0_i), as clang did up to 17; 18 adds it (Tk6Number),
@@ -675,13 +714,10 @@ CXTranslationUnit session_parse_text(clang_session *session, const char *text, s
   }
   /* Another __CUDA_ARCH__: without the prelude, which was built for the main parse's value. */
   for (i = 0; i < session->args.count; i++) {
-    if (strncmp(session->args.items[i], "-D__CUDA_ARCH__=", 16) == 0) {
-      char number[32];
-      snprintf(number, sizeof number, "%u", cuda_arch);
-      add_arg(&args, "-D__CUDA_ARCH__=%s", number);
-    } else {
+    if (strncmp(session->args.items[i], "-D__CUDA_ARCH__=", 16) == 0)
+      add_arch_macros(&args, session->options->binary, cuda_arch / 10);
+    else if (!is_arch_macro(session->args.items[i]))
       cubind_strlist_add(&args, session->args.items[i]);
-    }
   }
   session->text_unit = parse(session, "a text for another __CUDA_ARCH__", &args, NULL, text,
                              length, 0, &status);

@@ -429,15 +429,18 @@ static int take_nvcc_options(int argc, char **argv, int *index, cubind_cli *cli,
 }
 
 /*
- * Reads "80,90" (or "80;90", a CMake list) into cli->binary_archs, ascending, each once.
- * Returns 0, or 1 when it holds anything but SM versions.
+ * Reads "80,90a" (or "80;90a", a CMake list) into cli->binary_archs, ascending, each once,
+ * with each one's variant (90a: 'a', 100f: 'f'). Returns 0, or 1 when it holds anything but SM
+ * versions.
  */
 static int parse_archs(const char *list, cubind_cli *cli) {
   const char *at = list;
   while (*at) {
-    char *end;
+    char *end, variant = 0;
     unsigned long arch = strtoul(at, &end, 10);
     size_t i, j;
+    if (end != at && (*end == 'a' || *end == 'f'))
+      variant = *end++;
     if (end == at || arch < 10 || arch > 999 || (*end && *end != ',' && *end != ';') ||
         !isdigit((unsigned char)*at))
       return 1;
@@ -446,9 +449,12 @@ static int parse_archs(const char *list, cubind_cli *cli) {
     if (i == cli->num_binary_archs || cli->binary_archs[i] != arch) {
       if (cli->num_binary_archs == sizeof cli->binary_archs / sizeof cli->binary_archs[0])
         return 1;
-      for (j = cli->num_binary_archs++; j > i; j--)
+      for (j = cli->num_binary_archs++; j > i; j--) {
         cli->binary_archs[j] = cli->binary_archs[j - 1];
+        cli->binary_arch_variants[j] = cli->binary_arch_variants[j - 1];
+      }
       cli->binary_archs[i] = (unsigned)arch;
+      cli->binary_arch_variants[i] = variant;
     }
     at = *end ? end + 1 : end;
   }

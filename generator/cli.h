@@ -26,6 +26,7 @@ typedef struct cubind_cli {
                                       the same library */
   int prepare;               /* --prepare: build the precompiled prelude only */
   unsigned binary_archs[32]; /* --binary-archs LIST (with --prepare): ascending, each once */
+  char binary_arch_variants[32]; /* each one's 'a' (90a), 'f' (100f) or 0 */
   size_t num_binary_archs;
   const char *host_compiler; /* --host-compiler (or nvcc's -ccbin); NULL: g++ (nvcc's
                                 default), "none": none */

@@ -251,9 +251,17 @@ static int generate(const cubind_cli *cli) {
   options.installed_preludes = installed = installed_preludes();
   if (cli->prepare) {
     /* the architectures the binary will have: all a parse takes from it before nvcc made it */
+    size_t a;
     binary.archs = cubind_xcalloc(cli->num_binary_archs + 1, sizeof *binary.archs);
     memcpy(binary.archs, cli->binary_archs, cli->num_binary_archs * sizeof *binary.archs);
     binary.num_archs = cli->num_binary_archs;
+    binary.specific_archs = cubind_xcalloc(cli->num_binary_archs + 1, sizeof *binary.archs);
+    binary.family_archs = cubind_xcalloc(cli->num_binary_archs + 1, sizeof *binary.archs);
+    for (a = 0; a < cli->num_binary_archs; a++)
+      if (cli->binary_arch_variants[a] == 'a')
+        binary.specific_archs[binary.num_specific_archs++] = cli->binary_archs[a];
+      else if (cli->binary_arch_variants[a] == 'f')
+        binary.family_archs[binary.num_family_archs++] = cli->binary_archs[a];
     options.binary = binary.num_archs ? &binary : NULL;
     cubind_prepare(&options);
     status = CUBIND_EXIT_OK;
