@@ -14,6 +14,7 @@
 #include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -310,6 +311,24 @@ static void visit_held_file(CXFile file, CXSourceLocation *stack, unsigned depth
  * the list of the files it holds into <path>.files, and the checksums into <path>.sum after
  * them. Returns 1 on success.
  */
+/*
+ * The free space a prelude's build asks for: CUB's and Thrust's take about 30 MB, and on a full
+ * file system LLVM ends the process in the middle of the save (a write error on its output
+ * stream is fatal to it), leaving the half-written file behind.
+ */
+#define PRELUDE_MIN_FREE_BYTES (256ull << 20)
+
+/* 1 when the file system that `path` goes to has room for a prelude, or cannot tell. */
+static int room_for_prelude(const char *path) {
+  const char *slash = strrchr(path, '/');
+  char *dir = slash ? cubind_xstrndup(path, (size_t)(slash - path + 1)) : cubind_xstrdup(".");
+  struct statvfs info;
+  int room = statvfs(dir, &info) != 0 ||
+             (unsigned long long)info.f_bavail * info.f_frsize >= PRELUDE_MIN_FREE_BYTES;
+  free(dir);
+  return room;
+}
+
 static int build_prelude(CXIndex index, const prelude_request *request, size_t count,
                          const char *path, const char *parent) {
   /* a .cu of only the leading lines: with what clang includes before every CUDA file */
@@ -339,7 +358,8 @@ static int build_prelude(CXIndex index, const prelude_request *request, size_t c
   empty.Filename = source;
   empty.Contents = lines.data;
   empty.Length = (unsigned long)lines.length;
-  ok = clang_parseTranslationUnit2(index, source, (const char *const *)args.items,
+  ok = room_for_prelude(path) &&
+       clang_parseTranslationUnit2(index, source, (const char *const *)args.items,
                                    (int)args.count, &empty, 1,
                                    CX_PARSE_FLAGS | CXTranslationUnit_ForSerialization,
                                    &tu) == CXError_Success &&
