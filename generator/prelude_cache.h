@@ -21,10 +21,10 @@
  * A checked group serves where no lead shows it read: tried first, kept only where the parse
  * names its headers itself (prelude_attempt below).
  * A cache may make a run slower, never make it fail, nor fill a file system (no prelude is
- * built with less than 256 MiB free: LLVM ends a save that meets a full disk half-way): <name>.sum holds the checksums of the .pch
- * and its .files, written after both; a prelude that does not match them (truncated,
- * overwritten in place, half-written by a killed run) is not used and is rebuilt, and temporary
- * files never stay behind a run that finishes.
+ * built with less than 256 MiB free: LLVM ends a save that meets a full disk half-way):
+ * <name>.sum holds the checksums of the .pch and its .files, written after both; a prelude
+ * that does not match them (truncated, overwritten in place, half-written by a killed run) is
+ * not used and is rebuilt, and temporary files never stay behind a run that finishes.
  */
 #ifndef CUBIND_GEN_PRELUDE_CACHE_H
 #define CUBIND_GEN_PRELUDE_CACHE_H
