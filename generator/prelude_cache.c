@@ -961,6 +961,42 @@ static void lead_closure(const prelude_request *request, const cubind_strlist *n
   cubind_strlist_free(&seen);
 }
 
+/*
+ * The header that `#include "quoted"` in the header `name` reads (both named as below a search
+ * directory): "cooperative_groups/details/info.h" for "info.h" in
+ * "cooperative_groups/details/reduce.h", "cooperative_groups.h" for "../cooperative_groups.h"
+ * (the including file's directory first, as the preprocessor looks), else `quoted` itself from
+ * the search directories, or NULL where neither is one file (the_header). Frees `quoted`.
+ */
+static char *beside(const prelude_request *request, const char *name, char *quoted) {
+  cubind_buf joined = {0};
+  const char *slash = strrchr(name, '/'), *part = quoted;
+  char *found;
+  if (slash)
+    cubind_buf_append(&joined, name, (size_t)(slash - name));
+  while (strncmp(part, "../", 3) == 0 && joined.length) { /* up from the including directory */
+    char *up = strrchr(joined.data, '/');
+    joined.length = up ? (size_t)(up - joined.data) : 0;
+    joined.data[joined.length] = '\0';
+    part += 3;
+  }
+  if (strncmp(part, "../", 3) != 0 && !strstr(part, "/../")) {
+    cubind_buf_printf(&joined, "%s%s", joined.length ? "/" : "", part);
+    if ((found = the_header(request, joined.data)) != NULL) {
+      free(found);
+      free(quoted);
+      return joined.data;
+    }
+  }
+  cubind_buf_free(&joined);
+  if (!strstr(quoted, "..") && (found = the_header(request, quoted)) != NULL) {
+    free(found);
+    return quoted;
+  }
+  free(quoted);
+  return NULL;
+}
+
 /* The most headers may_read_all follows before it leaves the question to the parse. */
 #define MAX_TEXT_CLOSURE 4096
 
@@ -999,12 +1035,18 @@ static int may_read_all(const prelude_request *request, const cubind_strlist *na
       if (!read_directive(skip_spaces(at, end), end, &d) ||
           !(directive_is(&d, "include") || directive_is(&d, "include_next")))
         continue;
-      close = *d.rest == '<' ? memchr(d.rest, '>', (size_t)(d.stop - d.rest)) : NULL;
-      if (!close) { /* a macro or a quoted name: not followed here */
+      close = *d.rest == '<' || *d.rest == '"'
+                  ? memchr(d.rest + 1, *d.rest == '<' ? '>' : '"', (size_t)(d.stop - d.rest - 1))
+                  : NULL;
+      if (!close) { /* a macro: not followed here */
         unknown = 1;
         break;
       }
       header = cubind_xstrndup(d.rest + 1, (size_t)(close - d.rest - 1));
+      if (*d.rest == '"' && !(header = beside(request, seen.items[next], header))) {
+        unknown = 1; /* found as neither a neighbour nor one file */
+        break;
+      }
       if ((same_library(header, libraries) || same_library(header, headers)) &&
           !cubind_strlist_contains(&seen, header))
         cubind_strlist_add(&seen, header);
