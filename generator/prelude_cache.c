@@ -1950,7 +1950,10 @@ static void report_choice(const char *path, size_t count, size_t total) {
  * and each -I and the user's -isystem to varying_dirs; all others, and their values, to
  * shared_args. For the installed
  * preludes: the user's -D and -U go to user_macros by name, their -I and -isystem directories
- * to user_dirs, and installed_set hashes the arguments before them.
+ * to user_dirs, and installed_set hashes the arguments before them. NDEBUG goes to neither:
+ * <assert.h> (and CCCL's assertions) name it, but it changes nothing a declaration is made of,
+ * only what assert() expands to in function bodies (which a .cu's own <assert.h> defines again,
+ * having no include guard); CMake's Release and RelWithDebInfo builds pass it.
  */
 static void split_varying(prelude_request *request, const prelude_options *options) {
   const cubind_strlist *args = options->args;
@@ -1977,6 +1980,10 @@ static void split_varying(prelude_request *request, const prelude_options *optio
       /* the value as one argument or the next one; a macro's name ends at '=' or '(' */
       const char *value = arg[2] ? arg + 2 : i + 1 < args->count ? args->items[++i] : "";
       char *name = cubind_xstrndup(value, strcspn(value, "=("));
+      if (arg[1] != 'I' && strcmp(name, "NDEBUG") == 0) {
+        free(name);
+        continue;
+      }
       cubind_strlist_add(arg[1] == 'I' ? &request->varying_dirs : &request->varying_macros,
                          arg[1] == 'I' ? value : name);
       if (user)

@@ -214,8 +214,10 @@ cmp -s "$work/out/pre_main.cubind.h" "$work/expected_pre/pre_main.cubind.h" ||
   fail "pre_main: the header differs from the --no-cache run's ($report)"
 
 # option sets that differ in -D, -U and -I arguments share the base prelude where those change
-# nothing in it. The option set gets a base of its own for a macro that one of the base's
-# headers names (NDEBUG: <assert.h>), and for a -I directory holding a file that clang could take
+# nothing in it (NDEBUG too, which <assert.h> names: it changes no declaration). The option set
+# gets a base of its own for a macro that one of the base's headers names
+# (CUDA_API_PER_THREAD_DEFAULT_STREAM: cuda_runtime_api.h), and for a -I directory holding a
+# file that clang could take
 # for one the base holds (crt/host_config.h) or asks __has_include about (c++config.h:
 # <tbb/tbb.h>). The macro reaches the .cu either way.
 printf '#include <cuda_fp16.h>\n#include <cubind/annotations.h>\n#ifdef CUBIND_TEST_WIDE\ntypedef double elem_t;\n#else\ntypedef float elem_t;\n#endif\n%s\n' \
@@ -240,12 +242,14 @@ run_wide() {
 run_wide "a macro and a -U" -I "$include" -DCUBIND_TEST_WIDE -UCUBIND_TEST_OTHER
 expect "a macro and a -U, the shared base" "^cubind-gen: prelude $base_prelude \\(0 of 1 leading lines\\)\$"
 grep -q 'double \*x' "$work/out/wide.cubind.h" || fail "wide: widen does not take a double * with the macro"
-run_wide "a macro of <assert.h>" -I "$include" -DNDEBUG
-expect "a macro of <assert.h>" '^cubind-gen: prelude none \(0 of 1 leading lines\)$'
+run_wide "NDEBUG" -I "$include" -DNDEBUG -DCUBIND_TEST_WIDE
+expect "NDEBUG, the shared base" "^cubind-gen: prelude $base_prelude \\(0 of 1 leading lines\\)\$"
+run_wide "a macro of cuda_runtime_api.h" -I "$include" -DCUDA_API_PER_THREAD_DEFAULT_STREAM=1
+expect "a macro of cuda_runtime_api.h" '^cubind-gen: prelude none \(0 of 1 leading lines\)$'
 wait_builder
-run_wide "a macro of <assert.h>, built" -I "$include" -DNDEBUG
+run_wide "a macro of cuda_runtime_api.h, built" -I "$include" -DCUDA_API_PER_THREAD_DEFAULT_STREAM=1
 [[ $report =~ \((0|1)\ of\ 1 && $(prelude_of) != "$base_prelude" ]] ||
-  fail "a macro of <assert.h>: expected a base of its own, got '$report'"
+  fail "a macro of cuda_runtime_api.h: expected a base of its own, got '$report'"
 for dir in shadow tbb; do
   run_wide "a -I directory with $dir" -I "$include" -I "$work/$dir"
   expect "a -I directory with $dir" '^cubind-gen: prelude none \(0 of 1 leading lines\)$'
@@ -437,7 +441,8 @@ run_installed() {
 printf '#include <cubind/annotations.h>\n%s\n' "$kernel" >"$work/plain.cu"
 run_installed "a file of no leading line" plain -I "$include"
 expect "installed base" "^cubind-gen: prelude $inst_base \\(0 of 0 leading lines\\)\$"
-run_installed "fp16, -I, -D and -U that change nothing" fp16 -I "$include" -DCUBIND_TEST_X=1 -UCUBIND_TEST_Y
+run_installed "fp16, -I, -D and -U that change nothing" fp16 -I "$include" -DCUBIND_TEST_X=1 -UCUBIND_TEST_Y \
+  -DNDEBUG
 expect "installed list" "^cubind-gen: prelude $inst_fp16 \\(1 of 1 leading lines\\)\$"
 run_installed "fp16, a macro it tests" fp16 -I "$include" -D__CUDA_NO_HALF_CONVERSIONS__
 expect "a macro the list's header tests" "^cubind-gen: prelude $inst_base \\(0 of 1 leading lines\\)\$"
