@@ -541,14 +541,42 @@ static size_t append_float_argument(const char *at, int literal, cubind_buf *out
 }
 
 /*
+ * nvcc puts a static function or variable in a namespace of its own, named after the file
+ * (`_INTERNAL_195fba21_15_fnptr_static_cu_c03d787e::twice`), where clang leaves it at its
+ * scope: what a template argument of llama.cpp's kernels (`dequantize_block<..., dequantize_q4_0>`)
+ * is. The length of such a scope at `at` ("_INTERNAL_...::"), or 0.
+ */
+#define INTERNAL_SCOPE "_INTERNAL_"
+static size_t internal_scope_length(const char *at) {
+  size_t length;
+  if (strncmp(at, INTERNAL_SCOPE, sizeof INTERNAL_SCOPE - 1) != 0)
+    return 0;
+  length = sizeof INTERNAL_SCOPE - 1;
+  while (isalnum((unsigned char)at[length]) || at[length] == '_')
+    length++;
+  return strncmp(at + length, "::", 2) == 0 ? length + 2 : 0;
+}
+
+/*
  * Makes a demangled name one C++ accepts in the .cu: "(anonymous namespace)::" goes (the .cu's
- * own anonymous namespace is found from the global scope), a function or object as a template
- * argument, which the demangler prints as "&(matmul_tri3(float const*, int))", becomes
- * "&matmul_tri3" (the parameter's type picks the overload), a floating-point argument,
+ * own anonymous namespace is found from the global scope), and so does nvcc's scope of a static
+ * function (internal_scope_length); a function or object as a template argument, which the
+ * demangler prints as "&(matmul_tri3(float const*, int))", becomes "&matmul_tri3" (the
+ * parameter's type picks the overload; a function template's instance loses the return type
+ * printed first: "&(float silu<float>(float const&))" is "&silu<float>"), a floating-point argument,
  * "(float)[40200000]", its exact value (append_float_argument; as a literal with
  * `float_literals`, for the C name), and the least 64-bit integer, "-9223372036854775808l",
  * one C++ can read. A new string.
  */
+static char *speakable_name(const char *demangled, int float_literals);
+
+/* speakable_name of demangled[0..length) (a function named as a template argument). */
+static char *speakable_name_part(const char *demangled, size_t length) {
+  char *part = cubind_xstrndup(demangled, length), *spoken = speakable_name(part, 0);
+  free(part);
+  return spoken;
+}
+
 static char *speakable_name(const char *demangled, int float_literals) {
   static const char anonymous[] = "(anonymous namespace)::", int64_min[] = "-9223372036854775808";
   cubind_buf out = {0};
@@ -558,14 +586,30 @@ static char *speakable_name(const char *demangled, int float_literals) {
   while (*at) {
     if (strncmp(at, anonymous, sizeof anonymous - 1) == 0) {
       at += sizeof anonymous - 1;
+    } else if ((length = internal_scope_length(at)) != 0 &&
+               (at == demangled || !(isalnum((unsigned char)at[-1]) || at[-1] == '_'))) {
+      at += length; /* nvcc's scope of a static function: clang's is the file's */
     } else if (at[0] == '&' && at[1] == '(') {
-      /* &(name(params)) -> &name: the name runs to the first '(' inside */
+      /* &(name(params)) -> &name: the name runs to the '(' of its parameters (outside its
+         template arguments); a function template's instance comes with its return type first,
+         &(float silu<float>(float const&)), which goes */
       const char *name = at + 2, *open = name;
-      int depth = 1;
-      while (*open && *open != '(' && *open != ')')
+      int depth = 1, angles = 0;
+      char *spoken;
+      while (*open && !(angles == 0 && (*open == '(' || *open == ')'))) {
+        if (strncmp(open, anonymous, sizeof anonymous - 1) == 0) {
+          open += sizeof anonymous - 1; /* (anonymous namespace)::twice: the name goes on */
+          continue;
+        }
+        angles += *open == '<' ? 1 : *open == '>' ? -1 : 0;
+        if (angles == 0 && *open == ' ')
+          name = open + 1;
         open++;
+      }
+      spoken = speakable_name_part(name, (size_t)(open - name));
       cubind_buf_puts(&out, "&");
-      cubind_buf_append(&out, name, (size_t)(open - name));
+      cubind_buf_puts(&out, spoken);
+      free(spoken);
       for (at += 2; *at && depth; at++)
         depth += *at == '(' ? 1 : *at == ')' ? -1 : 0;
     } else if ((length = append_float_argument(at, float_literals, &out)) != 0) {
@@ -630,18 +674,27 @@ static char *candidate_line(size_t index, const candidate *c) {
  * kernel of internal linkage, the same demangled text. nvcc and clang name those apart: a
  * static function is "_ZL8static_kPfi" to clang and "_Z8static_kPfi" to nvcc, an anonymous
  * namespace "_GLOBAL__N_1" to clang and a name made from the file's path to nvcc; a translation
- * unit cannot hold two such functions with one demangled name.
+ * unit cannot hold two such functions with one demangled name. A static function as a template
+ * argument differs in its spelling too (`&_INTERNAL_...::twice` from nvcc, `&(twice(float))`
+ * from clang): the names are compared as the .cu spells them (speakable_name).
  */
 static int same_function(const char *mangled, const cubind_binary_kernel *kernel) {
   char *a, *b;
   int same;
   if (strcmp(mangled, kernel->symbol) == 0)
     return 1;
-  if (!kernel->internal)
+  if (!kernel->internal && !strstr(kernel->symbol, INTERNAL_SCOPE))
     return 0;
   a = cubind_demangle(mangled);
   b = cubind_demangle(kernel->symbol);
   same = a && b && strcmp(a, b) == 0;
+  if (a && b && !same) { /* as the .cu names them: nvcc's `&_INTERNAL_...::twice`, clang's
+                            `&(twice(float))` */
+    char *spoken_a = speakable_name(a, 0), *spoken_b = speakable_name(b, 0);
+    same = strcmp(spoken_a, spoken_b) == 0;
+    free(spoken_a);
+    free(spoken_b);
+  }
   free(a);
   free(b);
   return same;
