@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "clang_util.h"
+#include "fs.h"
 #include "util.h"
 
 /* Deeper than any real type: stops a malformed input from recursing forever. */
@@ -305,11 +306,60 @@ static char *spell_layout(cubind_struct *record) {
   return NULL;
 }
 
+/* 1 when [word, end) begins with the keyword `keyword` (a space, '<' or '{' after it). */
+static int starts_with_keyword(const char *word, const char *end, const char *keyword) {
+  size_t length = strlen(keyword);
+  return (size_t)(end - word) > length && strncmp(word, keyword, length) == 0 &&
+         (word[length] == ' ' || word[length] == '\t' || word[length] == '<' ||
+          word[length] == '{');
+}
+
 /*
- * 1 when the record's header is C++ or CUDA by its name (.cuh, .hpp, .hh, .hxx, .inl, .tcc,
- * .cu): a C file cannot include it (a .cuh that holds the kernels taking the struct, as
- * real code has), so the generated header carries a C copy, as of a record of the .cu. A
- * .h is taken for the C header a kernel's types live in when C code shares them.
+ * 1 when a header's text is plainly C++: it includes a C++ standard header (<cstdint>,
+ * <vector>: a name without a '.') or a line begins with namespace, template, class or using
+ * (flash-attention's flash.h, GROMACS's types headers: .h files C cannot include).
+ */
+static int cxx_text(const char *path) {
+  char *text = NULL;
+  const char *at, *end;
+  size_t size = 0;
+  int cxx = 0;
+  if (cubind_read_file_quiet(path, CUBIND_MAX_SOURCE_BYTES, &text, &size) != 0)
+    return 0;
+  for (at = text, end = text + size; at < end && !cxx;) {
+    const char *stop = memchr(at, '\n', (size_t)(end - at)), *word = at;
+    if (!stop)
+      stop = end;
+    while (word < stop && (*word == ' ' || *word == '\t'))
+      word++;
+    if (word < stop && *word == '#') {
+      const char *name = word + 1, *close;
+      while (name < stop && (*name == ' ' || *name == '\t'))
+        name++;
+      if (starts_with_keyword(name, stop, "include")) {
+        name += strlen("include");
+        while (name < stop && (*name == ' ' || *name == '\t'))
+          name++;
+        close = name < stop && *name == '<' ? memchr(name, '>', (size_t)(stop - name)) : NULL;
+        cxx = close && close > name + 1 && !memchr(name, '.', (size_t)(close - name));
+      }
+    } else {
+      cxx = starts_with_keyword(word, stop, "namespace") ||
+            starts_with_keyword(word, stop, "template") ||
+            starts_with_keyword(word, stop, "class") || starts_with_keyword(word, stop, "using");
+    }
+    at = stop + 1;
+  }
+  free(text);
+  return cxx;
+}
+
+/*
+ * 1 when the record's header is C++ or CUDA: by its name (.cuh, .hpp, .hh, .hxx, .inl, .tcc,
+ * .cu) or by its text (cxx_text). A C file cannot include it (a .cuh that holds the kernels
+ * taking the struct, as real code has), so the generated header carries a C copy, as of a
+ * record of the .cu. Another .h is taken for the C header a kernel's types live in when C code
+ * shares them.
  */
 static int in_cxx_header(CXCursor decl) {
   static const char *const suffixes[] = {".cuh", ".hpp", ".hh", ".hxx", ".inl", ".tcc", ".cu"};
@@ -319,6 +369,7 @@ static int in_cxx_header(CXCursor decl) {
   for (i = 0; file && i < sizeof suffixes / sizeof suffixes[0] && !cxx; i++)
     cxx = length > strlen(suffixes[i]) &&
           strcmp(file + length - strlen(suffixes[i]), suffixes[i]) == 0;
+  cxx = cxx || (file && cxx_text(file));
   free(file);
   return cxx;
 }

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <cubind/cubind.h>
+#include <stdint.h>
 #include "include/shared_types.h" /* declares structs the kernels take */
 
 #ifdef __cplusplus
@@ -27,8 +28,16 @@ typedef struct lj_params {
 #line 5 "kernel_params.cuh"
   float epsilon;
   float sigma6;
-#line 31 "structs_header.cubind.h"
+#line 32 "structs_header.cubind.h"
 } lj_params;
+
+/* fwd_params (cxx_params.h): 8 bytes, aligned to 4; the .cubind.c checks the layout */
+typedef struct fwd_params {
+#line 9 "cxx_params.h"
+  int32_t rows;
+  float scale;
+#line 40 "structs_header.cubind.h"
+} fwd_params;
 
 cubind_status lj_scale_launch(const cubind_config *cfg, lj_params p, float *out);
 cubind_status lj_scale_call(const cubind_config *cfg, lj_params p, float *out);
@@ -53,6 +62,12 @@ cubind_status lookup_launch(const cubind_config *cfg, query q, int *hits);
 cubind_status lookup_call(const cubind_config *cfg, query q, int *hits);
 cubind_status lookup_attributes(cubind_kernel_attributes *out);
 cubind_status lookup_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
+cubind_status forward_launch(const cubind_config *cfg, fwd_params p, float *out);
+/* forward_call host buffers: out: copied out, 1 x 4 bytes. */
+cubind_status forward_call(const cubind_config *cfg, fwd_params p, float *out);
+cubind_status forward_attributes(cubind_kernel_attributes *out);
+cubind_status forward_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 #ifdef __cplusplus
 }
@@ -103,6 +118,11 @@ CUBIND_LAYOUT_CHECK(cubind_g_structs_header_3_query_sizeof, sizeof(query) == 24)
 CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_header_3_query_alignof, offsetof(struct cubind_g_structs_header_3_query_align, t) == 8);
 CUBIND_LAYOUT_CHECK(cubind_g_structs_header_3_query_field_range, offsetof(query, range) == 0);
 CUBIND_LAYOUT_CHECK(cubind_g_structs_header_3_query_field_span, offsetof(query, span) == 8);
+struct cubind_g_structs_header_4_fwd_params_align { char c; fwd_params t; };
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_4_fwd_params_sizeof, sizeof(fwd_params) == 8);
+CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_header_4_fwd_params_alignof, offsetof(struct cubind_g_structs_header_4_fwd_params_align, t) == 4);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_4_fwd_params_field_rows, offsetof(fwd_params, rows) == 0);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_4_fwd_params_field_scale, offsetof(fwd_params, scale) == 4);
 
 /* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
    runtime checks them against the loaded kernel. */
@@ -115,6 +135,7 @@ static const cubind_param_info cubind_g_structs_header_params1[] = {
 };
 static const cubind_param_info cubind_g_structs_header_params2[] = {{"p", 0, 8}, {"e", 8, 8}, {"n", 16, 4}};
 static const cubind_param_info cubind_g_structs_header_params3[] = {{"q", 0, 24}, {"hits", 24, 8}};
+static const cubind_param_info cubind_g_structs_header_params4[] = {{"p", 0, 8}, {"out", 8, 8}};
 
 /* {C name, cubin symbol, parameters, number of parameters} */
 static const cubind_kernel_info cubind_g_structs_header_kernels[] = {
@@ -122,6 +143,7 @@ static const cubind_kernel_info cubind_g_structs_header_kernels[] = {
     {"apply", "apply", cubind_g_structs_header_params1, 4},
     {"lj_energy", "lj_energy", cubind_g_structs_header_params2, 3},
     {"lookup", "lookup", cubind_g_structs_header_params3, 2},
+    {"forward", "forward", cubind_g_structs_header_params4, 2},
 };
 
 /* The module: its descriptor (read-only) and the runtime's state for it (written only by
@@ -129,7 +151,7 @@ static const cubind_kernel_info cubind_g_structs_header_kernels[] = {
 static cubind_module_state cubind_g_structs_header_state;
 static const cubind_module cubind_g_structs_header_module = {
     3, "structs_header", cubind_fatbin_structs_header, &cubind_fatbin_structs_header_size,
-    cubind_g_structs_header_kernels, 4, &cubind_g_structs_header_state, NULL, 0};
+    cubind_g_structs_header_kernels, 5, &cubind_g_structs_header_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -215,6 +237,26 @@ cubind_status lookup_attributes(cubind_kernel_attributes *out) {
 
 cubind_status lookup_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cubind_g_structs_header_module, 3, n, shared_bytes, out);
+}
+
+cubind_status forward_launch(const cubind_config *cfg, fwd_params p, float *out) {
+  void *cubind_args[2] = {&p, &out};
+  return cubind_module_launch(&cubind_g_structs_header_module, 4, cfg, cubind_args);
+}
+
+cubind_status forward_call(const cubind_config *cfg, fwd_params p, float *out) {
+  void *cubind_args[2] = {&p, &out};
+  cubind_host_arg cubind_host_args[1] = {
+      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_int(1LL)), 4, "1"}};
+  return cubind_module_call(&cubind_g_structs_header_module, 4, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status forward_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_structs_header_module, 4, out);
+}
+
+cubind_status forward_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_structs_header_module, 4, n, shared_bytes, out);
 }
 
 #endif /* CUBIND_GENERATED_STRUCTS_HEADER_IMPLEMENTATION */
