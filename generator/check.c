@@ -534,9 +534,47 @@ static size_t template_uses(const cubind_model *model, size_t t) {
   return uses;
 }
 
+/* 1 when an unbound kernel's reason is cubind-gen's failure to name it in the .cu, not a limit
+   of C (a lambda's type, a parameter C cannot pass): parse_wrapper.c's reasons. */
+static int unresolved(const cubind_unbound *unbound) {
+  return strncmp(unbound->reason, "its name does not resolve", 25) == 0 ||
+         strncmp(unbound->reason, "its name resolves to", 20) == 0 ||
+         strcmp(unbound->reason, "it was not resolved") == 0;
+}
+
+/*
+ * Warns about each template kernel of the .cu whose instances in nvcc's binary cubind-gen could
+ * not name in the .cu: listed in the header only, they went unnoticed (llama.cpp's kernels
+ * templated on static functions were all unbound, without a word).
+ */
+static void check_unresolved_instances(const cubind_model *model) {
+  size_t t, i;
+  for (t = 0; t < model->num_templates; t++) {
+    const cubind_template *pattern = &model->templates[t];
+    size_t length = strlen(pattern->qualified), count = 0;
+    const cubind_unbound *first = NULL;
+    if (pattern->place != CUBIND_PLACE_INPUT)
+      continue;
+    for (i = 0; i < model->num_unbound; i++)
+      if (strncmp(model->unbound[i].name, pattern->qualified, length) == 0 &&
+          model->unbound[i].name[length] == '<' && unresolved(&model->unbound[i])) {
+        first = first ? first : &model->unbound[i];
+        count++;
+      }
+    if (first)
+      warning_take(&pattern->location,
+                   cubind_xasprintf("%zu instance%s of template kernel '%s' in nvcc's binary "
+                                    "get%s no C functions (listed in the generated header): "
+                                    "'%s': %s",
+                                    count, count == 1 ? "" : "s", pattern->name,
+                                    count == 1 ? "s" : "", first->name, first->reason));
+  }
+}
+
 /* Warns about each template kernel for which no specialisation was met at all. */
 static void check_templates(const cubind_model *model) {
   size_t t;
+  check_unresolved_instances(model);
   for (t = 0; t < model->num_templates; t++) {
     const cubind_template *pattern = &model->templates[t];
     /* a header's templates serve many files: this one need not use them */
