@@ -563,8 +563,8 @@ static size_t internal_scope_length(const char *at) {
  * function (internal_scope_length); a function or object as a template argument, which the
  * demangler prints as "&(matmul_tri3(float const*, int))", becomes "&matmul_tri3" (the
  * parameter's type picks the overload; a function template's instance loses the return type
- * printed first: "&(float silu<float>(float const&))" is "&silu<float>"), a floating-point argument,
- * "(float)[40200000]", its exact value (append_float_argument; as a literal with
+ * printed first: "&(float silu<float>(float const&))" is "&silu<float>"), a floating-point
+ * argument, "(float)[40200000]", its exact value (append_float_argument; as a literal with
  * `float_literals`, for the C name), and the least 64-bit integer, "-9223372036854775808l",
  * one C++ can read. A new string.
  */
