@@ -222,11 +222,17 @@ static void append_written(cubind_buf *text, const char *written) {
   cubind_buf_free(&words);
 }
 
+/* 1 when template parameter i is a non-type one of deduced type (`template <auto V>`). */
+static int auto_param(const template_params *params, unsigned i) {
+  return i < params->count &&
+         clang_getCanonicalType(clang_getCursorType(params->items[i])).kind == CXType_Auto;
+}
+
 /* parse_specialization_c_name: see parse_templates.h. */
 char *parse_specialization_c_name(CXCursor specialization, const char *args) {
   cubind_buf text = {0};
   int i, count = clang_Cursor_getNumTemplateArguments(specialization);
-  char *name = cx_spelling(specialization), *result;
+  char *name = cx_spelling(specialization), *result, *written;
   template_params params;
   specialization_params(specialization, &params);
   cubind_buf_puts(&text, name);
@@ -249,6 +255,13 @@ char *parse_specialization_c_name(CXCursor specialization, const char *args) {
       }
       cubind_buf_printf(&text, " %s", type);
       free(type);
+    } else if (kind == CXTemplateArgumentKind_Integral && auto_param(&params, (unsigned)i) &&
+               (written = argument_text(args, i)) != NULL) {
+      /* an `auto` parameter's argument as written: its type tells instances apart, which
+         libclang does not give for a value (tagged<ElecType::Cut>, tagged<VdwType::Cut>:
+         tagged_ElecType_Cut, tagged_VdwType_Cut; tagged<3>, tagged<3u>: tagged_3, tagged_3u) */
+      append_written(&text, written);
+      free(written);
     } else if (kind == CXTemplateArgumentKind_Integral) {
       char *value = integral_argument(specialization, &params, (unsigned)i, 1);
       cubind_buf_printf(&text, " %s", value);
@@ -257,13 +270,12 @@ char *parse_specialization_c_name(CXCursor specialization, const char *args) {
       /* a pack: every written argument from here on is one of its elements ("sum<1, 2, 3>"
          and "sum<1, 23>" must not both become sum_1) */
       int piece;
-      char *written;
       for (piece = i; (written = argument_text(args, piece)) != NULL; piece++) {
         append_written(&text, written);
         free(written);
       }
     } else {
-      char *written = argument_text(args, i);
+      written = argument_text(args, i);
       if (written)
         append_written(&text, written);
       else
