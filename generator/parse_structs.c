@@ -223,15 +223,16 @@ static char *record_problem(parse_context *ctx, CXCursor decl, const char *displ
     return cubind_xasprintf("type '%s' comes from the toolkit's %s, which is C++ only: pass a "
                             "pointer",
                             display, *header);
+  /* (a template first: moving it to the global scope would not help) */
+  if (!clang_Cursor_isNull(clang_getSpecializedCursorTemplate(decl)))
+    return cubind_xasprintf(
+        "'%s' is a class template specialization, which C cannot name: use a plain struct",
+        display);
   if (!cx_at_file_scope(decl) && !(defined_here && nested_record(decl)))
     return cubind_xasprintf(
         "%s '%s' is declared inside a namespace or class, where C cannot name it: declare it at "
         "global scope (in the .cu, or in a C-compatible header both sides include)",
         what, display);
-  if (!clang_Cursor_isNull(clang_getSpecializedCursorTemplate(decl)))
-    return cubind_xasprintf(
-        "'%s' is a class template specialization, which C cannot name: use a plain struct",
-        display);
   if (has_base)
     return cubind_xasprintf(
         "%s '%s' has base classes, which C cannot declare: make it a plain struct", what,
