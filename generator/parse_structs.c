@@ -394,8 +394,13 @@ static void parse_struct_at(parse_context *ctx, CXType written, c_type *mapped, 
   size_t i;
   *index = -1;
   memset(&walk, 0, sizeof walk);
-  if (!alias && name_hint && (!name[0] || clang_Cursor_isAnonymous(decl)))
-    alias = cubind_xstrdup(name_hint); /* an unnamed nested record: its C copy's name */
+  if (!alias && name_hint && (!name[0] || clang_Cursor_isAnonymous(decl))) {
+    /* an unnamed nested record: its C copy's name, in messages too (clang spells it with the
+       file's path and line, which would make the generated header depend on where it lies) */
+    alias = cubind_xstrdup(name_hint);
+    free(display);
+    display = cubind_xstrdup(name_hint);
+  }
   for (i = 0; i < model->num_structs; i++)
     if (strcmp(model->structs[i].usr, usr) == 0) {
       mapped->spelling = cubind_xstrdup(model->structs[i].c_name);

@@ -59,7 +59,7 @@ typedef struct counted {
 #line 60 "structs.cubind.h"
 } counted;
 
-/* window::(unnamed struct at /work/main/tests/generator/fixtures/structs.cu:40:3) (structs.cu): 8 bytes, aligned to 4; the .cubind.c checks the layout */
+/* window_range (structs.cu): 8 bytes, aligned to 4; the .cubind.c checks the layout */
 typedef struct window_range {
 #line 40 "structs.cu"
   int lo;
@@ -68,7 +68,7 @@ typedef struct window_range {
 #line 69 "structs.cubind.h"
 } window_range;
 
-/* window::(unnamed union at /work/main/tests/generator/fixtures/structs.cu:41:3) (structs.cu): 4 bytes, aligned to 4; the .cubind.c checks the layout */
+/* window_value (structs.cu): 4 bytes, aligned to 4; the .cubind.c checks the layout */
 typedef union window_value {
 #line 41 "structs.cu"
   float f;
