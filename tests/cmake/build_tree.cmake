@@ -6,9 +6,6 @@ include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
 cubind_require(BUILD_DIR WORK_DIR GENERATOR C_COMPILER)
 set(build "${WORK_DIR}/build")
 file(REMOVE_RECURSE "${WORK_DIR}")
-cubind_run(output "${CMAKE_COMMAND}" -S "${CMAKE_CURRENT_LIST_DIR}/consumer" -B "${build}"
-           -G "${GENERATOR}" "-Dcubind_DIR=${BUILD_DIR}" "-DCMAKE_C_COMPILER=${C_COMPILER}")
-cubind_run(output "${CMAKE_COMMAND}" --build "${build}")
-cubind_expect_no_gpu(consumer "${build}/app")
-cubind_expect_no_gpu(array_app "${build}/array_app")
+cubind_build_consumer("${build}" "${GENERATOR}" "-Dcubind_DIR=${BUILD_DIR}"
+                      "-DCMAKE_C_COMPILER=${C_COMPILER}")
 message(STATUS "build_tree: tests/cmake/consumer built against ${BUILD_DIR} and run")

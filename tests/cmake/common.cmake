@@ -44,6 +44,17 @@ function(cubind_expect_no_gpu name)
   message(STATUS "${name} without a GPU: ${output}")
 endfunction()
 
+# cubind_build_consumer(<build dir> <generator> <cmake -D argument>...): configures
+# tests/cmake/consumer with the arguments (how it finds cubind), builds it, and runs its two
+# programs without a GPU (exit 77 expected).
+function(cubind_build_consumer build generator)
+  cubind_run(output "${CMAKE_COMMAND}" -S "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/consumer"
+             -B "${build}" -G "${generator}" ${ARGN})
+  cubind_run(output "${CMAKE_COMMAND}" --build "${build}")
+  cubind_expect_no_gpu(consumer "${build}/app")
+  cubind_expect_no_gpu(array_app "${build}/array_app")
+endfunction()
+
 # _cubind_hex_le(<out> <hex> <offset> <bytes>): the little-endian number of <bytes> bytes at byte
 # <offset> of a file read with file(READ ... HEX).
 function(_cubind_hex_le out hex offset bytes)

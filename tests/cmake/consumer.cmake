@@ -14,11 +14,8 @@ cubind_require_tool(READELF "readelf" binutils)
 set(build "${WORK_DIR}/build")
 file(REMOVE_RECURSE "${WORK_DIR}")
 
-cubind_run(output "${CMAKE_COMMAND}" -S "${CMAKE_CURRENT_LIST_DIR}/consumer" -B "${build}"
-           -G "${GENERATOR}" "-DCMAKE_PREFIX_PATH=${PREFIX}" "-DCMAKE_C_COMPILER=${C_COMPILER}")
-cubind_run(output "${CMAKE_COMMAND}" --build "${build}")
-cubind_expect_no_gpu(consumer "${build}/app")
-cubind_expect_no_gpu(array_app "${build}/array_app")
+cubind_build_consumer("${build}" "${GENERATOR}" "-DCMAKE_PREFIX_PATH=${PREFIX}"
+                      "-DCMAKE_C_COMPILER=${C_COMPILER}")
 
 # needed_libraries(<out> <program>): the NEEDED entries of its dynamic section.
 function(needed_libraries out program)
