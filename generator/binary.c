@@ -53,11 +53,18 @@ static int compare_units(const void *a, const void *b) {
 }
 
 /* Adds arch to a sorted set of SM versions. */
-static void add_arch(unsigned **archs, size_t *count, unsigned arch) {
+/* cubind_archs_contain: see binary.h. */
+int cubind_archs_contain(const unsigned *archs, size_t count, unsigned arch) {
   size_t i;
-  for (i = 0; i < *count; i++)
-    if ((*archs)[i] == arch)
-      return;
+  for (i = 0; i < count; i++)
+    if (archs[i] == arch)
+      return 1;
+  return 0;
+}
+
+static void add_arch(unsigned **archs, size_t *count, unsigned arch) {
+  if (cubind_archs_contain(*archs, *count, arch))
+    return;
   *archs = cubind_xrealloc(*archs, (*count + 1) * sizeof **archs);
   (*archs)[(*count)++] = arch;
   qsort(*archs, *count, sizeof **archs, compare_units);

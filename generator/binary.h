@@ -63,6 +63,9 @@ int cubind_binary_check_image(const char *name, const unsigned char *data, size_
  */
 const cubind_binary_kernel *cubind_binary_find(const cubind_binary *binary, const char *symbol);
 
+/* cubind_archs_contain: 1 when `arch` is one of archs[0..count) (an arch list of binary.h). */
+int cubind_archs_contain(const unsigned *archs, size_t count, unsigned arch);
+
 /* cubind_binary_free: frees everything binary owns and zeroes it. */
 void cubind_binary_free(cubind_binary *binary);
 

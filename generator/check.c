@@ -534,14 +534,6 @@ static size_t template_uses(const cubind_model *model, size_t t) {
   return uses;
 }
 
-/* 1 when an unbound kernel's reason is cubind-gen's failure to name it in the .cu, not a limit
-   of C (a lambda's type, a parameter C cannot pass): parse_wrapper.c's reasons. */
-static int unresolved(const cubind_unbound *unbound) {
-  return strncmp(unbound->reason, "its name does not resolve", 25) == 0 ||
-         strncmp(unbound->reason, "its name resolves to", 20) == 0 ||
-         strcmp(unbound->reason, "it was not resolved") == 0;
-}
-
 /*
  * Warns about each template kernel of the .cu whose instances in nvcc's binary cubind-gen could
  * not name in the .cu: listed in the header only, they went unnoticed (llama.cpp's kernels
@@ -557,7 +549,7 @@ static void check_unresolved_instances(const cubind_model *model) {
       continue;
     for (i = 0; i < model->num_unbound; i++)
       if (strncmp(model->unbound[i].name, pattern->qualified, length) == 0 &&
-          model->unbound[i].name[length] == '<' && unresolved(&model->unbound[i])) {
+          model->unbound[i].name[length] == '<' && model->unbound[i].unnamed) {
         first = first ? first : &model->unbound[i];
         count++;
       }

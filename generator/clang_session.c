@@ -162,15 +162,6 @@ static void add_toolkit_version(cubind_strlist *args, const char *cuda_path) {
   free(path);
 }
 
-/* 1 when `arch` is one of list[0..count). */
-static int lists_arch(const unsigned *list, size_t count, unsigned arch) {
-  size_t i;
-  for (i = 0; i < count; i++)
-    if (list[i] == arch)
-      return 1;
-  return 0;
-}
-
 /*
  * -D__CUDA_ARCH__ for the binary's SM version `arch`, and the macros nvcc defines besides for
  * code of the arch's own features (sm_90a: __CUDA_ARCH_FEAT_SM90_ALL, __CUDA_ARCH_SPECIFIC__,
@@ -179,16 +170,19 @@ static int lists_arch(const unsigned *list, size_t count, unsigned arch) {
  */
 static void add_arch_macros(cubind_strlist *args, const cubind_binary *binary, unsigned arch) {
   char define[64];
+  int specific = binary && cubind_archs_contain(binary->specific_archs,
+                                                binary->num_specific_archs, arch);
+  int family = binary && cubind_archs_contain(binary->family_archs, binary->num_family_archs,
+                                              arch);
   snprintf(define, sizeof define, "-D__CUDA_ARCH__=%u", arch * 10);
   cubind_strlist_add(args, define);
-  if (binary && lists_arch(binary->specific_archs, binary->num_specific_archs, arch)) {
+  if (specific) {
     snprintf(define, sizeof define, "-D__CUDA_ARCH_FEAT_SM%u_ALL", arch);
     cubind_strlist_add(args, define);
     snprintf(define, sizeof define, "-D__CUDA_ARCH_SPECIFIC__=%u", arch * 10);
     cubind_strlist_add(args, define);
   }
-  if (binary && (lists_arch(binary->specific_archs, binary->num_specific_archs, arch) ||
-                 lists_arch(binary->family_archs, binary->num_family_archs, arch))) {
+  if (specific || family) {
     snprintf(define, sizeof define, "-D__CUDA_ARCH_FAMILY_SPECIFIC__=%u", arch * 10);
     cubind_strlist_add(args, define);
   }

@@ -23,13 +23,14 @@ cubind_kernel *cubind_model_add_kernel(cubind_model *model) {
 }
 
 /* cubind_model_add_unbound: see model.h. */
-void cubind_model_add_unbound(cubind_model *model, const char *symbol, const char *name,
-                              const char *reason) {
+cubind_unbound *cubind_model_add_unbound(cubind_model *model, const char *symbol,
+                                         const char *name, const char *reason) {
   cubind_unbound *entry =
       APPEND_ZEROED(model->unbound, model->num_unbound);
   entry->symbol = cubind_xstrdup(symbol);
   entry->name = cubind_xstrdup(name);
   entry->reason = cubind_xstrdup(reason);
+  return entry;
 }
 
 /* cubind_model_add_variable: see model.h. */

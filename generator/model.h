@@ -163,6 +163,8 @@ typedef struct cubind_unbound {
   char *symbol;         /* its cubin symbol */
   char *name;           /* its C++ name (demangled), or the symbol */
   char *reason;
+  int unnamed;          /* cubind-gen could not name it in the .cu (parse_wrapper.c), a limit of
+                           its own rather than of C: worth a warning (check.c) */
 } cubind_unbound;
 
 /* One field of a struct or union passed by value (device layout, as libclang measured it). */
@@ -264,7 +266,7 @@ void cubind_kernel_init(cubind_kernel *kernel);
 void cubind_kernel_clear(cubind_kernel *kernel);
 
 /* cubind_model_add_unbound: appends copies of the three strings to model->unbound. */
-void cubind_model_add_unbound(cubind_model *model, const char *symbol, const char *name,
+cubind_unbound *cubind_model_add_unbound(cubind_model *model, const char *symbol, const char *name,
                               const char *reason);
 
 /* cubind_model_add_variable / _template / _finding: append a zeroed entry and return it. */

@@ -435,6 +435,7 @@ typedef struct candidate {
   char *params;   /* "(float const*, float*, int)"; NULL for an extern "C" kernel */
   char *reason;   /* why it cannot be resolved; NULL while it may be */
   int unresolved; /* the wrapper did not resolve its name (another __CUDA_ARCH__ may) */
+  int tried;      /* a wrapper line named it (resolve_candidate) */
   int recorded;   /* it became a kernel of the model */
 } candidate;
 
@@ -745,6 +746,7 @@ static void resolve_candidate(parse_context *ctx, const wrapper *w, size_t line,
   CXCursor function = w->functions[line];
   cubind_kernel *kernel;
   char *mangled;
+  c->tried = 1;
   if (clang_Cursor_isNull(function)) {
     c->unresolved = 1;
     c->reason = w->errors[line]
@@ -770,14 +772,6 @@ static void resolve_candidate(parse_context *ctx, const wrapper *w, size_t line,
   c->recorded = 1;
 }
 
-/* 1 when the binary's code for `arch` has `kernel`. */
-static int has_arch(const cubind_binary_kernel *kernel, unsigned arch) {
-  size_t i;
-  for (i = 0; i < kernel->num_archs; i++)
-    if (kernel->archs[i] == arch)
-      return 1;
-  return 0;
-}
 
 /* Whether resolve_candidates(..., arch, main_arch) takes candidate c. */
 static int takes(const candidate *c, unsigned arch, unsigned main_arch) {
@@ -787,7 +781,9 @@ static int takes(const candidate *c, unsigned arch, unsigned main_arch) {
     return !c->reason;
   /* unresolved under the main parse's __CUDA_ARCH__, and absent from that architecture's
      code: declared under a guard for `arch`, its first architecture */
-  return c->unresolved && !has_arch(c->kernel, main_arch) && c->kernel->archs[0] == arch;
+  return c->unresolved &&
+         !cubind_archs_contain(c->kernel->archs, c->kernel->num_archs, main_arch) &&
+         c->kernel->archs[0] == arch;
 }
 
 /* parse_binary_references: see parse_wrapper.h. */
@@ -890,8 +886,11 @@ void parse_binary_kernels(parse_context *ctx, clang_session *session) {
       resolve_candidates(ctx, session, cands, count, binary->archs[i], main_arch);
   for (i = 0; i < count; i++) {
     if (!cands[i].recorded)
+      /* unnamed: tried and not resolved, or never resolved; read_candidate's reasons (a
+         lambda's type, a local one) are limits of C++ naming, not of cubind-gen */
       cubind_model_add_unbound(ctx->model, cands[i].kernel->symbol, cands[i].name,
-                               cands[i].reason ? cands[i].reason : "it was not resolved");
+                               cands[i].reason ? cands[i].reason : "it was not resolved")
+          ->unnamed = cands[i].tried || !cands[i].reason;
     free(cands[i].name);
     free(cands[i].params);
     free(cands[i].reason);
