@@ -106,11 +106,11 @@ cubind_status cubind__call(const cubind_module *module, unsigned kernel_index,
                           const cubind_config *cfg, void **args, const cubind_host_arg *host_args,
                           unsigned num_host_args, const cubind_elementwise_shape *shape) {
   const cubind__kernel_slot *k = NULL;
-  unsigned long long registered = 0; /* bit i: host argument i is registered for this call */
   unsigned char kind[CUBIND__MAX_STAGED_ARGS];    /* cubind__copy_kind of host argument i */
+  unsigned short hold[CUBIND__MAX_STAGED_ARGS];   /* staging.h: its record while the call runs */
   cubind__host_segment segments[CUBIND__MAX_STAGED_ARGS];
   unsigned segment_arg[CUBIND__MAX_STAGED_ARGS]; /* the host argument behind each segment */
-  unsigned num_segments = 0, failed_segment = 0;
+  unsigned num_segments = 0, failed_segment = 0, num_classified = 0;
   int any_staged = 0, pooled = 0;
   CUdeviceptr base = 0;
   size_t total = 0, offset, staged_bytes = 0;
@@ -144,25 +144,19 @@ cubind_status cubind__call(const cubind_module *module, unsigned kernel_index,
 
   /* How each buffer moves (staging.h): large pageable ones through the staging threads, or,
      when those are busy, page-locked in place for the call. */
-  for (i = 0; i < num_host_args && i < CUBIND__MAX_STAGED_ARGS; i++) {
-    const cubind_host_arg *h = &host_args[i];
-    size_t bytes = h->count * h->elem_size;
-    kind[i] = bytes && (h->direction & CUBIND_DIRECTION_INOUT)
-                  ? (unsigned char)cubind__staging_kind(h->host, bytes)
-                  : (unsigned char)CUBIND__COPY_PLAIN;
+  num_classified = num_host_args < CUBIND__MAX_STAGED_ARGS ? num_host_args
+                                                           : CUBIND__MAX_STAGED_ARGS;
+  cubind__staging_classify(host_args, num_classified, 0, kind, hold);
+  for (i = 0; i < num_classified; i++)
     if (kind[i] == CUBIND__COPY_STAGED)
-      staged_bytes += bytes * ((h->direction & CUBIND_DIRECTION_IN ? 1u : 0u) +
-                               (h->direction & CUBIND_DIRECTION_OUT ? 1u : 0u));
-  }
+      staged_bytes += host_args[i].count * host_args[i].elem_size *
+                      ((host_args[i].direction & CUBIND_DIRECTION_IN ? 1u : 0u) +
+                       (host_args[i].direction & CUBIND_DIRECTION_OUT ? 1u : 0u));
   any_staged = staged_bytes > 0;
   if (any_staged) pooled = cubind__staging_acquire(k->context, staged_bytes);
-  for (i = 0; any_staged && !pooled && i < num_host_args && i < CUBIND__MAX_STAGED_ARGS; i++)
-    if (kind[i] == CUBIND__COPY_STAGED) {
-      const cubind_host_arg *h = &host_args[i];
-      int locked = cubind__staging_register(h->host, h->count * h->elem_size);
-      if (locked) registered |= 1ull << i;
-      kind[i] = locked ? CUBIND__COPY_DIRECT : CUBIND__COPY_PLAIN;
-    }
+  for (i = 0; any_staged && !pooled && i < num_classified; i++)
+    if (kind[i] == CUBIND__COPY_STAGED)
+      kind[i] = cubind__staging_register(hold[i]) ? CUBIND__COPY_DIRECT : CUBIND__COPY_PLAIN;
 
   /* Copy in, and point each annotated parameter at its part of the arena. */
   offset = 0;
@@ -244,15 +238,13 @@ finish:
   /* Every path here has synchronised the stream and the staging threads' copies are done: no
      copy uses a registered buffer or a staging slot any more. */
   if (pooled) cubind__hostcopy_release();
-  for (i = 0; registered && i < num_host_args && i < CUBIND__MAX_STAGED_ARGS; i++)
-    if (registered >> i & 1) {
+  for (i = 0; i < num_classified; i++)
+    if (hold[i] && (r = cubind__staging_release(hold[i])) != CUDA_SUCCESS &&
+        status == CUBIND_SUCCESS) {
       const cubind_host_arg *h = &host_args[i];
-      r = cubind__staging_unregister(h->host);
-      if (r != CUDA_SUCCESS && status == CUBIND_SUCCESS)
-        status = cubind__fail_cuda(r, CUBIND_ERROR_CUDA,
-                                   "%s: cuMemHostUnregister of parameter %u '%s' failed", what,
-                                   h->param_index,
-                                   param_name(module, kernel_index, h->param_index));
+      status = cubind__fail_cuda(r, CUBIND_ERROR_CUDA,
+                                 "%s: cuMemHostUnregister of parameter %u '%s' failed", what,
+                                 h->param_index, param_name(module, kernel_index, h->param_index));
     }
   return status;
 }

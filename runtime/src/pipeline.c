@@ -167,10 +167,10 @@ cubind_status cubind__pipeline(const char *what, const cubind_module *module,
                                const cubind_elementwise_shape *shape, size_t chunk) {
   pipeline_run p;
   unsigned char kind[CUBIND__MAX_STAGED_ARGS];
-  unsigned long long registered = 0;
+  unsigned short hold[CUBIND__MAX_STAGED_ARGS]; /* staging.h: its record while the call runs */
   size_t saved_n, staged_bytes = 0;
   unsigned i, s;
-  int any_staged = 0, pooled = 0;
+  int any_staged = 0, pooled = 0, classified = 0;
   CUresult r = CUDA_SUCCESS;
   const char *failed = NULL;
   cubind_status status;
@@ -200,20 +200,20 @@ cubind_status cubind__pipeline(const char *what, const cubind_module *module,
   if (!failed && (r = cubind__drv.cuStreamSynchronize(cfg->stream)) != CUDA_SUCCESS)
     failed = "cuStreamSynchronize of the call's stream";
   /* How the buffers move (staging.h): the staging threads when any is large and pageable. */
-  for (i = 0; !failed && i < num_host_args; i++) {
-    const cubind_host_arg *h = &host_args[i];
-    kind[i] = (unsigned char)cubind__staging_kind(h->host, shape->n * h->elem_size);
-    if (kind[i] == CUBIND__COPY_STAGED)
-      staged_bytes += shape->n * h->elem_size *
-                      ((h->direction & CUBIND_DIRECTION_IN ? 1u : 0u) +
-                       (h->direction & CUBIND_DIRECTION_OUT ? 1u : 0u));
+  if (!failed) {
+    cubind__staging_classify(host_args, num_host_args, shape->n, kind, hold);
+    classified = 1;
   }
+  for (i = 0; classified && i < num_host_args; i++)
+    if (kind[i] == CUBIND__COPY_STAGED)
+      staged_bytes += shape->n * host_args[i].elem_size *
+                      ((host_args[i].direction & CUBIND_DIRECTION_IN ? 1u : 0u) +
+                       (host_args[i].direction & CUBIND_DIRECTION_OUT ? 1u : 0u));
   any_staged = staged_bytes > 0;
   if (!failed && any_staged) pooled = cubind__staging_acquire(p.k->context, staged_bytes);
   for (i = 0; !failed && any_staged && !pooled && i < num_host_args; i++)
-    if (kind[i] == CUBIND__COPY_STAGED &&
-        cubind__staging_register(host_args[i].host, shape->n * host_args[i].elem_size))
-      registered |= 1ull << i; /* else: copied plainly */
+    if (kind[i] == CUBIND__COPY_STAGED && cubind__staging_register(hold[i]))
+      kind[i] = CUBIND__COPY_DIRECT; /* else: copied plainly */
 
   saved_n = *(size_t *)args[shape->count_index];
   if (!failed) failed = pooled ? run_staged(&p, kind, &r, &status) : run_direct(&p, &r, &status);
@@ -231,9 +231,9 @@ cubind_status cubind__pipeline(const char *what, const cubind_module *module,
     (void)cubind__drv.cuStreamDestroy(p.streams[s]);
   }
   if (pooled) cubind__hostcopy_release();
-  for (i = 0; registered && i < num_host_args; i++)
-    if (registered >> i & 1) {
-      CUresult unregistered = cubind__staging_unregister(host_args[i].host);
+  for (i = 0; classified && i < num_host_args; i++)
+    if (hold[i]) {
+      CUresult unregistered = cubind__staging_release(hold[i]);
       if (unregistered != CUDA_SUCCESS && !failed && status == CUBIND_SUCCESS) {
         r = unregistered;
         failed = "cuMemHostUnregister";

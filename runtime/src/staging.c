@@ -8,8 +8,10 @@
  * the online processors up to 12, each copying chunks through page-locked slots while the
  * previous chunk's DMA runs), once the process's large pageable traffic has reached
  * CUBIND_STAGING_START bytes (default 256 MiB; see DEFAULT_START). Until then, and when another
- * call holds the threads or they cannot start, a buffer of at least 8 MiB is page-locked in place for the call (cuMemHostRegister, undone after
- * the call's final synchronisation) and smaller ones are copied plainly. Measured figures are in
+ * call holds the threads or they cannot start, a buffer of at least 8 MiB is page-locked in
+ * place for the call (cuMemHostRegister, undone after the call's final synchronisation, or by
+ * the last running call that copies from it: see "the large host buffers of running calls"
+ * below) and smaller ones are copied plainly. Measured figures are in
  * docs/benchmarks.md. Page-locked memory (cuMemAllocHost / cuMemHostRegister memory, seen by
  * cuPointerGetAttributes, which reports no error for ordinary memory) is copied directly.
  * CUBIND_PAGEABLE_STAGING=0 turns all of this off. A value that cannot be read fails every
@@ -93,19 +95,6 @@ void cubind__set_staging(int on, size_t min_bytes, unsigned threads, size_t star
   policy_bad = 0;
 }
 
-cubind__copy_kind cubind__staging_kind(const void *host, size_t bytes) {
-  CUpointer_attribute attribute = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
-  unsigned type = 0; /* CUmemorytype; 0 for memory the driver does not know (pageable) */
-  void *data = &type;
-  pthread_once(&policy_once, read_policy);
-  if (!staging_on || policy_bad || bytes < staging_min || !cubind__drv.cuPointerGetAttributes)
-    return CUBIND__COPY_PLAIN;
-  if (cubind__drv.cuPointerGetAttributes(1, &attribute, &data, (CUdeviceptr)(uintptr_t)host) !=
-      CUDA_SUCCESS)
-    return CUBIND__COPY_PLAIN; /* unknown: let the driver decide */
-  return type != 0 ? CUBIND__COPY_DIRECT : CUBIND__COPY_STAGED;
-}
-
 int cubind__staging_acquire(CUcontext ctx, size_t bytes) {
   pthread_once(&policy_once, read_policy);
   if (staging_threads < 2) return 0;
@@ -115,10 +104,155 @@ int cubind__staging_acquire(CUcontext ctx, size_t bytes) {
   return cubind__hostcopy_acquire(ctx, staging_threads);
 }
 
-int cubind__staging_register(void *host, size_t bytes) {
-  if (bytes < REGISTER_MIN || !cubind__drv.cuMemHostRegister || !cubind__drv.cuMemHostUnregister)
-    return 0;
-  return cubind__drv.cuMemHostRegister(host, bytes, 0) == CUDA_SUCCESS; /* else: plainly */
+/* ---- the large host buffers of running calls ------------------------------------------------ */
+
+/*
+ * Calls on several threads may pass the same host memory (the weights every device's thread
+ * reads). Memory one call page-locked in place is copied by DMA for any call that copies from
+ * it, after the copying call has returned from the driver; unregistering it under such a copy
+ * would pull the pages from under the DMA. So every large pageable buffer of a running call is
+ * recorded here as a range while the call runs, registered or not, and a registration is undone
+ * only when no running call's range overlaps it any more: by the last call that touched it,
+ * which returns after it is undone. A buffer inside another call's registered range shares it.
+ * A range is registered only where no other registration overlaps it (the driver refuses).
+ */
+#define MAX_RANGES 256 /* at least CUBIND__MAX_STAGED_ARGS: one call always fits */
+
+typedef struct host_range {
+  uintptr_t begin, end;
+  unsigned users; /* running calls holding it; the entry is free when 0 and not registered */
+  int registered; /* page-locked in place by us */
+} host_range;
+
+static pthread_mutex_t ranges_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t range_freed = PTHREAD_COND_INITIALIZER;
+static host_range ranges[MAX_RANGES];
+static unsigned ranges_taken; /* entries in use */
+
+static int in_use(const host_range *r) { return r->users > 0 || r->registered; }
+static int overlap(const host_range *r, uintptr_t begin, uintptr_t end) {
+  return r->begin < end && begin < r->end;
 }
 
-CUresult cubind__staging_unregister(void *host) { return cubind__drv.cuMemHostUnregister(host); }
+/* A range of running calls other than `r` overlapping it? */
+static int still_touched(const host_range *r) {
+  unsigned i;
+  for (i = 0; i < MAX_RANGES; i++)
+    if (&ranges[i] != r && ranges[i].users > 0 && overlap(&ranges[i], r->begin, r->end)) return 1;
+  return 0;
+}
+
+/* Records one large buffer for a call (ranges_lock held, a free entry exists): *hold. */
+static cubind__copy_kind record(const void *host, size_t bytes, unsigned short *hold) {
+  uintptr_t begin = (uintptr_t)host, end = begin + bytes;
+  CUpointer_attribute attribute = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
+  unsigned type = 0; /* CUmemorytype; 0 for memory the driver does not know (pageable) */
+  void *data = &type;
+  cubind__copy_kind kind = CUBIND__COPY_STAGED;
+  int overlapping = 0;
+  unsigned i, free_entry = MAX_RANGES;
+  for (i = 0; i < MAX_RANGES; i++) {
+    host_range *r = &ranges[i];
+    if (!in_use(r)) {
+      if (free_entry == MAX_RANGES) free_entry = i;
+    } else if (r->begin <= begin && end <= r->end) { /* inside: share it */
+      r->users++;
+      *hold = (unsigned short)(i + 1);
+      return r->registered ? CUBIND__COPY_DIRECT : CUBIND__COPY_STAGED;
+    } else if (overlap(r, begin, end)) {
+      overlapping = 1;
+    }
+  }
+  /* Not ours: page-locked by the program itself (copied directly, nothing to hold), pageable,
+     or unknown (the driver decides; recorded all the same, so that nobody registers it). */
+  if (!overlapping) {
+    if (cubind__drv.cuPointerGetAttributes(1, &attribute, &data, (CUdeviceptr)begin) !=
+        CUDA_SUCCESS)
+      kind = CUBIND__COPY_PLAIN;
+    else if (type != 0)
+      return CUBIND__COPY_DIRECT;
+  }
+  ranges[free_entry].begin = begin;
+  ranges[free_entry].end = end;
+  ranges[free_entry].users = 1;
+  ranges[free_entry].registered = 0;
+  ranges_taken++;
+  *hold = (unsigned short)(free_entry + 1);
+  return kind;
+}
+
+/* Whether a call's host argument is one the staging policy moves other than plainly. */
+static int large(const cubind_host_arg *h, size_t bytes) {
+  return staging_on && !policy_bad && bytes > 0 && bytes >= staging_min &&
+         (h->direction & CUBIND_DIRECTION_INOUT) && cubind__drv.cuPointerGetAttributes;
+}
+
+void cubind__staging_classify(const cubind_host_arg *host_args, unsigned n, size_t elements,
+                              unsigned char *kind, unsigned short *hold) {
+  unsigned i, num_large = 0;
+  pthread_once(&policy_once, read_policy);
+  for (i = 0; i < n; i++) {
+    const cubind_host_arg *h = &host_args[i];
+    kind[i] = CUBIND__COPY_PLAIN;
+    hold[i] = 0;
+    num_large += (unsigned)large(h, (elements ? elements : h->count) * h->elem_size);
+  }
+  if (!num_large) return; /* small buffers take no lock */
+  pthread_mutex_lock(&ranges_lock);
+  while (MAX_RANGES - ranges_taken < num_large) pthread_cond_wait(&range_freed, &ranges_lock);
+  for (i = 0; i < n; i++) {
+    const cubind_host_arg *h = &host_args[i];
+    size_t bytes = (elements ? elements : h->count) * h->elem_size;
+    if (large(h, bytes)) kind[i] = (unsigned char)record(h->host, bytes, &hold[i]);
+  }
+  pthread_mutex_unlock(&ranges_lock);
+}
+
+/* A registration overlapping `r` (the driver refuses a second one)? */
+static int overlaps_registration(const host_range *r) {
+  unsigned i;
+  for (i = 0; i < MAX_RANGES; i++)
+    if (ranges[i].registered && overlap(&ranges[i], r->begin, r->end)) return 1;
+  return 0;
+}
+
+int cubind__staging_register(unsigned short hold) {
+  host_range *r = &ranges[hold - 1];
+  int registered;
+  /* Under the lock, so that no call shares a range half registered (this path is the fallback of
+     calls that found the staging threads busy; they register one at a time). */
+  pthread_mutex_lock(&ranges_lock);
+  registered = r->registered;
+  if (!registered && r->end - r->begin >= REGISTER_MIN && cubind__drv.cuMemHostRegister &&
+      cubind__drv.cuMemHostUnregister) {
+    registered = r->registered = /* else: plainly */
+        !overlaps_registration(r) &&
+        cubind__drv.cuMemHostRegister((void *)r->begin, r->end - r->begin, 0) == CUDA_SUCCESS;
+  }
+  pthread_mutex_unlock(&ranges_lock);
+  return registered;
+}
+
+CUresult cubind__staging_release(unsigned short hold) {
+  host_range *released = &ranges[hold - 1];
+  CUresult result = CUDA_SUCCESS;
+  unsigned i;
+  pthread_mutex_lock(&ranges_lock);
+  if (--released->users == 0) {
+    if (!released->registered) ranges_taken--;
+    /* Registrations this range kept, its own included, that no running call touches now. */
+    for (i = 0; i < MAX_RANGES; i++) {
+      host_range *r = &ranges[i];
+      if (r->registered && r->users == 0 && overlap(r, released->begin, released->end) &&
+          !still_touched(r)) {
+        CUresult undone = cubind__drv.cuMemHostUnregister((void *)r->begin);
+        if (result == CUDA_SUCCESS) result = undone;
+        r->registered = 0; /* the driver forgets it even when it reports an error */
+        ranges_taken--;
+      }
+    }
+    pthread_cond_broadcast(&range_freed);
+  }
+  pthread_mutex_unlock(&ranges_lock);
+  return result;
+}

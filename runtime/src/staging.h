@@ -1,8 +1,8 @@
 /*
  * staging.h (staging.c): how `<kernel>_call` moves each host buffer: the policy
  * (CUBIND_PAGEABLE_STAGING, CUBIND_STAGING_MIN, CUBIND_STAGING_THREADS, CUBIND_STAGING_START),
- * the staging threads
- * for large pageable buffers (hostcopy.h), and in-place registration when those are busy.
+ * the staging threads for large pageable buffers (hostcopy.h), and in-place registration when
+ * those are busy, shared between the calls that run on one buffer.
  */
 #ifndef CUBIND_STAGING_H
 #define CUBIND_STAGING_H
@@ -28,8 +28,18 @@ typedef enum cubind__copy_kind {
  */
 CUBIND_INTERNAL cubind_status cubind__staging_check(const char *what);
 
-/* cubind__staging_kind: how host[0..bytes) is to be copied (asks the driver above the threshold). */
-CUBIND_INTERNAL cubind__copy_kind cubind__staging_kind(const void *host, size_t bytes);
+/*
+ * cubind__staging_classify: how each of a call's host buffers host_args[0..n) is to be copied,
+ * into kind[i], with `elements` elements each (0: each argument's own count). A large pageable
+ * buffer is held while the call runs (hold[i] nonzero, else 0: pass it to
+ * cubind__staging_release after the call's final synchronisation), so that no other call
+ * registers memory under its copies or unregisters memory it copies from; one inside memory
+ * another running call registered is held too, and copied directly. Waits (rarely) while the
+ * records of running calls' buffers are all taken.
+ */
+CUBIND_INTERNAL void cubind__staging_classify(const cubind_host_arg *host_args, unsigned n,
+                                              size_t elements, unsigned char *kind,
+                                              unsigned short *hold);
 
 /*
  * cubind__staging_acquire: the staging threads for one call in `ctx` (current) that would stage
@@ -41,15 +51,19 @@ CUBIND_INTERNAL cubind__copy_kind cubind__staging_kind(const void *host, size_t 
 CUBIND_INTERNAL int cubind__staging_acquire(CUcontext ctx, size_t bytes);
 
 /*
- * cubind__staging_register: page-locks host[0..bytes) in place for the duration of one call
- * (cuMemHostRegister) when that pays (8 MiB and up): the path of a STAGED buffer when the
- * staging threads are busy. Returns 1 if it is registered (call cubind__staging_unregister after
- * the call's final synchronisation), 0 if it is to be copied plainly.
+ * cubind__staging_register: page-locks a held STAGED buffer in place (cuMemHostRegister) when
+ * that pays (8 MiB and up) and no registration overlaps it: its path when the staging threads
+ * are busy. Returns 1 if it is page-locked (copy it directly), 0 if it is to be copied plainly.
  */
-CUBIND_INTERNAL int cubind__staging_register(void *host, size_t bytes);
+CUBIND_INTERNAL int cubind__staging_register(unsigned short hold);
 
-/* cubind__staging_unregister: undoes cubind__staging_register (cuMemHostUnregister). */
-CUBIND_INTERNAL CUresult cubind__staging_unregister(void *host);
+/*
+ * cubind__staging_release: the call no longer copies the held buffer. Undoes every
+ * registration it kept (its own, or one another call made and left to it) that no running call
+ * touches now; returns the first failure of cuMemHostUnregister (the memory is released
+ * anyway).
+ */
+CUBIND_INTERNAL CUresult cubind__staging_release(unsigned short hold);
 
 /*
  * For the tests: overrides the environment (on or off; the smallest staged buffer; the staging

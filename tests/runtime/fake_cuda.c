@@ -47,11 +47,25 @@ static int function_index(const char *name) {
   return -1;
 }
 
+static char hook_function[64];   /* fake_cuda_on_call: single-threaded tests */
+static void (*hook)(void *), *hook_data;
+
+EXPORT void fake_cuda_on_call(const char *function, void (*run)(void *), void *data) {
+  strncpy(hook_function, function, sizeof hook_function - 1);
+  hook_data = data;
+  hook = run;
+}
+
 /* Counts a call to `name` and returns the injected failure, if this call is the chosen one. */
 static CUresult enter(const char *name) {
   CUresult result = CUDA_SUCCESS;
   int i = function_index(name);
   if (i >= 0) __atomic_add_fetch(&calls[i], 1, __ATOMIC_RELAXED);
+  if (hook && strcmp(hook_function, name) == 0) {
+    void (*run)(void *) = hook;
+    hook = NULL;
+    run(hook_data);
+  }
   if (!__atomic_load_n(&rule_armed, __ATOMIC_ACQUIRE)) return CUDA_SUCCESS;
   pthread_mutex_lock(&rule_lock);
   if (rule_armed && (rule.function[0] == '\0' || strcmp(rule.function, name) == 0)) {
@@ -525,11 +539,16 @@ static void pinned_add(void *p, size_t bytes) {
   pthread_mutex_unlock(&pinned_lock);
 }
 
+static void check_unregister(const char *p, size_t bytes); /* below */
+
 static void pinned_remove(void *p) {
   int i;
   pthread_mutex_lock(&pinned_lock);
   for (i = 0; i < MAX_PINNED; i++)
-    if (pinned[i].p == p) pinned[i].p = NULL;
+    if (pinned[i].p == p) {
+      check_unregister(pinned[i].p, pinned[i].bytes);
+      pinned[i].p = NULL;
+    }
   pthread_mutex_unlock(&pinned_lock);
 }
 
@@ -566,6 +585,21 @@ static void flush_until(unsigned long seq) {
   }
 }
 static void flush_all(void) { flush_until(queue_end); }
+
+/* Queued copies reading or writing host memory when it was unregistered under them. */
+static unsigned long unregistered_under_copies;
+EXPORT unsigned long fake_cuda_unregistered_under_copies(void) { return unregistered_under_copies; }
+
+static void check_unregister(const char *p, size_t bytes) {
+  unsigned long seq;
+  for (seq = queue_done; seq < queue_end; seq++) {
+    unsigned i = (unsigned)(seq % MAX_QUEUED);
+    const char *dst = queued[i].dst, *src = queued[i].src;
+    if ((dst < p + bytes && p < dst + queued[i].bytes) ||
+        (src < p + bytes && p < src + queued[i].bytes))
+      unregistered_under_copies++;
+  }
+}
 
 EXPORT void fake_cuda_defer_async_copies(int on) {
   flush_all();

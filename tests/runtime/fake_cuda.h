@@ -71,6 +71,18 @@ void fake_cuda_set_compute_capability(int major, int minor);
  */
 void fake_cuda_defer_async_copies(int on);
 
+/*
+ * The next call to the entry point `function` first runs run(data) (once), as another thread
+ * would at that moment. Single-threaded tests only.
+ */
+void fake_cuda_on_call(const char *function, void (*run)(void *), void *data);
+
+/*
+ * Page-locked memory freed or unregistered while a queued async copy (deferred mode) still read
+ * or wrote it: a DMA the real driver would have run from pages no longer locked.
+ */
+unsigned long fake_cuda_unregistered_under_copies(void);
+
 /* Makes a context of `device` current on the calling thread, as an application would. */
 void fake_cuda_make_current(int device);
 

@@ -17,6 +17,11 @@ void cubind__set_staging(int on, size_t min_bytes, unsigned threads, /* staging.
                          size_t start_bytes);
 int cubind__hostcopy_acquire(CUcontext ctx, unsigned threads);        /* hostcopy.h */
 void cubind__hostcopy_release(void);
+void cubind__staging_classify(const cubind_host_arg *host_args, unsigned n, size_t elements,
+                              unsigned char *kind, unsigned short *hold);
+int cubind__staging_register(unsigned short hold);
+CUresult cubind__staging_release(unsigned short hold);
+enum { COPY_STAGED = 2 }; /* staging.h: CUBIND__COPY_STAGED */
 
 /* The calling thread's current context. */
 static CUcontext current_context(void) {
@@ -187,6 +192,129 @@ static void registered_fallback(void **state) {
   assert_int_equal(fake_cuda_calls("cuMemHostRegister"), 0);
   assert_true(fake_cuda_calls("cuMemcpyHtoDAsync") >= 8);
   assert_int_equal(fake_cuda_live_registrations(), 0);
+  assert_int_equal(cubind_release_scratch(), CUBIND_SUCCESS);
+  cubind__set_staging(1, (size_t)1 << 20, 2, (size_t)256 << 20); /* the defaults */
+}
+
+/* Another thread's call that registered a buffer in place, as it holds and ends it. */
+typedef struct other_call {
+  cubind_host_arg buffer;
+  unsigned short hold;
+  int ended;
+  CUresult released;
+} other_call;
+
+static void other_call_ends(void *arg) {
+  other_call *other = arg;
+  other->ended = 1;
+  other->released = cubind__staging_release(other->hold);
+}
+
+typedef struct shared_job {
+  size_t n;           /* floats in the other call's buffer */
+  size_t offset, count; /* this call's part of it (may run past its end) */
+} shared_job;
+
+/*
+ * While another call (on another thread) has a buffer registered in place, this call copies part
+ * of it; the other call ends between this call's copy in and its launch. Its copies are queued
+ * (the fake's deferred mode), as a GPU's DMA runs after the driver returns: the registration
+ * must outlive them, and be undone when this call ends.
+ */
+static cubind_status shared_scenario(void *arg) {
+  const shared_job *job = arg;
+  size_t total = job->offset + job->count > job->n ? job->offset + job->count : job->n;
+  float *a = malloc(total * sizeof(float)), *dev = NULL;
+  other_call other;
+  unsigned char kind;
+  int n = (int)job->count;
+  void *args[2] = {&dev, &n};
+  cubind_host_arg host[1];
+  cubind_config cfg = cubind_config_1d(job->count, 256);
+  cubind_status status;
+  size_t i;
+  if (!a) return CUBIND_ERROR_OUT_OF_MEMORY;
+  for (i = 0; i < total; i++)
+    a[i] = (float)(i % 1000);
+  /* a call of this thread first: its context current, as the other call's would be */
+  host[0].param_index = 0;
+  host[0].direction = CUBIND_DIRECTION_INOUT;
+  host[0].host = a;
+  host[0].count = 16;
+  host[0].elem_size = sizeof(float);
+  host[0].count_text = "n";
+  n = 16;
+  if ((status = cubind_module_call(&vec_module, 0, &cfg, args, host, 1)) != CUBIND_SUCCESS) {
+    free(a);
+    return status;
+  }
+  for (i = 0; i < 16; i++)
+    a[i] = (float)(i % 1000);
+  n = (int)job->count;
+  memset(&other, 0, sizeof other);
+  other.buffer.direction = CUBIND_DIRECTION_IN;
+  other.buffer.host = a;
+  other.buffer.count = job->n;
+  other.buffer.elem_size = sizeof(float);
+  cubind__staging_classify(&other.buffer, 1, 0, &kind, &other.hold);
+  if (kind != COPY_STAGED || !other.hold || !cubind__staging_register(other.hold)) {
+    fprintf(stderr, "the other call did not register its buffer (kind %u)\n", kind);
+    free(a);
+    return CUBIND_ERROR_CUDA;
+  }
+  fake_cuda_on_call("cuLaunchKernel", other_call_ends, &other);
+  host[0].param_index = 0;
+  host[0].direction = CUBIND_DIRECTION_INOUT;
+  host[0].host = a + job->offset;
+  host[0].count = job->count;
+  host[0].elem_size = sizeof(float);
+  host[0].count_text = "n";
+  status = cubind_module_call(&vec_module, 0, &cfg, args, host, 1);
+  if (!other.ended) {
+    fake_cuda_on_call("", NULL, NULL);
+    other_call_ends(&other);
+    if (status == CUBIND_SUCCESS) status = CUBIND_ERROR_CUDA; /* not in the middle */
+  }
+  if (status == CUBIND_SUCCESS && other.released != CUDA_SUCCESS) status = CUBIND_ERROR_CUDA;
+  for (i = 0; status == CUBIND_SUCCESS && i < job->count; i++)
+    if (a[job->offset + i] != (float)((job->offset + i) % 1000) * 2.0f) {
+      fprintf(stderr, "element %zu: %g\n", i, (double)a[job->offset + i]);
+      status = CUBIND_ERROR_CUDA;
+    }
+  free(a);
+  return status;
+}
+
+/*
+ * Calls on several threads may copy one buffer (the weights each device's thread reads): a
+ * registration in place is undone only when no running call copies from it, by the last one.
+ * Inside the other call's buffer, this call shares its registration; across its end, this call
+ * copies plainly and keeps the other's registration until it ends.
+ */
+static void shared_registration(void **state) {
+  static const struct {
+    const char *what;
+    shared_job job;
+  } cases[] = {
+      {"the same buffer", {((size_t)8 << 20) / sizeof(float) + 3, 0, ((size_t)8 << 20) / sizeof(float) + 3}},
+      {"inside it", {((size_t)8 << 20) / sizeof(float) + 3, 1000, 5000}},
+      {"across its end", {((size_t)8 << 20) / sizeof(float) + 3, ((size_t)8 << 20) / sizeof(float), 9000}},
+  };
+  size_t c;
+  (void)state;
+  cubind__set_staging(1, STAGING_MIN, 0, 0);
+  for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    outcome o;
+    fake_cuda_defer_async_copies(1);
+    fake_cuda_reset();
+    o = in_new_thread(shared_scenario, (void *)&cases[c].job);
+    fake_cuda_defer_async_copies(0);
+    if (o.status != CUBIND_SUCCESS) fail_msg("%s: %s", cases[c].what, o.message);
+    assert_int_equal(fake_cuda_unregistered_under_copies(), 0);
+    assert_int_equal(fake_cuda_calls("cuMemHostRegister"), 1); /* the other call's only */
+    assert_int_equal(fake_cuda_calls("cuMemHostUnregister"), 1);
+    assert_int_equal(fake_cuda_live_registrations(), 0);
+  }
   assert_int_equal(cubind_release_scratch(), CUBIND_SUCCESS);
   cubind__set_staging(1, (size_t)1 << 20, 2, (size_t)256 << 20); /* the defaults */
 }
@@ -456,6 +584,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(staged_round_trips, test_setup),
       cmocka_unit_test_setup(registered_fallback, test_setup),
+      cmocka_unit_test_setup(shared_registration, test_setup),
       cmocka_unit_test_setup(staged_failures, test_setup),
       cmocka_unit_test_setup(registered_failures, test_setup),
       cmocka_unit_test_setup(fork_after_staging, test_setup),

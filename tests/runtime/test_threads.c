@@ -4,7 +4,8 @@
  * kernels, and "b"'s two: the separable-compilation case), so that kernels of both modules are
  * resolved concurrently with the image's load and with each other; then _call round trips.
  * Exactly one load per device for both modules and one resolution per kernel and device; every
- * launch succeeds. Then concurrent _calls of pageable buffers through the staging threads.
+ * launch succeeds. Then concurrent _calls of pageable buffers through the staging threads, and
+ * of one shared buffer, registered in place.
  * Built with -fsanitize=thread (runtime and fake driver included).
  */
 #include "test_support.h"
@@ -128,9 +129,64 @@ static void concurrent_staged_calls(void **state) {
   assert_int_equal(fake_cuda_live_device_allocations(), 0);
 }
 
+/* One thread's calls that copy the shared buffer in (and nothing back): it stays as it was. */
+#define SHARED_FLOATS (((size_t)8 << 20) / sizeof(float) + 3)
+static float *shared_buffer;
+static void *shared_main(void *p) {
+  worker *w = p;
+  float *dev = NULL;
+  int n = (int)SHARED_FLOATS, round;
+  void *args[2] = {&dev, &n};
+  cubind_host_arg host = {0, CUBIND_DIRECTION_IN, NULL, SHARED_FLOATS, sizeof(float), "n"};
+  cubind_config cfg = cubind_config_1d(SHARED_FLOATS, 256);
+  size_t i;
+  host.host = shared_buffer;
+  w->status = cubind_set_device(w->device);
+  pthread_barrier_wait(&start);
+  for (round = 0; round < 6 && w->status == CUBIND_SUCCESS; round++)
+    w->status = cubind_module_call(&vec_module, 0, &cfg, args, &host, 1);
+  for (i = 0; i < SHARED_FLOATS && w->status == CUBIND_SUCCESS; i++)
+    if (shared_buffer[i] != (float)(i % 4093)) w->status = CUBIND_ERROR_CUDA;
+  snprintf(w->message, sizeof w->message, "%s", cubind_last_error());
+  return NULL;
+}
+
+/*
+ * 8 threads on 2 devices copy one 8 MiB pageable buffer in at once (the weights every device's
+ * thread reads): one call holds the staging threads, the others register the buffer in place
+ * and share that registration, undone by the last call that copies from it; nothing is left
+ * registered.
+ */
+static void concurrent_shared_buffer(void **state) {
+  pthread_t threads[STAGED_THREADS];
+  worker workers[STAGED_THREADS];
+  size_t i;
+  (void)state;
+  shared_buffer = malloc(SHARED_FLOATS * sizeof *shared_buffer);
+  assert_non_null(shared_buffer);
+  for (i = 0; i < SHARED_FLOATS; i++) shared_buffer[i] = (float)(i % 4093);
+  fake_cuda_reset();
+  assert_int_equal(pthread_barrier_init(&start, NULL, STAGED_THREADS), 0);
+  for (i = 0; i < STAGED_THREADS; i++) {
+    workers[i].device = (int)(i % 2);
+    assert_int_equal(pthread_create(&threads[i], NULL, shared_main, &workers[i]), 0);
+  }
+  for (i = 0; i < STAGED_THREADS; i++)
+    pthread_join(threads[i], NULL);
+  pthread_barrier_destroy(&start);
+  free(shared_buffer);
+  for (i = 0; i < STAGED_THREADS; i++)
+    if (workers[i].status != CUBIND_SUCCESS) fail_msg("thread %zu: %s", i, workers[i].message);
+  assert_true(fake_cuda_calls("cuMemHostRegister") >= 1);
+  assert_int_equal(fake_cuda_calls("cuMemHostRegister"), fake_cuda_calls("cuMemHostUnregister"));
+  assert_int_equal(fake_cuda_live_registrations(), 0);
+  assert_int_equal(fake_cuda_live_device_allocations(), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(concurrent_first_launches),
-                                     cmocka_unit_test(concurrent_staged_calls)};
+                                     cmocka_unit_test(concurrent_staged_calls),
+                                     cmocka_unit_test(concurrent_shared_buffer)};
   setenv("FAKE_CUDA_DEVICES", "2", 1);
   setenv("CUBIND_STAGING_MIN", "8K", 1);
   setenv("CUBIND_STAGING_THREADS", "4", 1);
