@@ -8,6 +8,7 @@
 #   cmake -DGEN=<cubind-gen> -DDIR=<preludes dir> "-DARCH_LISTS=none;90"
 #         "-DGROUPS=cub/cub.cuh;cooperative_groups.h,cooperative_groups/reduce.h"
 #         "-DCHECKED=thrust:thrust/transform.h" [-DOPENMP=ON] [-DSTANDARDS=c++14;c++20]
+#         [-DVARIANTS=--extended-lambda "-DVARIANT_GROUPS=cub/cub.cuh;thrust/transform.h"]
 #         [-DSTAMP=<file>]
 #         -P build_preludes.cmake
 #
@@ -19,7 +20,12 @@
 # them (nvcc -Xcompiler -fopenmp: its _OPENMP changes what the C++ library's headers declare,
 # so they make preludes of their own); the OpenMP base prelude is built either way. STANDARDS:
 # C++ standards besides the default c++17 whose base prelude each list gets (`-std=c++20`
-# code: the toolkit's headers parse as C++20 sees them, a prelude of their own). What an
+# code: the toolkit's headers parse as C++20 sees them, a prelude of their own). VARIANTS: nvcc
+# options that define a macro the toolkit's headers name (--extended-lambda: cuda_runtime.h
+# includes <functional> for __CUDACC_EXTENDED_LAMBDA__), so that no prelude built without it
+# fits a run with it; each list gets the base and VARIANT_GROUPS (groups of GROUPS, or the
+# headers of CHECKED ones) built with each option, and <DIR>/variants names them: a run with
+# one takes them (the macro keys them, parse.h: variant_defines). What an
 # earlier run left in the directory (preludes, shim headers) is removed first, and nothing else:
 # an older cubind-gen's are never read again (a key holds every clang argument). A prelude that
 # fails to build is reported and left out; the build goes on (the cache is an optimisation).
@@ -34,7 +40,7 @@ endforeach()
 file(MAKE_DIRECTORY "${DIR}")
 file(REAL_PATH "${DIR}" DIR) # as cubind-gen finds it (realpath): its path is part of every key
 # Only what this script and cubind-gen make there is removed, never the directory itself
-file(GLOB old_files "${DIR}/prelude-*" "${DIR}/.prelude-*" "${DIR}/groups")
+file(GLOB old_files "${DIR}/prelude-*" "${DIR}/.prelude-*" "${DIR}/groups" "${DIR}/variants")
 file(GLOB old_dirs "${DIR}/shim-clang*" "${DIR}/.seeds")
 if(old_files OR old_dirs)
   file(REMOVE_RECURSE ${old_files} ${old_dirs})
@@ -66,6 +72,23 @@ endforeach()
 if(NOT seeds)
   file(WRITE "${work}/base.cu" "")
   list(APPEND seeds "${work}/base.cu")
+endif()
+# The variants' seeds, the base's first; the options, before any run reads the directory
+set(variant_seeds "${work}/variant_base.cu")
+file(WRITE "${work}/variant_base.cu" "")
+foreach(group IN LISTS VARIANT_GROUPS)
+  string(REPLACE "," ";" headers "${group}")
+  set(text "")
+  foreach(header IN LISTS headers)
+    string(APPEND text "#include <${header}>\n")
+  endforeach()
+  file(WRITE "${work}/variant${index}.cu" "${text}")
+  list(APPEND variant_seeds "${work}/variant${index}.cu")
+  math(EXPR index "${index} + 1")
+endforeach()
+if(VARIANTS)
+  string(REPLACE ";" "\n" variant_lines "${VARIANTS}")
+  file(WRITE "${DIR}/variants" "${variant_lines}\n")
 endif()
 
 # prepare(SEED ARGS...): cubind-gen --prepare of the seed with the arguments; the directory is
@@ -102,6 +125,11 @@ foreach(archs IN LISTS ARCH_LISTS)
   foreach(standard IN LISTS STANDARDS)
     file(WRITE "${work}/standard.cu" "")
     prepare("${work}/standard.cu" "-std=${standard}" ${arch_args})
+  endforeach()
+  foreach(option IN LISTS VARIANTS)
+    foreach(seed IN LISTS variant_seeds)
+      prepare("${seed}" --nvcc-options ${option} -- ${arch_args})
+    endforeach()
   endforeach()
 endforeach()
 # host OpenMP code's base (one for every architecture list: the shared base leaves

@@ -239,6 +239,10 @@ static void build_arguments(clang_session *session) {
      are found in its directories, after clang's own (whose intrinsics headers win) */
   host_compiler_arguments(options->host_compiler, options->host_openmp, options->cache_dir,
                           args);
+  /* the macros nvcc's options define that the installed preludes were built with key every
+     prelude, as -std does (parse.h) */
+  for (i = 0; i < options->variant_defines->count; i++)
+    cubind_strlist_add(args, options->variant_defines->items[i]);
   /* the rest varies between the targets of one build: the base prelude's key leaves its -D,
      -U and -I arguments out where they change nothing in it (prelude_cache.h) */
   session->prelude_options.own_args = args->count;
@@ -252,6 +256,8 @@ static void build_arguments(clang_session *session) {
     cubind_strlist_add(args, list.data);
     cubind_buf_free(&list);
   }
+  for (i = 0; i < options->implied_defines->count; i++) /* before the user's, as nvcc has them */
+    cubind_strlist_add(args, options->implied_defines->items[i]);
   session->prelude_options.user_args = args->count; /* the installed preludes have none past */
   /* The toolkit's include directory stays a system directory however the user names it
      (pkg-config --cflags cubind gives it as -I): as a user directory it would shadow clang's

@@ -225,6 +225,15 @@ static const struct {
     {"-default-stream=per-thread", "CUDA_API_PER_THREAD_DEFAULT_STREAM=1"},
 };
 
+/* cubind_nvcc_implied_macro: see cli.h. */
+const char *cubind_nvcc_implied_macro(const char *option) {
+  size_t k;
+  for (k = 0; k < sizeof nvcc_macros / sizeof nvcc_macros[0]; k++)
+    if (strcmp(option, nvcc_macros[k].option) == 0)
+      return nvcc_macros[k].macro;
+  return NULL;
+}
+
 /* 1 when an nvcc option takes the next argument as its value and that value may look like an
    option ("-Xcompiler -DHOST_ONLY", "--ptxas-options -v"): the value is no preprocessor option. */
 static int nvcc_passes_next_argument(const char *arg) {
@@ -384,8 +393,7 @@ static int take_options_files(const char *list, cubind_cli *cli, int depth) {
 static int take_nvcc_options(int argc, char **argv, int *index, cubind_cli *cli, int depth) {
   int i;
   for (i = *index + 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
-    size_t k;
-    const char *files = NULL;
+    const char *files = NULL, *implied;
     int taken = take_preprocessor_option(argc, argv, &i, cli);
     if (taken < 0)
       return CUBIND_EXIT_USAGE;
@@ -403,12 +411,9 @@ static int take_nvcc_options(int argc, char **argv, int *index, cubind_cli *cli,
         return CUBIND_EXIT_USAGE;
       continue;
     }
-    for (k = 0; k < sizeof nvcc_macros / sizeof nvcc_macros[0]; k++)
-      if (strcmp(argv[i], nvcc_macros[k].option) == 0)
-        break;
-    if (k < sizeof nvcc_macros / sizeof nvcc_macros[0]) {
-      char *define = cubind_xasprintf("-D%s", nvcc_macros[k].macro);
-      cubind_strlist_add(&cli->clang_args, define);
+    if ((implied = cubind_nvcc_implied_macro(argv[i])) != NULL) {
+      char *define = cubind_xasprintf("-D%s", implied);
+      cubind_strlist_add(&cli->implied_defines, define);
       free(define);
     } else if (host_compiler_option(argc, argv, &i, cli)) {
       continue;
@@ -416,9 +421,9 @@ static int take_nvcc_options(int argc, char **argv, int *index, cubind_cli *cli,
                strcmp(argv[i + 1], "--") != 0) {
       if ((strcmp(argv[i], "-rdc") == 0 || strcmp(argv[i], "--relocatable-device-code") == 0) &&
           strcmp(argv[i + 1], "true") == 0)
-        cubind_strlist_add(&cli->clang_args, "-D__CUDACC_RDC__");
+        cubind_strlist_add(&cli->implied_defines, "-D__CUDACC_RDC__");
       else if (strstr(argv[i], "default-stream") && strcmp(argv[i + 1], "per-thread") == 0)
-        cubind_strlist_add(&cli->clang_args, "-DCUDA_API_PER_THREAD_DEFAULT_STREAM=1");
+        cubind_strlist_add(&cli->implied_defines, "-DCUDA_API_PER_THREAD_DEFAULT_STREAM=1");
       i++;
     }
   }
@@ -587,6 +592,7 @@ int cubind_cli_parse(int argc, char **argv, cubind_cli *cli) {
 /* cubind_cli_free: frees what cubind_cli_parse allocated. */
 void cubind_cli_free(cubind_cli *cli) {
   cubind_strlist_free(&cli->clang_args);
+  cubind_strlist_free(&cli->implied_defines);
   cubind_strlist_free(&cli->kernels_from);
   cubind_strlist_free(&cli->earlier_binaries);
   cubind_strlist_free(&cli->names_files);

@@ -21,6 +21,8 @@ typedef struct cubind_cli {
   int check_names;          /* --check-names FILE...: inputs are names files to check */
   const char *std;          /* "-std=..." for clang; "-std=c++17" by default */
   cubind_strlist clang_args; /* -I, -isystem, -include, -D, -U, in order, as clang arguments */
+  cubind_strlist implied_defines; /* -D arguments of the macros nvcc's own options define
+                                     (--extended-lambda: __CUDACC_EXTENDED_LAMBDA__), in order */
   cubind_strlist kernels_from; /* --kernels-from FILE...: nvcc's fatbins or cubins */
   cubind_strlist earlier_binaries; /* --earlier-binary FILE...: binaries of earlier sources of
                                       the same library */
@@ -47,6 +49,12 @@ int cubind_cli_parse(int argc, char **argv, cubind_cli *cli);
 
 /* cubind_cli_usage: prints the --help text to out. */
 void cubind_cli_usage(FILE *out);
+
+/*
+ * cubind_nvcc_implied_macro: the macro an nvcc option of one argument makes nvcc define
+ * ("--extended-lambda": "__CUDACC_EXTENDED_LAMBDA__"; with a value where it has one), or NULL.
+ */
+const char *cubind_nvcc_implied_macro(const char *option);
 
 /* cubind_cli_free: frees what cubind_cli_parse allocated. */
 void cubind_cli_free(cubind_cli *cli);

@@ -130,6 +130,41 @@ static char *installed_preludes(void) {
   return real;
 }
 
+/*
+ * Splits the macros nvcc's own options define (cli->implied_defines) into those the installed
+ * preludes have a variant for, whose directory's `variants` file names an option that defines
+ * them (build_preludes.cmake), and the others (parse.h).
+ */
+static void split_implied_defines(const cubind_cli *cli, const char *installed,
+                                  cubind_strlist *variant, cubind_strlist *others) {
+  cubind_strlist built = {0};
+  char *text = NULL, *path, *line, *next;
+  size_t size, i;
+  if (installed && cli->implied_defines.count) {
+    path = cubind_xasprintf("%s/variants", installed);
+    if (cubind_read_file_quiet(path, 1u << 16, &text, &size) != 0)
+      text = NULL;
+    free(path);
+  }
+  for (line = text; line && *line; line = next) {
+    const char *macro;
+    next = line + strcspn(line, "\n");
+    if (*next)
+      *next++ = '\0';
+    if ((macro = cubind_nvcc_implied_macro(line)) != NULL) {
+      char *define = cubind_xasprintf("-D%s", macro);
+      cubind_strlist_add(&built, define);
+      free(define);
+    }
+  }
+  for (i = 0; i < cli->implied_defines.count; i++) {
+    const char *define = cli->implied_defines.items[i];
+    cubind_strlist_add(cubind_strlist_contains(&built, define) ? variant : others, define);
+  }
+  cubind_strlist_free(&built);
+  free(text);
+}
+
 /* Stages and commits the outputs; returns the exit status. */
 static int write_outputs(const char *output_dir, const char *const *paths, cubind_buf *contents,
                          size_t count) {
@@ -188,7 +223,7 @@ static int generate(const cubind_cli *cli) {
   cubind_model model = {0};
   cubind_binary binary = {0};
   cubind_earlier_binary *earlier = NULL;
-  cubind_strlist deps = {0};
+  cubind_strlist deps = {0}, variant_defines = {0}, implied_defines = {0};
   cubind_buf contents[4] = {{0}, {0}, {0}, {0}};
   const char *paths[4];
   char *header_path = NULL, *source_path = NULL, *names_path = NULL, *name, *cache = NULL,
@@ -249,6 +284,9 @@ static int generate(const cubind_cli *cli) {
                                                                     : cli->host_compiler;
   options.cache_dir = cache = cache_dir(cli);
   options.installed_preludes = installed = installed_preludes();
+  split_implied_defines(cli, installed, &variant_defines, &implied_defines);
+  options.variant_defines = &variant_defines;
+  options.implied_defines = &implied_defines;
   if (cli->prepare) {
     /* the architectures the binary will have: all a parse takes from it before nvcc made it */
     size_t a;
@@ -310,6 +348,8 @@ static int generate(const cubind_cli *cli) {
   cubind_buf_free(&contents[2]);
   cubind_buf_free(&contents[3]);
   cubind_strlist_free(&deps);
+  cubind_strlist_free(&variant_defines);
+  cubind_strlist_free(&implied_defines);
   cubind_model_free(&model);
   free_binaries(cli, &binary, earlier);
   return status;

@@ -21,6 +21,12 @@ typedef struct cubind_parse_options {
   const char *cuda_path;       /* the CUDA toolkit root */
   const char *std;             /* "-std=c++17" */
   const cubind_strlist *user_args; /* -I/-isystem/-D/-U arguments, each option and value joined */
+  /* -D arguments of the macros nvcc's own options define (--extended-lambda:
+     -D__CUDACC_EXTENDED_LAMBDA__), before the user's as nvcc has them: those the installed
+     preludes have a variant for key every prelude (a run with --extended-lambda takes the ones
+     built with it); the others vary like the user's -D (a prelude built without one is taken
+     where no header it holds names the macro: prelude_cache.h) */
+  const cubind_strlist *variant_defines, *implied_defines;
   const char *cache_dir;       /* where the precompiled CUDA prelude is kept; NULL: none */
   const char *installed_preludes; /* the preludes cubind's build made, looked up after the
                                   cache's (read-only; NULL: none) */

@@ -49,6 +49,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static const cubind_strlist no_defines;
   cubind_parse_options options = {0};
   cubind_model model = {0};
   cubind_buf header = {0}, source = {0};
@@ -65,6 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   options.cuda_path = cuda_path;
   options.std = "-std=c++17";
   options.user_args = &user_args;
+  options.variant_defines = options.implied_defines = &no_defines;
   options.cache_dir = cache_dir;
   status = cubind_parse(&options, &model, NULL);
   if (getenv("CUBIND_FUZZ_VERBOSE"))

@@ -33,7 +33,9 @@
 #     a checked group (<thrust/transform.h>) is tried first, and taken only where the parse names
 #     it in an #include of its own (<thrust/sort.h>, not <thrust/fill.h>), not tried where the
 #     headers' texts show it unread (<thrust/functional.h>), and the builder never chains onto
-#     it; libcu++'s group is taken for <cuda/std/complex>, not tried for <cuda/std/limits>
+#     it; libcu++'s group is taken for <cuda/std/complex>, not tried for <cuda/std/limits>; a
+#     variant built with --extended-lambda is taken by a run with it where the directory's
+#     `variants` file names the option
 #   prelude_cache.sh <cubind-gen> <cubind include dir> <work dir> [nvcc]
 set -u
 gen=$1 include=$2 work=$3 nvcc=${4:-}
@@ -468,7 +470,29 @@ before=$(snapshot)
 run_installed "fp16, a damaged installed prelude" fp16 -I "$include"
 expect "a damaged installed prelude" "^cubind-gen: prelude $inst_base \\(0 of 1 leading lines\\)\$"
 [[ $(snapshot) == "$before" ]] || fail "installed: the damaged prelude was touched"
-installed_checks="installed preludes"
+# a variant (build_preludes.cmake: VARIANTS): preludes built with --extended-lambda, whose
+# __CUDACC_EXTENDED_LAMBDA__ cuda_runtime.h names, so that none built without it fits; the
+# directory's `variants` file names the option, which then keys them: a run with it takes them
+variant=$work/variant
+mkdir -p "$variant"
+printf -- '--extended-lambda\n' >"$variant/variants"
+CUBIND_GEN_PRELUDE_DIR=$variant "$gen" --prepare --cache-dir "$variant" \
+  --nvcc-options --extended-lambda -- -o "$work/prep_out" "$work/seed.cu" ||
+  fail "variant: --prepare failed"
+rm -f "$variant"/*.lock
+var_base=$(cd "$variant" && grep -l '^[0-9a-f]\{16\} [0-9a-f]\{16\}$' prelude-*.pch.sum)
+var_fp16=$(cd "$variant" && ls prelude-*.pch | grep -v "^${var_base%.sum}\$")
+[[ $var_fp16 != "$inst_fp16" ]] || fail "variant: keyed as the plain preludes"
+plain_installed=$installed installed=$variant
+run_installed "fp16, --extended-lambda" fp16 -I "$include" --nvcc-options --extended-lambda --
+expect "the variant's list" "^cubind-gen: prelude $var_fp16 \\(1 of 1 leading lines\\)\$"
+rm "$variant/variants" # the same preludes, not named a variant: a run keys them as its -D
+run_installed "fp16, --extended-lambda, no variants file" fp16 -I "$include" \
+  --nvcc-options --extended-lambda --
+[[ $report != *"$var_fp16"* && $report != *"(1 of 1 leading lines)"* ]] ||
+  fail "variant: taken without the variants file: $report"
+installed=$plain_installed
+installed_checks="installed preludes (and a variant)"
 # cubind's own, where its build made them (for the first architecture list the build was
 # configured with, $CUBIND_TEST_PRELUDE_ARCHS, space-separated): a CUB file with a -I directory (CCCL asks
 # __has_include through _CCCL_HAS_INCLUDE) and a fresh cache parses with one
