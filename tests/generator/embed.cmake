@@ -1,6 +1,7 @@
 # embed.cmake: `cubind-gen --embed-fatbin` round trip. Embeds nvcc's FATBIN and CUBIN, compiles
 # each with a program that writes the array back out, and compares bytes; also checks the
-# 16-byte alignment and that a rerun leaves the unchanged output alone. Then what is refused,
+# 16-byte alignment, that a shared library does not export the image, and that a rerun leaves
+# the unchanged output alone. Then what is refused,
 # before anything is read or written: an empty file, a host ELF file, a truncated fatbin, a
 # device (/dev/zero would be read until memory runs out), a FIFO (would block forever).
 #
@@ -47,6 +48,18 @@ int main(int argc, char **argv) {
                   RESULT_VARIABLE differs)
   if(NOT rc EQUAL 0 OR differs)
     message(FATAL_ERROR "${case}: round trip failed (program status ${rc})")
+  endif()
+  # a shared library keeps its image to itself: another library's of the same name is never
+  # bound in its place (the dynamic symbol table does not hold it)
+  execute_process(
+    COMMAND "${CC}" -std=c99 -Wall -Wextra -Werror -pedantic -shared -fPIC
+            -o "${OUT_DIR}/lib${case}.so" "${OUT_DIR}/${case}.fatbin.c"
+    RESULT_VARIABLE rc ERROR_VARIABLE err)
+  execute_process(COMMAND nm -D --defined-only "${OUT_DIR}/lib${case}.so"
+                  RESULT_VARIABLE nm_rc OUTPUT_VARIABLE exported ERROR_VARIABLE err2)
+  if(NOT rc EQUAL 0 OR NOT nm_rc EQUAL 0 OR exported MATCHES "cubind_fatbin_")
+    message(FATAL_ERROR "${case}: the shared library exports its image (or did not build):\n"
+                        "${err}${err2}${exported}")
   endif()
   execute_process(COMMAND stat -c %y "${OUT_DIR}/${case}.fatbin.c" OUTPUT_VARIABLE before)
   execute_process(COMMAND "${GEN}" --embed-fatbin "${input}" --module-name ${case} -o "${OUT_DIR}")
