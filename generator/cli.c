@@ -136,66 +136,104 @@ static const struct {
     {"-std", PP_STD, VALUE_EQUALS},           {"--std", PP_STD, VALUE_EQUALS},
 };
 
+/* Records one value of preprocessor option k as clang arguments; 0, or -1 after a usage error. */
+static int take_preprocessor_value(size_t k, const char *value, cubind_cli *cli) {
+  char *joined;
+  /* clang would fail the whole parse with no word on which option ("-I ''", "-D =1") */
+  if (!value[0] || ((preprocessor_options[k].kind == PP_DEFINE ||
+                     preprocessor_options[k].kind == PP_UNDEFINE) &&
+                    !isalpha((unsigned char)value[0]) && value[0] != '_')) {
+    char *message = cubind_xasprintf(value[0] ? "%s needs a macro name, not"
+                                              : "%s needs a value, not an empty argument",
+                                     preprocessor_options[k].name);
+    usage_error(message, value[0] ? value : NULL);
+    free(message);
+    return -1;
+  }
+  switch (preprocessor_options[k].kind) {
+  case PP_SYSTEM_DIR: /* clang wants these two as two arguments */
+  case PP_PRE_INCLUDE:
+    cubind_strlist_add(&cli->clang_args,
+                       preprocessor_options[k].kind == PP_SYSTEM_DIR ? "-isystem" : "-include");
+    cubind_strlist_add(&cli->clang_args, value);
+    break;
+  case PP_STD:
+    /* CUDA is C++: a C standard would fail inside clang with a message about the toolkit */
+    if ((strncmp(value, "c++", 3) != 0 && strncmp(value, "gnu++", 5) != 0) ||
+        !value[strcspn(value, "+") + 2]) {
+      usage_error("CUDA source is C++: the language standard must be c++NN or gnu++NN "
+                  "(nvcc's --std accepts c++03 to c++20), not",
+                  value);
+      return -1;
+    }
+    joined = cubind_xasprintf("-std=%s", value);
+    cubind_strlist_add(&cli->owned, joined);
+    free(joined);
+    cli->std = cli->owned.items[cli->owned.count - 1];
+    break;
+  default:
+    joined = cubind_xasprintf("-%c%s",
+                              preprocessor_options[k].kind == PP_DEFINE     ? 'D'
+                              : preprocessor_options[k].kind == PP_UNDEFINE ? 'U'
+                                                                            : 'I',
+                              value);
+    cubind_strlist_add(&cli->clang_args, joined);
+    free(joined);
+  }
+  return 0;
+}
+
+/*
+ * Records each value of an nvcc list option: nvcc splits -D, -U, -I, -isystem and -include
+ * values at commas ("-DA,B=1": A and B=1; "-Ia,b": two directories; "-DF=(1,2)" too), takes
+ * "\," for a comma and skips empty items. 0, or -1 after a usage error.
+ */
+static int take_nvcc_list(size_t k, const char *list, cubind_cli *cli) {
+  cubind_buf item = {0};
+  const char *at = list;
+  int status = 0, any = 0;
+  for (;;) {
+    if (*at == '\\' && at[1] == ',') {
+      cubind_buf_append(&item, ",", 1);
+      at += 2;
+    } else if (*at && *at != ',') {
+      cubind_buf_append(&item, at++, 1);
+    } else {
+      if (item.length) {
+        status = take_preprocessor_value(k, item.data, cli);
+        any = 1;
+      }
+      item.length = 0;
+      if (status != 0 || !*at++)
+        break;
+    }
+  }
+  cubind_buf_free(&item);
+  return status == 0 && !any ? take_preprocessor_value(k, "", cli) : status;
+}
+
 /*
  * If argv[*index] is a preprocessor option, records it in cli as clang arguments (consuming a
  * separate value) and returns 1; returns 0 when it is none; -1 (after a usage error) when its
- * value is missing.
+ * value is missing or wrong. `nvcc_lists`: inside --nvcc-options, where a value is a list as
+ * nvcc reads it (take_nvcc_list).
  */
-static int take_preprocessor_option(int argc, char **argv, int *index, cubind_cli *cli) {
+static int take_preprocessor_option(int argc, char **argv, int *index, cubind_cli *cli,
+                                    int nvcc_lists) {
   size_t k;
   for (k = 0; k < sizeof preprocessor_options / sizeof preprocessor_options[0]; k++) {
     int missing = 0;
     const char *value = option_value(argc, argv, index, preprocessor_options[k].name,
                                      preprocessor_options[k].forms, &missing);
-    char *joined;
     if (missing) {
       usage_error("missing argument to", argv[*index]);
       return -1;
     }
     if (!value)
       continue;
-    /* clang would fail the whole parse with no word on which option ("-I ''", "-D =1") */
-    if (!value[0] || ((preprocessor_options[k].kind == PP_DEFINE ||
-                       preprocessor_options[k].kind == PP_UNDEFINE) &&
-                      !isalpha((unsigned char)value[0]) && value[0] != '_')) {
-      char *message = cubind_xasprintf(value[0] ? "%s needs a macro name, not"
-                                                : "%s needs a value, not an empty argument",
-                                       preprocessor_options[k].name);
-      usage_error(message, value[0] ? value : NULL);
-      free(message);
-      return -1;
-    }
-    switch (preprocessor_options[k].kind) {
-    case PP_SYSTEM_DIR: /* clang wants these two as two arguments */
-    case PP_PRE_INCLUDE:
-      cubind_strlist_add(&cli->clang_args,
-                         preprocessor_options[k].kind == PP_SYSTEM_DIR ? "-isystem" : "-include");
-      cubind_strlist_add(&cli->clang_args, value);
-      break;
-    case PP_STD:
-      /* CUDA is C++: a C standard would fail inside clang with a message about the toolkit */
-      if ((strncmp(value, "c++", 3) != 0 && strncmp(value, "gnu++", 5) != 0) ||
-          !value[strcspn(value, "+") + 2]) {
-        usage_error("CUDA source is C++: the language standard must be c++NN or gnu++NN "
-                    "(nvcc's --std accepts c++03 to c++20), not",
-                    value);
-        return -1;
-      }
-      joined = cubind_xasprintf("-std=%s", value);
-      cubind_strlist_add(&cli->owned, joined);
-      free(joined);
-      cli->std = cli->owned.items[cli->owned.count - 1];
-      break;
-    default:
-      joined = cubind_xasprintf("-%c%s",
-                                preprocessor_options[k].kind == PP_DEFINE     ? 'D'
-                                : preprocessor_options[k].kind == PP_UNDEFINE ? 'U'
-                                                                              : 'I',
-                                value);
-      cubind_strlist_add(&cli->clang_args, joined);
-      free(joined);
-    }
-    return 1;
+    if (nvcc_lists && preprocessor_options[k].kind != PP_STD)
+      return take_nvcc_list(k, value, cli) == 0 ? 1 : -1;
+    return take_preprocessor_value(k, value, cli) == 0 ? 1 : -1;
   }
   return 0;
 }
@@ -394,7 +432,7 @@ static int take_nvcc_options(int argc, char **argv, int *index, cubind_cli *cli,
   int i;
   for (i = *index + 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
     const char *files = NULL, *implied;
-    int taken = take_preprocessor_option(argc, argv, &i, cli);
+    int taken = take_preprocessor_option(argc, argv, &i, cli, 1);
     if (taken < 0)
       return CUBIND_EXIT_USAGE;
     if (taken)
@@ -497,7 +535,7 @@ int cubind_cli_parse(int argc, char **argv, cubind_cli *cli) {
       cli->version = 1;
       continue;
     }
-    taken = take_preprocessor_option(argc, argv, &i, cli);
+    taken = take_preprocessor_option(argc, argv, &i, cli, 0);
     if (taken < 0)
       return CUBIND_EXIT_USAGE;
     if (taken)
