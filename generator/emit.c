@@ -278,14 +278,35 @@ static size_t record_markers(const cubind_model *model, size_t k, record_values 
   return 3;
 }
 
+/*
+ * What names a C copy's definition (CUBIND_RECORD_<name> in the header): a hash of its text
+ * (kind, attributes, members, alias), as "0x...u". Two headers of one program (two .cu that
+ * include one .cuh) hold the same copy under the same value, so the second is skipped; a
+ * different copy of the same name is an #error naming it. A new string.
+ */
+static char *record_key(const cubind_struct *record, const char *attributes, const char *alias) {
+  unsigned long long hash =
+      cubind_hash_bytes(CUBIND_HASH_START, record->is_union ? "union" : "struct", 6);
+  size_t f;
+  hash = cubind_hash_bytes(hash, attributes, strlen(attributes) + 1);
+  for (f = 0; f < record->num_fields; f++) {
+    hash = cubind_hash_bytes(hash, record->fields[f].c_decl, strlen(record->fields[f].c_decl) + 1);
+    hash = cubind_hash_bytes(hash, &record->fields[f].align_attr,
+                             sizeof record->fields[f].align_attr);
+  }
+  hash = cubind_hash_bytes(hash, alias, strlen(alias) + 1);
+  return cubind_xasprintf("0x%08lxu", (unsigned long)(hash & 0xffffffffu) ^
+                                          (unsigned long)(hash >> 32));
+}
+
 static int each_struct(tpl_writer *writer, const char *block, const void *data) {
   const cubind_model *model = data;
   size_t k;
   for (k = 0; k < model->num_structs; k++) {
     const cubind_struct *record = &model->structs[k];
     record_values values;
-    tpl_marker markers[9];
-    char *display, *attributes, *alias;
+    tpl_marker markers[10];
+    char *display, *attributes, *alias, *key;
     int failed;
     if (!record->used || !record->defined_here)
       continue;
@@ -313,10 +334,12 @@ static int each_struct(tpl_writer *writer, const char *block, const void *data) 
     markers[6].name = "FIELDS", markers[6].write = write_fields, markers[6].data = &values.item;
     markers[7].name = "ATTRIBUTES", markers[7].value = attributes;
     markers[8].name = "ALIAS", markers[8].value = alias;
-    failed = tpl_fill(writer, "cubind_stubs.h", block, 0, markers, 9);
+    markers[9].name = "KEY", markers[9].value = key = record_key(record, attributes, alias);
+    failed = tpl_fill(writer, "cubind_stubs.h", block, 0, markers, 10);
     free(display);
     free(attributes);
     free(alias);
+    free(key);
     if (failed)
       return 1;
   }

@@ -17,7 +17,10 @@
  * Blocks:
  *   struct    each struct or union defined in the .cu that a kernel takes by value: its C copy
  *             (FIELDS: the members, each framed by #line to its line in the .cu; ALIAS: the
- *             .cu's typedef of another name, " typedef _params params_t;", or nothing)
+ *             .cu's typedef of another name, " typedef _params params_t;", or nothing), once
+ *             in a program: KEY hashes its text, and another header's copy of the same
+ *             name and KEY (two .cu that include one .cuh) is skipped, one of another KEY an
+ *             #error
  *   kernel    each bound kernel: DOC (its doc comment, framed by #line), ONLY_IN (a note when
  *             some architectures lack it), LAUNCH / CALL (the prototypes' names and
  *             parameters), CALL_NOTE (what _call copies, which way, how many elements), NAME
@@ -50,9 +53,14 @@ extern "C" {
 
 @@EACH struct@@
 /* @@DISPLAY_NAME@@ (@@SOURCE_NAME@@): @@SIZE@@ bytes, aligned to @@ALIGN@@; the .cubind.c checks the layout */
+#ifndef CUBIND_RECORD_@@C_NAME@@
+#define CUBIND_RECORD_@@C_NAME@@ @@KEY@@
 typedef @@KIND@@ @@ATTRIBUTES@@@@C_NAME@@ {
 @@FIELDS@@
 } @@C_NAME@@;@@ALIAS@@
+#elif CUBIND_RECORD_@@C_NAME@@ != @@KEY@@
+#error "@@C_NAME@@: another generated header declares another C copy of a record of this name"
+#endif
 
 @@END struct@@
 @@EACH kernel@@

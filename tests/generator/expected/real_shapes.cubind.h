@@ -23,20 +23,30 @@ extern "C" {
  */
 
 /* pair_h2 (real_shapes.cu): 8 bytes, aligned to 4; the .cubind.c checks the layout */
+#ifndef CUBIND_RECORD_pair_h2
+#define CUBIND_RECORD_pair_h2 0xe1f7ee10u
 typedef struct pair_h2 {
 #line 30 "real_shapes.cu"
   cubind_half2 h2;
   int k;
-#line 31 "real_shapes.cubind.h"
+#line 33 "real_shapes.cubind.h"
 } pair_h2;
+#elif CUBIND_RECORD_pair_h2 != 0xe1f7ee10u
+#error "pair_h2: another generated header declares another C copy of a record of this name"
+#endif
 
 /* _launch_params (real_shapes.cu): 8 bytes, aligned to 4; the .cubind.c checks the layout */
+#ifndef CUBIND_RECORD__launch_params
+#define CUBIND_RECORD__launch_params 0x397e37edu
 typedef struct _launch_params {
 #line 57 "real_shapes.cu"
   int count;
   float scale;
-#line 39 "real_shapes.cubind.h"
+#line 46 "real_shapes.cubind.h"
 } _launch_params; typedef _launch_params launch_params_t;
+#elif CUBIND_RECORD__launch_params != 0x397e37edu
+#error "_launch_params: another generated header declares another C copy of a record of this name"
+#endif
 
 cubind_status MatAdd_launch(const cubind_config *cfg, float (*A)[16], const float (*B)[16],
     float (*C)[16], int rows);

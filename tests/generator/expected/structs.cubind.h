@@ -23,22 +23,34 @@ extern "C" {
  */
 
 /* inner (structs.cu): 16 bytes, aligned to 8; the .cubind.c checks the layout */
+#ifndef CUBIND_RECORD_inner
+#define CUBIND_RECORD_inner 0x2da848f2u
 typedef struct inner {
 #line 9 "structs.cu"
   short s;
   double d;
-#line 31 "structs.cubind.h"
+#line 33 "structs.cubind.h"
 } inner;
+#elif CUBIND_RECORD_inner != 0x2da848f2u
+#error "inner: another generated header declares another C copy of a record of this name"
+#endif
 
 /* bits (structs.cu): 4 bytes, aligned to 4; the .cubind.c checks the layout */
+#ifndef CUBIND_RECORD_bits
+#define CUBIND_RECORD_bits 0x9dd73f01u
 typedef union bits {
 #line 14 "structs.cu"
   float f;
   unsigned int u;
-#line 39 "structs.cubind.h"
+#line 46 "structs.cubind.h"
 } bits;
+#elif CUBIND_RECORD_bits != 0x9dd73f01u
+#error "bits: another generated header declares another C copy of a record of this name"
+#endif
 
 /* params (structs.cu): 112 bytes, aligned to 16; the .cubind.c checks the layout */
+#ifndef CUBIND_RECORD_params
+#define CUBIND_RECORD_params 0x7edb5295u
 typedef struct params {
 #line 24 "structs.cu"
   char c;
@@ -49,51 +61,79 @@ typedef struct params {
   unsigned int m;
   const float *table;
   bits b;
-#line 53 "structs.cubind.h"
+#line 65 "structs.cubind.h"
 } params;
+#elif CUBIND_RECORD_params != 0x7edb5295u
+#error "params: another generated header declares another C copy of a record of this name"
+#endif
 
 /* counted (structs.cu): 4 bytes, aligned to 4; the .cubind.c checks the layout */
+#ifndef CUBIND_RECORD_counted
+#define CUBIND_RECORD_counted 0x061a3180u
 typedef struct counted {
 #line 19 "structs.cu"
   int count;
-#line 60 "structs.cubind.h"
+#line 77 "structs.cubind.h"
 } counted;
+#elif CUBIND_RECORD_counted != 0x061a3180u
+#error "counted: another generated header declares another C copy of a record of this name"
+#endif
 
 /* window_range (structs.cu): 8 bytes, aligned to 4; the .cubind.c checks the layout */
+#ifndef CUBIND_RECORD_window_range
+#define CUBIND_RECORD_window_range 0x5eb955c3u
 typedef struct window_range {
 #line 40 "structs.cu"
   int lo;
 #line 40 "structs.cu"
   int hi;
-#line 69 "structs.cubind.h"
+#line 91 "structs.cubind.h"
 } window_range;
+#elif CUBIND_RECORD_window_range != 0x5eb955c3u
+#error "window_range: another generated header declares another C copy of a record of this name"
+#endif
 
 /* window_value (structs.cu): 4 bytes, aligned to 4; the .cubind.c checks the layout */
+#ifndef CUBIND_RECORD_window_value
+#define CUBIND_RECORD_window_value 0xf33930e0u
 typedef union window_value {
 #line 41 "structs.cu"
   float f;
 #line 41 "structs.cu"
   int i;
-#line 78 "structs.cubind.h"
+#line 105 "structs.cubind.h"
 } window_value;
+#elif CUBIND_RECORD_window_value != 0xf33930e0u
+#error "window_value: another generated header declares another C copy of a record of this name"
+#endif
 
 /* window::bounds (structs.cu): 8 bytes, aligned to 4; the .cubind.c checks the layout */
+#ifndef CUBIND_RECORD_bounds
+#define CUBIND_RECORD_bounds 0x3d0cbba7u
 typedef struct bounds {
 #line 42 "structs.cu"
   float min;
 #line 42 "structs.cu"
   float max;
-#line 87 "structs.cubind.h"
+#line 119 "structs.cubind.h"
 } bounds;
+#elif CUBIND_RECORD_bounds != 0x3d0cbba7u
+#error "bounds: another generated header declares another C copy of a record of this name"
+#endif
 
 /* window (structs.cu): 20 bytes, aligned to 4; the .cubind.c checks the layout */
+#ifndef CUBIND_RECORD_window
+#define CUBIND_RECORD_window 0x6949212du
 typedef struct window {
 #line 40 "structs.cu"
   window_range range;
   window_value value;
   bounds limits;
-#line 96 "structs.cubind.h"
+#line 133 "structs.cubind.h"
 } window;
+#elif CUBIND_RECORD_window != 0x6949212du
+#error "window: another generated header declares another C copy of a record of this name"
+#endif
 
 cubind_status with_params_launch(const cubind_config *cfg, params p, float *out, int n);
 /* with_params_call host buffers: out: copied out, n x 4 bytes. */

@@ -24,20 +24,30 @@ extern "C" {
  */
 
 /* lj_params (kernel_params.cuh): 8 bytes, aligned to 4; the .cubind.c checks the layout */
+#ifndef CUBIND_RECORD_lj_params
+#define CUBIND_RECORD_lj_params 0x9f29a0d7u
 typedef struct lj_params {
 #line 5 "kernel_params.cuh"
   float epsilon;
   float sigma6;
-#line 32 "structs_header.cubind.h"
+#line 34 "structs_header.cubind.h"
 } lj_params;
+#elif CUBIND_RECORD_lj_params != 0x9f29a0d7u
+#error "lj_params: another generated header declares another C copy of a record of this name"
+#endif
 
 /* fwd_params (cxx_params.h): 8 bytes, aligned to 4; the .cubind.c checks the layout */
+#ifndef CUBIND_RECORD_fwd_params
+#define CUBIND_RECORD_fwd_params 0xa2ad900bu
 typedef struct fwd_params {
 #line 9 "cxx_params.h"
   int32_t rows;
   float scale;
-#line 40 "structs_header.cubind.h"
+#line 47 "structs_header.cubind.h"
 } fwd_params;
+#elif CUBIND_RECORD_fwd_params != 0xa2ad900bu
+#error "fwd_params: another generated header declares another C copy of a record of this name"
+#endif
 
 cubind_status lj_scale_launch(const cubind_config *cfg, lj_params p, float *out);
 cubind_status lj_scale_call(const cubind_config *cfg, lj_params p, float *out);

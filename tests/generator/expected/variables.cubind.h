@@ -22,13 +22,18 @@ extern "C" {
  */
 
 /* limits (variables.cu): 8 bytes, aligned to 4; the .cubind.c checks the layout */
+#ifndef CUBIND_RECORD_limits
+#define CUBIND_RECORD_limits 0x5eb955c3u
 typedef struct limits {
 #line 6 "variables.cu"
   int lo;
 #line 6 "variables.cu"
   int hi;
-#line 31 "variables.cubind.h"
+#line 33 "variables.cubind.h"
 } limits;
+#elif CUBIND_RECORD_limits != 0x5eb955c3u
+#error "limits: another generated header declares another C copy of a record of this name"
+#endif
 
 cubind_status use_launch(const cubind_config *cfg, float *out);
 cubind_status use_call(const cubind_config *cfg, float *out);
