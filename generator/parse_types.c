@@ -332,11 +332,26 @@ void map_value_type(CXType type, c_type *out) {
 
 /* Appends "const " / "volatile " for the qualifiers of `type` (looked up on its canonical form,
    so that qualifiers hidden in typedefs count too). */
-static void append_qualifiers(cubind_buf *buf, CXType type) {
+enum { QUALIFIED_CONST = 1, QUALIFIED_VOLATILE = 2 };
+
+/* The qualifiers of an array type itself, which a typedef of an array carries (`const Arr3`,
+   Arr3 an int[3]: not on the stripped element); C puts them on the elements. */
+static unsigned array_qualifiers(CXType array) {
+  CXType canonical = clang_getCanonicalType(array);
+  return (clang_isConstQualifiedType(array) || clang_isConstQualifiedType(canonical)
+              ? QUALIFIED_CONST
+              : 0) |
+         (clang_isVolatileQualifiedType(array) || clang_isVolatileQualifiedType(canonical)
+              ? QUALIFIED_VOLATILE
+              : 0);
+}
+
+/* Appends the type's qualifiers and the `extra` ones (QUALIFIED_*), as C spells them first. */
+static void append_qualifiers(cubind_buf *buf, CXType type, unsigned extra) {
   CXType canonical = clang_getCanonicalType(type);
-  if (clang_isConstQualifiedType(canonical))
+  if (clang_isConstQualifiedType(canonical) || (extra & QUALIFIED_CONST))
     cubind_buf_puts(buf, "const ");
-  if (clang_isVolatileQualifiedType(canonical))
+  if (clang_isVolatileQualifiedType(canonical) || (extra & QUALIFIED_VOLATILE))
     cubind_buf_puts(buf, "volatile ");
 }
 
@@ -347,15 +362,14 @@ static void append_qualifiers(cubind_buf *buf, CXType type) {
  * then holding "void" with its qualifiers, for an opaque pointer; -1 when C cannot pass it,
  * out->unsupported saying why.
  */
-static int spell_array_pointer(CXType array, cubind_buf *buf, c_type *out) {
+static int spell_array_pointer(CXType array, unsigned outer, cubind_buf *buf, c_type *out) {
   cubind_buf dims = {0};
   c_type value = {0};
-  /* C qualifies the elements: the array's own qualifiers count too, which a typedef of an
-     array carries (`const Arr3 *`, Arr3 an int[3]: not on the stripped element) */
-  CXType element, canonical = clang_getCanonicalType(array);
-  int is_const = clang_isConstQualifiedType(array) || clang_isConstQualifiedType(canonical);
-  int is_volatile =
-      clang_isVolatileQualifiedType(array) || clang_isVolatileQualifiedType(canonical);
+  /* C qualifies the elements: the array's own qualifiers count too (array_qualifiers) */
+  CXType element, canonical;
+  unsigned qualifiers_of_array = array_qualifiers(array) | outer;
+  int is_const = (qualifiers_of_array & QUALIFIED_CONST) != 0;
+  int is_volatile = (qualifiers_of_array & QUALIFIED_VOLATILE) != 0;
   int result;
   cubind_buf qualifiers = {0};
   cubind_buf_puts(&dims, "");
@@ -402,7 +416,7 @@ static void map_pointer_at(CXType pointer, c_type *out, char **elem_type,
     return;
   }
   if (top_level && depth == 0 && canonical.kind == CXType_ConstantArray) {
-    int spelled = spell_array_pointer(pointee, &buf, out);
+    int spelled = spell_array_pointer(pointee, 0, &buf, out);
     if (spelled < 0)
       return;
     if (spelled > 0) { /* restrict left out: only a promise, and C would spell it inside (*) */
@@ -423,7 +437,7 @@ static void map_pointer_at(CXType pointer, c_type *out, char **elem_type,
     *elem_type = inner.spelling;
     out->needs |= inner.needs;
   } else if (canonical.kind == CXType_Void) {
-    append_qualifiers(&buf, pointee);
+    append_qualifiers(&buf, pointee, 0);
     cubind_buf_puts(&buf, "void");
     *elem_size = 1;
   } else if (canonical.kind == CXType_FunctionProto || canonical.kind == CXType_FunctionNoProto) {
@@ -443,7 +457,7 @@ static void map_pointer_at(CXType pointer, c_type *out, char **elem_type,
   } else {
     c_type value = {0};
     map_value_type(pointee, &value);
-    append_qualifiers(&buf, pointee);
+    append_qualifiers(&buf, pointee, 0);
     if (value.spelling) {
       cubind_buf_puts(&buf, value.spelling);
       *elem_type = value.spelling; /* unqualified: sizeof(float), not sizeof(const float) */
@@ -470,13 +484,16 @@ static void map_pointer_at(CXType pointer, c_type *out, char **elem_type,
 /* map_array_param: see parse_types.h. */
 void map_array_param(CXType array, c_type *out, char **elem_type, unsigned long long *elem_size) {
   CXType element = clang_getArrayElementType(cx_strip_sugar(array));
+  /* a typedef of an array carries its qualifiers on the array (`const vec8 a`, vec8 a
+     float[8]), which C puts on the elements */
+  unsigned outer = array_qualifiers(array);
   c_type value = {0};
   cubind_buf buf = {0};
   long long size = clang_Type_getSizeOf(element);
   *elem_type = NULL;
   *elem_size = size > 0 ? (unsigned long long)size : 0;
   if (cx_strip_sugar(element).kind == CXType_ConstantArray) { /* float a[][16]: float (*)[16] */
-    int spelled = spell_array_pointer(element, &buf, out);
+    int spelled = spell_array_pointer(element, outer, &buf, out);
     if (spelled == 0) /* arrays of structs: an opaque buffer */
       cubind_buf_puts(&buf, " *");
     if (spelled >= 0)
@@ -486,7 +503,7 @@ void map_array_param(CXType array, c_type *out, char **elem_type, unsigned long 
     return;
   }
   map_value_type(element, &value);
-  append_qualifiers(&buf, element);
+  append_qualifiers(&buf, element, outer);
   if (value.spelling) {
     cubind_buf_puts(&buf, value.spelling);
     *elem_type = value.spelling; /* unqualified, as for pointers */

@@ -76,6 +76,13 @@ cubind_status array_typedef_ptrs_call(const cubind_config *cfg, int (*a)[3], con
 cubind_status array_typedef_ptrs_attributes(cubind_kernel_attributes *out);
 cubind_status array_typedef_ptrs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+cubind_status array_typedef_params_launch(const cubind_config *cfg, const float *a,
+    const int (*g)[4], volatile unsigned char *v, float *out);
+cubind_status array_typedef_params_call(const cubind_config *cfg, const float *a, const int (*g)[4],
+    volatile unsigned char *v, float *out);
+cubind_status array_typedef_params_attributes(cubind_kernel_attributes *out);
+cubind_status array_typedef_params_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
 #ifdef __cplusplus
 }
 #endif
@@ -118,6 +125,12 @@ static const cubind_param_info cubind_g_pointers_params4[] = {
 };
 static const cubind_param_info cubind_g_pointers_params5[] = {{"a", 0, 8}, {"b", 8, 8}, {"n", 16, 4}};
 static const cubind_param_info cubind_g_pointers_params6[] = {{"a", 0, 8}, {"b", 8, 8}};
+static const cubind_param_info cubind_g_pointers_params7[] = {
+    {"a", 0, 8},
+    {"g", 8, 8},
+    {"v", 16, 8},
+    {"out", 24, 8},
+};
 
 /* {C name, cubin symbol, parameters, number of parameters} */
 static const cubind_kernel_info cubind_g_pointers_kernels[] = {
@@ -128,6 +141,7 @@ static const cubind_kernel_info cubind_g_pointers_kernels[] = {
     {"annotated_void", "_Z14annotated_voidPKvPjm", cubind_g_pointers_params4, 3},
     {"array_params", "_Z12array_paramsPKfPii", cubind_g_pointers_params5, 3},
     {"array_typedef_ptrs", "_Z18array_typedef_ptrsPA3_iPA3_Ki", cubind_g_pointers_params6, 2},
+    {"array_typedef_params", "_Z20array_typedef_paramsPKfPA4_KiPVhPf", cubind_g_pointers_params7, 4},
 };
 
 /* The module: its descriptor (read-only) and the runtime's state for it (written only by
@@ -135,7 +149,7 @@ static const cubind_kernel_info cubind_g_pointers_kernels[] = {
 static cubind_module_state cubind_g_pointers_state;
 static const cubind_module cubind_g_pointers_module = {
     3, "pointers", cubind_fatbin_pointers, &cubind_fatbin_pointers_size,
-    cubind_g_pointers_kernels, 7, &cubind_g_pointers_state, NULL, 0};
+    cubind_g_pointers_kernels, 8, &cubind_g_pointers_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -282,6 +296,26 @@ cubind_status array_typedef_ptrs_attributes(cubind_kernel_attributes *out) {
 
 cubind_status array_typedef_ptrs_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cubind_g_pointers_module, 6, n, shared_bytes, out);
+}
+
+cubind_status array_typedef_params_launch(const cubind_config *cfg, const float *a,
+    const int (*g)[4], volatile unsigned char *v, float *out) {
+  void *cubind_args[4] = {&a, &g, &v, &out};
+  return cubind_module_launch(&cubind_g_pointers_module, 7, cfg, cubind_args);
+}
+
+cubind_status array_typedef_params_call(const cubind_config *cfg, const float *a, const int (*g)[4],
+    volatile unsigned char *v, float *out) {
+  void *cubind_args[4] = {&a, &g, &v, &out};
+  return cubind_module_call(&cubind_g_pointers_module, 7, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status array_typedef_params_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_pointers_module, 7, out);
+}
+
+cubind_status array_typedef_params_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_pointers_module, 7, n, shared_bytes, out);
 }
 
 #endif /* CUBIND_GENERATED_POINTERS_IMPLEMENTATION */
