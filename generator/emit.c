@@ -347,41 +347,85 @@ static int each_struct(tpl_writer *writer, const char *block, const void *data) 
 }
 
 /*
- * A doc comment as the generated header can hold it, line for line (so that #line stays true):
- * a `//` comment with a line that ends in a backslash, which would splice the next line (the
- * prototype) into it, becomes a block comment; in a block comment, a "/" "*" inside the text
- * (data/ *.bin, say) is broken up, since compilers warn about it (-Wcomment).
+ * Appends comment text from `at` to `end` that goes between "/" "*" and "*" "/": a "/" "*"
+ * inside is broken up, since compilers warn about it (-Wcomment), and with close_safe a "*" "/".
  */
-static void append_doc_text(cubind_buf *out, const char *doc) {
-  int line_comment = doc[0] == '/' && doc[1] == '/', spliced = 0;
-  const char *at;
-  for (at = doc; line_comment && *at; at++)
-    if (at[0] == '\\' && (at[1] == '\n' || at[1] == '\0'))
-      spliced = 1;
-  if (line_comment && !spliced) {
-    append_comment_text(out, doc, 0);
-    return;
-  }
-  if (line_comment)
-    cubind_buf_puts(out, "/*");
-  for (at = doc; *at; at++) {
-    if (line_comment && at[0] == '/' && at[1] == '/' && (at == doc || at[-1] == '\n')) {
-      /* "/// text" -> " * text" (the first line keeps its place after the opening) */
-      while (at[1] == '/' || at[1] == '!')
-        at++;
-      if (at - doc > 2)
-        cubind_buf_puts(out, at == doc + 2 ? "" : " *");
-      continue;
-    }
-    if (at[0] == '/' && at[1] == '*' && at != doc)
+static void append_block_text(cubind_buf *out, const char *at, const char *end, int close_safe) {
+  for (; at < end; at++) {
+    if (at[0] == '/' && at + 1 < end && at[1] == '*')
       cubind_buf_puts(out, "/ ");
-    else if (line_comment && at[0] == '*' && at[1] == '/')
+    else if (close_safe && at[0] == '*' && at + 1 < end && at[1] == '/')
       cubind_buf_puts(out, "* ");
     else
       cubind_buf_append(out, at, 1);
   }
-  if (line_comment)
+}
+
+/*
+ * A doc comment as the generated header can hold it, line for line (so that #line stays true).
+ * Clang joins adjacent comments into one doc (`/// a` lines, `/ ** a * /` then `/// b`, two
+ * block comments): each is kept as the kind it is, but a block comment's "/" "*" inside the
+ * text (data/ *.bin, say) is broken up, and a `//` comment whose line ends in a backslash, which
+ * would splice the next line (the prototype) into it, becomes a block comment (of all its lines
+ * where the doc is `//` comments alone: "/// text" -> " * text").
+ */
+static void append_doc_text(cubind_buf *out, const char *doc) {
+  const char *at, *end, *line;
+  int line_comments_only = 1, spliced = 0;
+  for (at = doc; *at; at = *end ? end + 1 : end) {
+    end = at + strcspn(at, "\n");
+    line = at + strspn(at, " \t");
+    if (line[0] != '/' || line[1] != '/')
+      line_comments_only = 0;
+    if (end > at && end[-1] == '\\')
+      spliced = 1;
+  }
+  if (line_comments_only && spliced) {
+    cubind_buf_puts(out, "/*");
+    for (at = doc; *at; at++) {
+      if (at[0] == '/' && at[1] == '/' && (at == doc || at[-1] == '\n')) {
+        /* "/// text" -> " * text" (the first line keeps its place after the opening) */
+        while (at[1] == '/' || at[1] == '!')
+          at++;
+        if (at - doc > 2)
+          cubind_buf_puts(out, at == doc + 2 ? "" : " *");
+        continue;
+      }
+      if (at[0] == '/' && at[1] == '*')
+        cubind_buf_puts(out, "/ ");
+      else if (at[0] == '*' && at[1] == '/')
+        cubind_buf_puts(out, "* ");
+      else
+        cubind_buf_append(out, at, 1);
+    }
     cubind_buf_puts(out, " */");
+    return;
+  }
+  for (at = doc; *at;) {
+    if (at[0] == '/' && at[1] == '*') { /* a block comment, to its end */
+      const char *close = strstr(at + 2, "*/");
+      end = close ? close : at + strlen(at);
+      cubind_buf_puts(out, "/*");
+      append_block_text(out, at + 2, end, 0);
+      cubind_buf_puts(out, "*/");
+      at = close ? close + 2 : end;
+    } else if (at[0] == '/' && at[1] == '/') { /* a line comment, to its line's end */
+      end = at + strcspn(at, "\n");
+      if (end[-1] == '\\') {
+        const char *text = at + 2;
+        while (*text == '/' || *text == '!') /* its "///": the opening */
+          text++;
+        cubind_buf_puts(out, "/*");
+        append_block_text(out, text, end, 1);
+        cubind_buf_puts(out, " */");
+      } else {
+        cubind_buf_append(out, at, (size_t)(end - at));
+      }
+      at = end;
+    } else {
+      cubind_buf_append(out, at++, 1); /* the space between comments */
+    }
+  }
 }
 
 /* A kernel's doc comment, framed by #line to where it is in the .cu. */

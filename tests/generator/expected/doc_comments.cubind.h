@@ -113,6 +113,34 @@ cubind_status comment_opener_call(const cubind_config *cfg, int *p);
 cubind_status comment_opener_attributes(cubind_kernel_attributes *out);
 cubind_status comment_opener_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+#line 36 "doc_comments.cu"
+/** Two block comments, which clang joins into one doc. */
+/** The second one. */
+#line 120 "doc_comments.cubind.h"
+cubind_status two_blocks_launch(const cubind_config *cfg, int *p);
+#line 36 "doc_comments.cu"
+/** Two block comments, which clang joins into one doc. */
+/** The second one. */
+#line 125 "doc_comments.cubind.h"
+cubind_status two_blocks_call(const cubind_config *cfg, int *p);
+cubind_status two_blocks_attributes(cubind_kernel_attributes *out);
+cubind_status two_blocks_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
+#line 40 "doc_comments.cu"
+/** A block comment, then `///` lines, one ending in a backslash (LaTeX): */
+/* A = (a b \\ */
+///      c d)
+#line 134 "doc_comments.cubind.h"
+cubind_status block_then_lines_launch(const cubind_config *cfg, int *p);
+#line 40 "doc_comments.cu"
+/** A block comment, then `///` lines, one ending in a backslash (LaTeX): */
+/* A = (a b \\ */
+///      c d)
+#line 140 "doc_comments.cubind.h"
+cubind_status block_then_lines_call(const cubind_config *cfg, int *p);
+cubind_status block_then_lines_attributes(cubind_kernel_attributes *out);
+cubind_status block_then_lines_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
 #ifdef __cplusplus
 }
 #endif
@@ -148,6 +176,8 @@ static const cubind_param_info cubind_g_doc_comments_params4[] = {{"p", 0, 8}};
 static const cubind_param_info cubind_g_doc_comments_params5[] = {{"p", 0, 8}};
 static const cubind_param_info cubind_g_doc_comments_params6[] = {{"p", 0, 8}};
 static const cubind_param_info cubind_g_doc_comments_params7[] = {{"p", 0, 8}};
+static const cubind_param_info cubind_g_doc_comments_params8[] = {{"p", 0, 8}};
+static const cubind_param_info cubind_g_doc_comments_params9[] = {{"p", 0, 8}};
 
 /* {C name, cubin symbol, parameters, number of parameters} */
 static const cubind_kernel_info cubind_g_doc_comments_kernels[] = {
@@ -159,6 +189,8 @@ static const cubind_kernel_info cubind_g_doc_comments_kernels[] = {
     {"no_comment", "_Z10no_commentPi", cubind_g_doc_comments_params5, 1},
     {"backslash_end", "_Z13backslash_endPi", cubind_g_doc_comments_params6, 1},
     {"comment_opener", "_Z14comment_openerPi", cubind_g_doc_comments_params7, 1},
+    {"two_blocks", "_Z10two_blocksPi", cubind_g_doc_comments_params8, 1},
+    {"block_then_lines", "_Z16block_then_linesPi", cubind_g_doc_comments_params9, 1},
 };
 
 /* The module: its descriptor (read-only) and the runtime's state for it (written only by
@@ -166,7 +198,7 @@ static const cubind_kernel_info cubind_g_doc_comments_kernels[] = {
 static cubind_module_state cubind_g_doc_comments_state;
 static const cubind_module cubind_g_doc_comments_module = {
     3, "doc_comments", cubind_fatbin_doc_comments, &cubind_fatbin_doc_comments_size,
-    cubind_g_doc_comments_kernels, 8, &cubind_g_doc_comments_state, NULL, 0};
+    cubind_g_doc_comments_kernels, 10, &cubind_g_doc_comments_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -317,6 +349,42 @@ cubind_status comment_opener_attributes(cubind_kernel_attributes *out) {
 
 cubind_status comment_opener_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cubind_g_doc_comments_module, 7, n, shared_bytes, out);
+}
+
+cubind_status two_blocks_launch(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_launch(&cubind_g_doc_comments_module, 8, cfg, cubind_args);
+}
+
+cubind_status two_blocks_call(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_call(&cubind_g_doc_comments_module, 8, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status two_blocks_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_doc_comments_module, 8, out);
+}
+
+cubind_status two_blocks_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_doc_comments_module, 8, n, shared_bytes, out);
+}
+
+cubind_status block_then_lines_launch(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_launch(&cubind_g_doc_comments_module, 9, cfg, cubind_args);
+}
+
+cubind_status block_then_lines_call(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_call(&cubind_g_doc_comments_module, 9, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status block_then_lines_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_doc_comments_module, 9, out);
+}
+
+cubind_status block_then_lines_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_doc_comments_module, 9, n, shared_bytes, out);
 }
 
 #endif /* CUBIND_GENERATED_DOC_COMMENTS_IMPLEMENTATION */
