@@ -93,6 +93,27 @@ cubind_run(output "${CMAKE_COMMAND}" -S "${dir}" -B "${dir}/build" -G "${GENERAT
 cubind_run(output "${CMAKE_COMMAND}" --build "${dir}/build" -j 1)
 message(STATUS "a header the build makes: made before nvcc and cubind-gen")
 
+# A strict C90 program (CMAKE_C_STANDARD 90, no extensions): cubind::runtime requires c_std_99
+# of its users, so CMake compiles it as C99 (its headers' static inline were "unknown type name
+# 'inline'" under -std=c90).
+set(dir "${WORK_DIR}/c90")
+file(WRITE "${dir}/k.cu" "extern \"C\" __global__ void k(float *a) { a[0] = 1; }\n")
+file(WRITE "${dir}/main.c" "#include \"k.cubind.h\"\nint main(void) { return k_launch == 0; }\n")
+file(WRITE "${dir}/CMakeLists.txt" [=[
+cmake_minimum_required(VERSION 3.20)
+project(c90 LANGUAGES C)
+set(CMAKE_C_STANDARD 90)
+set(CMAKE_C_EXTENSIONS OFF)
+find_package(cubind 0.2 REQUIRED)
+add_gpu_kernels(k SOURCES k.cu ARCHS 90)
+add_executable(app main.c)
+target_link_libraries(app PRIVATE k)
+]=])
+cubind_run(output "${CMAKE_COMMAND}" -S "${dir}" -B "${dir}/build" -G "${GENERATOR}"
+           "-DCMAKE_PREFIX_PATH=${PREFIX}" "-DCMAKE_C_COMPILER=${C_COMPILER}")
+cubind_run(output "${CMAKE_COMMAND}" --build "${dir}/build")
+message(STATUS "a C90 program: compiled as C99")
+
 # find_package(cubind <version>): 0.x releases are compatible within one minor version only.
 string(REGEX MATCH "^[0-9]+\\.[0-9]+" minor "${VERSION}")
 string(REGEX REPLACE "^([0-9]+)\\.([0-9]+).*" "\\1" major "${VERSION}")
