@@ -1,7 +1,8 @@
 # CubindGpuKernels.cmake: add_gpu_kernels(), which turns .cu files into a C library.
 #
 #   add_gpu_kernels(<target>
-#     SOURCES <file.cu>...              the kernels (relative paths: to the current source dir)
+#     SOURCES <file.cu>...              the kernels (relative paths: to the current source dir;
+#                                       a file a custom command of it makes: its binary dir)
 #     [ARCHS <arch>...]                 machine code (SASS) for these, e.g. 80 90 (default below);
 #                                       also 90-real (SASS), 90-virtual (PTX), all, all-major,
 #                                       native (CMake's keywords, see "Architectures")
@@ -454,7 +455,6 @@ function(add_gpu_kernels target)
   set(sources "")
   set(stems "")
   foreach(source IN LISTS arg_SOURCES)
-    get_filename_component(source "${source}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     # NAME_WLE: only the last extension goes, as cubind-gen names its outputs (a.b.cu -> a.b).
     get_filename_component(stem "${source}" NAME_WLE)
     string(MAKE_C_IDENTIFIER "${stem}" module)
@@ -496,16 +496,7 @@ function(add_gpu_kernels target)
     CUBIND_GEN "${gen}"
     CUBIND_OUT_DIR "${out_dir}")
   target_include_directories(${target} PUBLIC "$<BUILD_INTERFACE:${out_dir}>")
-  # A struct passed by value from a header: the generated header includes that header by its
-  # path relative to the .cu's directory or to an INCLUDE_DIRECTORIES entry, so C callers need
-  # those directories too (nvcc and cubind-gen get them from the same property).
-  set(source_dirs "")
-  foreach(source IN LISTS sources)
-    get_filename_component(dir "${source}" DIRECTORY)
-    list(APPEND source_dirs "${dir}")
-  endforeach()
-  list(REMOVE_DUPLICATES source_dirs)
-  foreach(dir IN LISTS arg_INCLUDE_DIRECTORIES source_dirs)
+  foreach(dir IN LISTS arg_INCLUDE_DIRECTORIES)
     get_filename_component(dir "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     target_include_directories(${target} PUBLIC "$<BUILD_INTERFACE:${dir}>")
   endforeach()
@@ -533,10 +524,41 @@ function(add_gpu_kernels target)
   endif()
 endfunction()
 
-# The build steps of one add_gpu_kernels() target (deferred to the end of its directory).
+# A source path of the current directory as CMake resolves one: relative to the source
+# directory, unless no such file exists there and the binary directory's is made by the build
+# (a relative add_custom_command(OUTPUT gen.cu) writes there).
+function(_cubind_source_path path out)
+  get_filename_component(resolved "${path}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(NOT IS_ABSOLUTE "${path}" AND NOT EXISTS "${resolved}")
+    get_filename_component(made "${path}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
+    get_source_file_property(generated "${made}" GENERATED)
+    if(generated)
+      set(resolved "${made}")
+    endif()
+  endif()
+  set(${out} "${resolved}" PARENT_SCOPE)
+endfunction()
+
+# The build steps of one add_gpu_kernels() target (deferred to the end of its directory, so
+# that a custom command declared after the call makes its relative SOURCES as CMake's own).
 function(_cubind_add_build_steps target)
   set(caller "add_gpu_kernels(${target})")
-  get_target_property(sources ${target} CUBIND_SOURCES)
+  get_target_property(given_sources ${target} CUBIND_SOURCES)
+  set(sources "")
+  set(source_dirs "")
+  foreach(source IN LISTS given_sources)
+    _cubind_source_path("${source}" source)
+    list(APPEND sources "${source}")
+    get_filename_component(dir "${source}" DIRECTORY)
+    list(APPEND source_dirs "${dir}")
+  endforeach()
+  # A struct passed by value from a header: the generated header includes that header by its
+  # path relative to the .cu's directory or to an INCLUDE_DIRECTORIES entry, so C callers need
+  # those directories too (nvcc and cubind-gen get them from the same property).
+  list(REMOVE_DUPLICATES source_dirs)
+  foreach(dir IN LISTS source_dirs)
+    target_include_directories(${target} PUBLIC "$<BUILD_INTERFACE:${dir}>")
+  endforeach()
   get_target_property(prefix ${target} CUBIND_PREFIX)
   get_target_property(gen ${target} CUBIND_GEN)
   get_target_property(out_dir ${target} CUBIND_OUT_DIR)
@@ -602,7 +624,7 @@ function(_cubind_add_build_steps target)
   set(made_inputs "")
   foreach(file IN LISTS listed)
     if(NOT file MATCHES "\\$<")
-      get_filename_component(file "${file}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+      _cubind_source_path("${file}" file)
       get_source_file_property(made "${file}" GENERATED)
       if(made)
         list(APPEND made_inputs "${file}")

@@ -163,6 +163,12 @@ set(suffixes_main_c "#include \"k.cubind.h\"\n#include \"k2.cubind.h\"\nint main
 expect_build(source_suffixes
   "add_gpu_kernels(k SOURCES k.cuh k2.cpp ARCHS 90)\n${app}target_link_libraries(app PRIVATE k)"
   "k.cuh=k_cu" "k2.cpp=k2_cu" "main.c=suffixes_main_c")
+# a relative .cu that a custom command of the directory writes (declared after the call, as
+# CMake allows): CMake's place for it, the binary directory (was: "SOURCES file '<source
+# dir>/gen.cu' does not exist")
+expect_build(generated_relative_source
+  "add_gpu_kernels(k SOURCES gen.cu ARCHS 90)\nadd_custom_command(OUTPUT gen.cu COMMAND \${CMAKE_COMMAND} -E copy \${CMAKE_CURRENT_SOURCE_DIR}/k.cu.in gen.cu DEPENDS k.cu.in)"
+  "k.cu.in=k_cu")
 # modules whose names differ only in case: each header keeps its own include guard
 set(upper_cu "extern \"C\" __global__ void upper(float *a) { a[0] = 1; }\n")
 set(lower_cu "extern \"C\" __global__ void lower(float *a) { a[0] = 2; }\n")
