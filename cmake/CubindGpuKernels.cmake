@@ -10,7 +10,8 @@
 #     [SEPARABLE]                       relocatable device code: kernels may call __device__
 #                                       functions of the target's other .cu files (nvcc -rdc=true,
 #                                       one device link); CMake's CUDA_SEPARABLE_COMPILATION
-#                                       property (and CMAKE_CUDA_SEPARABLE_COMPILATION) does the same
+#                                       property (and CMAKE_CUDA_SEPARABLE_COMPILATION) does the
+#                                       same, as does -rdc=true (-dc) among the nvcc options
 #     [PREFIX <p>]                      put <p> before every generated C name: <p>doublify_launch
 #     [EXPLICIT_KERNELS_ONLY]           bind only the kernels the source names (plain kernels and
 #                                       explicit template instantiations), a fixed API; default:
@@ -337,14 +338,39 @@ function(_cubind_depfile_escape path out)
   set(${out} "${path}" PARENT_SCOPE)
 endfunction()
 
+# Whether a list of nvcc options asks for relocatable device code (nvcc takes the last of
+# -rdc=true/false, --relocatable-device-code[=]true/false; -dc, --device-c imply true).
+function(_cubind_asks_rdc options out)
+  set(asks FALSE)
+  set(previous "")
+  foreach(option IN LISTS options)
+    if(previous MATCHES "^(-rdc|--relocatable-device-code)$")
+      set(option "${previous}=${option}")
+    endif()
+    if(option MATCHES "^(-rdc|--relocatable-device-code)=(true|false)$")
+      set(asks ${CMAKE_MATCH_2})
+    elseif(option MATCHES "^(-dc|--device-c)$")
+      set(asks TRUE)
+    endif()
+    set(previous "${option}")
+  endforeach()
+  set(${out} ${asks} PARENT_SCOPE)
+endfunction()
+
 # The nvcc options of a target, as one list (generator expressions included) for nvcc and for
-# cubind-gen --nvcc-options alike (see the header comment for the order).
-function(_cubind_nvcc_flags target out)
+# cubind-gen --nvcc-options alike (see the header comment for the order); rdc_out: whether
+# they ask for relocatable device code (in any configuration).
+function(_cubind_nvcc_flags target out rdc_out)
   if(DEFINED CMAKE_CUDA_FLAGS)
     separate_arguments(flags UNIX_COMMAND "${CMAKE_CUDA_FLAGS}")
   else()
     separate_arguments(flags UNIX_COMMAND "$ENV{CUDAFLAGS}")
   endif()
+  get_target_property(options ${target} CUBIND_COMPILE_OPTIONS)
+  if(NOT options)
+    set(options "")
+  endif()
+  _cubind_asks_rdc("${flags};${options}" relocatable)
   # The target's CUDA_STANDARD (initialized from CMAKE_CUDA_STANDARD), as CMake gives nvcc
   # -std=c++NN for CUDA sources; first, so that a -std among the options wins (nvcc takes the
   # last, and so does cubind-gen)
@@ -360,6 +386,10 @@ function(_cubind_nvcc_flags target out)
     if(CMAKE_CUDA_FLAGS_${upper})
       # one list element: its ';' and '>' written as generator expressions, split when run
       separate_arguments(config_flags UNIX_COMMAND "${CMAKE_CUDA_FLAGS_${upper}}")
+      _cubind_asks_rdc("${flags};${config_flags};${options}" asks)
+      if(asks)
+        set(relocatable TRUE)
+      endif()
       string(REPLACE ">" "$<ANGLE-R>" config_flags "${config_flags}")
       string(REPLACE ";" "$<SEMICOLON>" config_flags "${config_flags}")
       list(APPEND flags "$<$<CONFIG:${config}>:${config_flags}>")
@@ -388,11 +418,9 @@ function(_cubind_nvcc_flags target out)
   set(defines "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
   list(APPEND flags "$<$<BOOL:${dirs}>:-I$<JOIN:${dirs},$<SEMICOLON>-I>>"
                     "$<$<BOOL:${defines}>:-D$<JOIN:${defines},$<SEMICOLON>-D>>")
-  get_target_property(options ${target} CUBIND_COMPILE_OPTIONS)
-  if(options)
-    list(APPEND flags ${options})
-  endif()
+  list(APPEND flags ${options})
   set(${out} "${flags}" PARENT_SCOPE)
+  set(${rdc_out} ${relocatable} PARENT_SCOPE)
 endfunction()
 
 function(add_gpu_kernels target)
@@ -565,7 +593,11 @@ function(_cubind_add_build_steps target)
   get_target_property(explicit_only ${target} CUBIND_EXPLICIT_KERNELS_ONLY)
   get_target_property(separable ${target} CUBIND_SEPARABLE_OPTION)
   get_target_property(cmake_separable ${target} CUDA_SEPARABLE_COMPILATION)
-  if(cmake_separable)
+  # Relocatable device code asked for among the nvcc options (CMAKE_CUDA_FLAGS -rdc=true) means
+  # SEPARABLE: compiled alone, each .cu's relocatable code would never be device-linked, and a
+  # kernel calling another .cu's __device__ function would fail to load at run time.
+  _cubind_nvcc_flags(${target} nvcc_flags flags_rdc)
+  if(cmake_separable OR flags_rdc)
     set(separable TRUE)
   endif()
   if(NOT prefix)
@@ -584,7 +616,6 @@ function(_cubind_add_build_steps target)
                    "(template instances only host code launches need SASS for one architecture)")
     set(explicit_only TRUE)
   endif()
-  _cubind_nvcc_flags(${target} nvcc_flags)
   if(CMAKE_CUDA_HOST_COMPILER)
     list(APPEND nvcc_flags -ccbin "${CMAKE_CUDA_HOST_COMPILER}")
   endif()

@@ -1,8 +1,11 @@
 # Relocatable device code across .cu files, on the installed package: tests/gpu/separable's
-# kernels call __device__ code of its other .cu file. As one SEPARABLE target, and as a target
-# given CMake's CUDA_SEPARABLE_COMPILATION property (after the call), it builds: each .cu keeps
-# its own stubs and module (<target>_<stem>), every kernel is bound (the implicitly
-# instantiated templates too), and all modules load the one device-linked fatbin, embedded once.
+# kernels call __device__ code of its other .cu file. As one SEPARABLE target, as a target
+# given CMake's CUDA_SEPARABLE_COMPILATION property (after the call), and as targets whose nvcc
+# options ask for relocatable code (COMPILE_OPTIONS -dc; CMAKE_CUDA_FLAGS "-rdc true" of a
+# subdirectory: taken as SEPARABLE, where they built unlinked code whose kernels could not
+# load), it builds: each .cu keeps its own stubs and module (<target>_<stem>), every kernel is
+# bound (the implicitly instantiated templates too), and all modules load the one device-linked
+# fatbin, embedded once.
 # Without SEPARABLE the same sources cannot build (nvcc: the external device function is
 # unresolved), which is what the option is for. The program runs without a GPU (exit 77).
 #   cmake -DPREFIX=... -DWORK_DIR=... -DGENERATOR=Ninja -DC_COMPILER=cc -DSOURCE_DIR=... -P separable.cmake
@@ -19,7 +22,9 @@ set(sources \"${fixture}/device_math.cu\" \"${fixture}/kernels.cu\")
 add_gpu_kernels(option SOURCES \${sources} ARCHS 80 90 SEPARABLE)
 add_gpu_kernels(property SOURCES \${sources} ARCHS 90)
 set_target_properties(property PROPERTIES CUDA_SEPARABLE_COMPILATION ON)
-foreach(kernels IN ITEMS option property)
+add_gpu_kernels(options_dc SOURCES \${sources} ARCHS 90 COMPILE_OPTIONS -dc)
+add_subdirectory(flags)
+foreach(kernels IN ITEMS option property options_dc flags_rdc)
   add_executable(app_\${kernels} \"${fixture}/separable.c\")
   target_link_libraries(app_\${kernels} PRIVATE \${kernels})
   target_include_directories(app_\${kernels} PRIVATE \"${SOURCE_DIR}/tests/gpu\")
@@ -30,16 +35,21 @@ if(NOT_SEPARABLE)
   add_gpu_kernels(not_separable SOURCES \${sources} ARCHS 90)
 endif()
 ")
+file(WRITE "${dir}/flags/CMakeLists.txt" "
+set(CMAKE_CUDA_FLAGS \"-rdc true\")
+add_gpu_kernels(flags_rdc SOURCES \${sources} ARCHS 90)
+")
 cubind_run(output "${CMAKE_COMMAND}" -S "${dir}" -B "${dir}/build" -G "${GENERATOR}"
            "-DCMAKE_PREFIX_PATH=${PREFIX}" "-DCMAKE_C_COMPILER=${C_COMPILER}")
 cubind_run(output "${CMAKE_COMMAND}" --build "${dir}/build")
 cubind_expect("${output}" "nvcc -dlink option" "the device link step")
 
 # (ZIP_LISTS takes the names of list variables: literal lists would give no iteration at all)
-set(targets option property)
-set(archs_of "sm_80 sm_90" sm_90)
-foreach(target archs IN ZIP_LISTS targets archs_of)
-  set(out "${dir}/build/${target}")
+set(targets option property options_dc flags_rdc)
+set(archs_of "sm_80 sm_90" sm_90 sm_90 sm_90)
+set(out_dirs option property options_dc flags/flags_rdc)
+foreach(target archs out IN ZIP_LISTS targets archs_of out_dirs)
+  set(out "${dir}/build/${out}")
   file(READ "${out}/kernels.cubind.h" kernels_h)
   file(READ "${out}/device_math.cubind.h" math_h)
   foreach(kernel IN ITEMS apply_poly apply_poly_as_float apply_poly_as_double)
