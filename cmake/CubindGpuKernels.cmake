@@ -33,7 +33,8 @@
 # $CUDAFLAGS), CMAKE_CUDA_FLAGS_<CONFIG>, the target's
 # INCLUDE_DIRECTORIES and COMPILE_DEFINITIONS (target_include_directories(),
 # target_compile_definitions(), with generator expressions; the usage requirements of what it
-# links too), COMPILE_OPTIONS. So `-DCMAKE_CUDA_FLAGS_DEBUG="-G -g"` gives a Debug build device
+# links too; $<COMPILE_LANGUAGE:CUDA> there is true for nvcc and cubind-gen, false for the
+# target's C sources), COMPILE_OPTIONS. So `-DCMAKE_CUDA_FLAGS_DEBUG="-G -g"` gives a Debug build device
 # debug information. nvcc runs through CMAKE_CUDA_COMPILER_LAUNCHER (the target's
 # CUDA_COMPILER_LAUNCHER, e.g. ccache), and with CMAKE_EXPORT_COMPILE_COMMANDS the nvcc step of
 # every .cu is added to compile_commands.json.
@@ -567,6 +568,40 @@ function(_cubind_source_path path out)
   set(${out} "${resolved}" PARENT_SCOPE)
 endfunction()
 
+# $<COMPILE_LANGUAGE:CUDA> (or a list naming CUDA) and $<COMPILE_LANG_AND_ID:CUDA,...NVIDIA...>
+# in the compile definitions and include directories of a kernel target, or in the usage
+# requirements of what it links, are for nvcc and cubind-gen. Their steps read those through
+# $<TARGET_PROPERTY:...>, which CMake evaluates with no language, so such a test gave 0 there
+# (a define kept off the C stubs reached no CUDA either); file(GENERATE) evaluates only enabled
+# languages, and CUDA need not be one. Each such test is written as
+# $<OR:$<NOT:$<BOOL:$<COMPILE_LANGUAGE>>>,test>: also true where there is no language, which
+# only such property reads see; every compile (the C stubs: C) keeps its language's meaning.
+# Idempotent: run at the end of the kernel's directory (imported targets visible there only)
+# and again at the end of the top-level one (links and properties added since).
+function(_cubind_compile_language_as_cuda target)
+  set(no_language "$<OR:$<NOT:$<BOOL:$<COMPILE_LANGUAGE>>>,")
+  _cubind_regex_escape("${no_language}" wrapped)
+  set(test "\\$<(COMPILE_LANGUAGE:([^<>]*,)?CUDA|COMPILE_LANG_AND_ID:CUDA,([^<>]*,)?NVIDIA)(,[^<>]*)?>")
+  _cubind_linked_targets(${target} linked)
+  foreach(current IN LISTS linked)
+    set(properties INTERFACE_COMPILE_DEFINITIONS INTERFACE_INCLUDE_DIRECTORIES)
+    if(current STREQUAL target)
+      list(APPEND properties COMPILE_DEFINITIONS INCLUDE_DIRECTORIES)
+    endif()
+    foreach(property IN LISTS properties)
+      get_property(value TARGET ${current} PROPERTY ${property})
+      if(NOT value MATCHES "${test}")
+        continue()
+      endif()
+      string(REGEX REPLACE "${wrapped}(${test})>" "\\1" written "${value}")
+      string(REGEX REPLACE "${test}" "${no_language}\\0>" written "${written}")
+      if(NOT written STREQUAL value)
+        set_property(TARGET ${current} PROPERTY ${property} "${written}")
+      endif()
+    endforeach()
+  endforeach()
+endfunction()
+
 # The build steps of one add_gpu_kernels() target (deferred to the end of its directory, so
 # that a custom command declared after the call makes its relative SOURCES as CMake's own).
 function(_cubind_add_build_steps target)
@@ -603,6 +638,7 @@ function(_cubind_add_build_steps target)
   if(NOT prefix)
     set(prefix "")
   endif()
+  _cubind_compile_language_as_cuda(${target})
   _cubind_target_archs(${target} "${caller}" gencode archs_shown real)
   if(separable AND NOT real)
     message(FATAL_ERROR "${caller}: SEPARABLE needs machine code (SASS) for at least one "
@@ -874,9 +910,8 @@ function(_cubind_claim_name caller what name)
   set_property(GLOBAL PROPERTY _CUBIND_NAME_OWNER_${name} "${caller}")
 endfunction()
 
-# The add_gpu_kernels() targets that `target` links, directly or through other libraries.
-function(_cubind_linked_kernel_targets target out)
-  get_property(kernel_targets GLOBAL PROPERTY CUBIND_KERNEL_TARGETS)
+# `target` and the targets it links, directly or through other libraries (aliases resolved).
+function(_cubind_linked_targets target out)
   set(queue ${target})
   set(seen "")
   set(found "")
@@ -891,9 +926,7 @@ function(_cubind_linked_kernel_targets target out)
       list(APPEND queue "${aliased}")
       continue()
     endif()
-    if(current IN_LIST kernel_targets)
-      list(APPEND found "${current}")
-    endif()
+    list(APPEND found "${current}")
     get_target_property(imported "${current}" IMPORTED)
     get_target_property(type "${current}" TYPE)
     set(links "")
@@ -940,13 +973,23 @@ endfunction()
 # two or more add_gpu_kernels() targets, a step before its link checks their C names together;
 # with CMAKE_EXPORT_COMPILE_COMMANDS, the nvcc steps join compile_commands.json.
 function(_cubind_finish_build)
+  get_property(kernel_targets GLOBAL PROPERTY CUBIND_KERNEL_TARGETS)
+  foreach(kernels IN LISTS kernel_targets)
+    _cubind_compile_language_as_cuda(${kernels}) # links and properties set since its steps
+  endforeach()
   _cubind_all_targets("${CMAKE_SOURCE_DIR}" targets)
   foreach(program IN LISTS targets)
     get_target_property(type ${program} TYPE)
     if(NOT type MATCHES "^(EXECUTABLE|SHARED_LIBRARY|MODULE_LIBRARY)$")
       continue()
     endif()
-    _cubind_linked_kernel_targets(${program} linked)
+    _cubind_linked_targets(${program} reached)
+    set(linked "")
+    foreach(current IN LISTS reached)
+      if(current IN_LIST kernel_targets)
+        list(APPEND linked ${current})
+      endif()
+    endforeach()
     list(LENGTH linked count)
     if(count LESS 2)
       continue()

@@ -2,7 +2,10 @@
 # reaches cubind-gen's parse too. The kernel's parameter type depends on a macro (USE_DOUBLE);
 # a stub declaring float where nvcc compiled double would silently pass the wrong bytes. Each
 # target below gets the macro one way; its generated header must say double (the control target,
-# without the macro, float). Then the Debug build with CMAKE_CUDA_FLAGS_DEBUG="-G -g".
+# without the macro, float). $<COMPILE_LANGUAGE:CUDA> (and $<COMPILE_LANG_AND_ID:CUDA,NVIDIA>)
+# in the target's definitions and include directories, or an INTERFACE library's, is true for
+# nvcc and the parse (was 0: float stubs, real.h not found) and false for the target's C
+# sources (c_side.c errs otherwise). Then the Debug build with CMAKE_CUDA_FLAGS_DEBUG="-G -g".
 #   cmake -DPREFIX=... -DWORK_DIR=... -DGENERATOR=Ninja -DC_COMPILER=cc -P preprocessor.cmake
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
 cubind_require(PREFIX WORK_DIR GENERATOR C_COMPILER)
@@ -28,6 +31,12 @@ extern "C" __global__ void scale(CUBIND_INOUT_N(n) real *a, real s, int n)
 file(WRITE "${dir}/default/real.h" "/* nothing */\n")
 file(WRITE "${dir}/inc/real.h" "#define USE_DOUBLE 1\n")
 file(WRITE "${dir}/force_double.h" "#define USE_DOUBLE 1\n")
+file(WRITE "${dir}/c_side.c" [=[
+#if defined(USE_DOUBLE) || !defined(C_SIDE)
+#error "the C side of the kernel library got the CUDA definitions"
+#endif
+int c_side(void) { return 0; }
+]=])
 file(WRITE "${dir}/flags/CMakeLists.txt" [=[
 set(CMAKE_CUDA_FLAGS "-DUSE_DOUBLE")
 add_gpu_kernels(cuda_flags SOURCES ../scale.cu INCLUDE_DIRECTORIES ../default)
@@ -55,6 +64,24 @@ add_gpu_kernels(definitions SOURCES ${scale} ARCHS 75)
 target_compile_definitions(definitions PRIVATE $<$<BOOL:1>:USE_DOUBLE>)
 add_gpu_kernels(include_dirs SOURCES scale.cu ARCHS 75)        # real.h from inc/: USE_DOUBLE
 target_include_directories(include_dirs PRIVATE inc)
+add_gpu_kernels(language SOURCES ${scale} ARCHS 75)
+target_compile_definitions(language PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:USE_DOUBLE>
+                                            $<$<COMPILE_LANGUAGE:C>:C_SIDE>)
+target_sources(language PRIVATE c_side.c)
+add_gpu_kernels(language_and_id SOURCES ${scale} ARCHS 75)
+target_compile_definitions(language_and_id PRIVATE $<$<COMPILE_LANG_AND_ID:CUDA,Clang,NVIDIA>:USE_DOUBLE>)
+add_gpu_kernels(language_include_dirs SOURCES scale.cu ARCHS 75)
+target_include_directories(language_include_dirs PRIVATE
+                           $<$<COMPILE_LANGUAGE:CUDA>:${CMAKE_CURRENT_SOURCE_DIR}/inc>
+                           $<$<COMPILE_LANGUAGE:C>:${CMAKE_CURRENT_SOURCE_DIR}/default>)
+add_library(cuda_double INTERFACE)
+target_compile_definitions(cuda_double INTERFACE $<$<COMPILE_LANGUAGE:CXX,CUDA>:USE_DOUBLE>
+                                                 $<$<COMPILE_LANGUAGE:C>:C_SIDE>)
+add_gpu_kernels(language_interface SOURCES ${scale} ARCHS 75)
+target_link_libraries(language_interface PRIVATE cuda_double)
+target_sources(language_interface PRIVATE c_side.c)
+add_gpu_kernels(language_c SOURCES ${scale} ARCHS 75)          # C's, not CUDA's: float
+target_compile_definitions(language_c PRIVATE $<$<COMPILE_LANGUAGE:C>:USE_DOUBLE>)
 # nvcc preprocesses device code with the host compiler: -Xcompiler's -D reaches it too
 add_gpu_kernels(host_compiler SOURCES ${scale} ARCHS 75 COMPILE_OPTIONS -Xcompiler -O2,-DUSE_DOUBLE)
 add_gpu_kernels(standard_property SOURCES ${scale} ARCHS 75)  # C++20 by the property
@@ -78,12 +105,13 @@ cubind_run(output "${CMAKE_COMMAND}" -S "${dir}" -B "${dir}/build" -G "${GENERAT
            -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CUDA_FLAGS_DEBUG=-DUSE_DOUBLE -G")
 cubind_run(output "${CMAKE_COMMAND}" --build "${dir}/build")
 foreach(target IN ITEMS attached separate long_form long_equals pre_include std definitions
-                        include_dirs host_compiler standard_property)
+                        include_dirs host_compiler standard_property language language_and_id
+                        language_include_dirs language_interface)
   expect_type(${target} double)
 endforeach()
 expect_type(cuda_flags double flags/)
 expect_type(cuda_standard double standard/)
-foreach(target IN ITEMS control undefine debug_flags)
+foreach(target IN ITEMS control undefine debug_flags language_c)
   expect_type(${target} float)
 endforeach()
 
