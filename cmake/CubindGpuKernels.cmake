@@ -259,6 +259,9 @@ endfunction()
 function(_cubind_target_archs target caller gencode_out shown_out real_out)
   get_target_property(archs ${target} CUBIND_ARCHS)
   get_target_property(ptx ${target} CUBIND_PTX)
+  if(NOT archs)
+    _cubind_fix_property(${target} CUDA_ARCHITECTURES)
+  endif()
   get_target_property(cmake_archs ${target} CUDA_ARCHITECTURES)
   if(archs)
     _cubind_parse_archs("${caller}" ARCHS ARCHS "${archs}" real virtual arch_off)
@@ -511,7 +514,8 @@ function(add_gpu_kernels target)
   endif()
   # The library exists at once (so that it can be linked and given properties); its build
   # steps are made at the end of this directory, when properties set after this call (such as
-  # CUDA_SEPARABLE_COMPILATION or CUDA_ARCHITECTURES) are known.
+  # CUDA_SEPARABLE_COMPILATION or CUDA_ARCHITECTURES) are known (_cubind_check_fixed_properties
+  # refuses a change made later, from another directory).
   add_library(${target} STATIC)
   set_target_properties(${target} PROPERTIES
     LINKER_LANGUAGE C
@@ -602,6 +606,34 @@ function(_cubind_compile_language_as_cuda target)
   endforeach()
 endfunction()
 
+# Records that the build steps of `target` are made from its `property` as it is now.
+function(_cubind_fix_property target property)
+  get_property(value TARGET ${target} PROPERTY ${property})
+  set_property(TARGET ${target} APPEND PROPERTY _CUBIND_FIXED_PROPERTIES ${property})
+  set_property(TARGET ${target} PROPERTY _CUBIND_FIXED_${property} "${value}")
+endfunction()
+
+# The steps are made at the end of the target's directory (custom commands belong to it): a
+# property they were made from that changed later (set_target_properties() in a parent
+# directory after add_subdirectory()) would be silently ignored, so it is an error instead.
+function(_cubind_check_fixed_properties target)
+  get_property(properties TARGET ${target} PROPERTY _CUBIND_FIXED_PROPERTIES)
+  get_property(dir TARGET ${target} PROPERTY SOURCE_DIR)
+  foreach(property IN LISTS properties)
+    get_property(value TARGET ${target} PROPERTY ${property})
+    get_property(fixed TARGET ${target} PROPERTY _CUBIND_FIXED_${property})
+    if(NOT "${value}" STREQUAL "${fixed}")
+      set(fixed_shown "'${fixed}'")
+      if(fixed STREQUAL "")
+        set(fixed_shown "it unset")
+      endif()
+      message(FATAL_ERROR "add_gpu_kernels(${target}): ${property} was set to '${value}' after "
+                          "the end of the target's directory (${dir}), where its build steps "
+                          "were made with ${fixed_shown}: set it in that directory")
+    endif()
+  endforeach()
+endfunction()
+
 # The build steps of one add_gpu_kernels() target (deferred to the end of its directory, so
 # that a custom command declared after the call makes its relative SOURCES as CMake's own).
 function(_cubind_add_build_steps target)
@@ -627,13 +659,15 @@ function(_cubind_add_build_steps target)
   get_target_property(out_dir ${target} CUBIND_OUT_DIR)
   get_target_property(explicit_only ${target} CUBIND_EXPLICIT_KERNELS_ONLY)
   get_target_property(separable ${target} CUBIND_SEPARABLE_OPTION)
-  get_target_property(cmake_separable ${target} CUDA_SEPARABLE_COMPILATION)
   # Relocatable device code asked for among the nvcc options (CMAKE_CUDA_FLAGS -rdc=true) means
   # SEPARABLE: compiled alone, each .cu's relocatable code would never be device-linked, and a
   # kernel calling another .cu's __device__ function would fail to load at run time.
   _cubind_nvcc_flags(${target} nvcc_flags flags_rdc)
-  if(cmake_separable OR flags_rdc)
+  if(flags_rdc)
     set(separable TRUE)
+  elseif(NOT separable)
+    _cubind_fix_property(${target} CUDA_SEPARABLE_COMPILATION)
+    get_target_property(separable ${target} CUDA_SEPARABLE_COMPILATION)
   endif()
   if(NOT prefix)
     set(prefix "")
@@ -655,6 +689,7 @@ function(_cubind_add_build_steps target)
   if(CMAKE_CUDA_HOST_COMPILER)
     list(APPEND nvcc_flags -ccbin "${CMAKE_CUDA_HOST_COMPILER}")
   endif()
+  _cubind_fix_property(${target} CUDA_COMPILER_LAUNCHER)
   get_target_property(launcher ${target} CUDA_COMPILER_LAUNCHER)
   if(NOT launcher)
     set(launcher "")
@@ -976,6 +1011,7 @@ function(_cubind_finish_build)
   get_property(kernel_targets GLOBAL PROPERTY CUBIND_KERNEL_TARGETS)
   foreach(kernels IN LISTS kernel_targets)
     _cubind_compile_language_as_cuda(${kernels}) # links and properties set since its steps
+    _cubind_check_fixed_properties(${kernels})
   endforeach()
   _cubind_all_targets("${CMAKE_SOURCE_DIR}" targets)
   foreach(program IN LISTS targets)

@@ -102,6 +102,17 @@ expect_configure_error(bad_cmake_architectures
 # The device link keeps machine code only: a SEPARABLE target needs one real architecture.
 expect_configure_error(separable_ptx_only "SEPARABLE needs machine code \\(SASS\\) for at least one architecture"
   "add_gpu_kernels(k SOURCES k.cu ARCHS 90-virtual SEPARABLE)" "k.cu=good_cu")
+# The build steps are made at the end of the target's directory: a property they were made
+# from, set later by a parent directory, is an error (was: silently ignored).
+set(sub_k "add_gpu_kernels(k SOURCES ../k.cu)\n")
+expect_configure_error(parent_architectures
+  "add_gpu_kernels\\(k\\): CUDA_ARCHITECTURES was set to '90-real' after the end of the target's directory \\([^)]*/sub\\), where its build steps were made with it unset: set it in that directory"
+  "add_subdirectory(sub)\nset_target_properties(k PROPERTIES CUDA_ARCHITECTURES 90-real)"
+  "k.cu=good_cu" "sub/CMakeLists.txt=sub_k")
+expect_configure_error(parent_separable
+  "add_gpu_kernels\\(k\\): CUDA_SEPARABLE_COMPILATION was set to 'ON' after the end of the target's directory"
+  "add_subdirectory(sub)\nset_target_properties(k PROPERTIES CUDA_SEPARABLE_COMPILATION ON)"
+  "k.cu=good_cu" "sub/CMakeLists.txt=sub_k")
 expect_build_error(arch_nvcc_rejects "nvcc fatal *: Unsupported gpu architecture 'compute_12'"
   "add_gpu_kernels(k SOURCES k.cu ARCHS 12)"
   "k.cu=good_cu")
@@ -169,6 +180,10 @@ expect_build(source_suffixes
 expect_build(generated_relative_source
   "add_gpu_kernels(k SOURCES gen.cu ARCHS 90)\nadd_custom_command(OUTPUT gen.cu COMMAND \${CMAKE_COMMAND} -E copy \${CMAKE_CURRENT_SOURCE_DIR}/k.cu.in gen.cu DEPENDS k.cu.in)"
   "k.cu.in=k_cu")
+# a parent's property the steps do not use (ARCHS decides), or its value unchanged: no error
+expect_build(parent_properties_unused
+  "add_subdirectory(sub)\nset_target_properties(k PROPERTIES CUDA_ARCHITECTURES 80 CUDA_COMPILER_LAUNCHER \"\")"
+  "k.cu=good_cu" "sub/CMakeLists.txt=add_gpu_kernels(k SOURCES ../k.cu ARCHS 90)\n")
 # modules whose names differ only in case: each header keeps its own include guard
 set(upper_cu "extern \"C\" __global__ void upper(float *a) { a[0] = 1; }\n")
 set(lower_cu "extern \"C\" __global__ void lower(float *a) { a[0] = 2; }\n")
