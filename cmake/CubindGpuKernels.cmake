@@ -34,8 +34,8 @@
 # INCLUDE_DIRECTORIES and COMPILE_DEFINITIONS (target_include_directories(),
 # target_compile_definitions(), with generator expressions; the usage requirements of what it
 # links too; $<COMPILE_LANGUAGE:CUDA> there is true for nvcc and cubind-gen, false for the
-# target's C sources), COMPILE_OPTIONS. So `-DCMAKE_CUDA_FLAGS_DEBUG="-G -g"` gives a Debug build device
-# debug information. nvcc runs through CMAKE_CUDA_COMPILER_LAUNCHER (the target's
+# target's C sources), COMPILE_OPTIONS. So `-DCMAKE_CUDA_FLAGS_DEBUG="-G -g"` gives a Debug build
+# device debug information. nvcc runs through CMAKE_CUDA_COMPILER_LAUNCHER (the target's
 # CUDA_COMPILER_LAUNCHER, e.g. ccache), and with CMAKE_EXPORT_COMPILE_COMMANDS the nvcc step of
 # every .cu is added to compile_commands.json.
 #
@@ -585,7 +585,8 @@ endfunction()
 function(_cubind_compile_language_as_cuda target)
   set(no_language "$<OR:$<NOT:$<BOOL:$<COMPILE_LANGUAGE>>>,")
   _cubind_regex_escape("${no_language}" wrapped)
-  set(test "\\$<(COMPILE_LANGUAGE:([^<>]*,)?CUDA|COMPILE_LANG_AND_ID:CUDA,([^<>]*,)?NVIDIA)(,[^<>]*)?>")
+  set(test "\\$<(COMPILE_LANGUAGE:([^<>]*,)?CUDA|COMPILE_LANG_AND_ID:CUDA,([^<>]*,)?NVIDIA)")
+  string(APPEND test "(,[^<>]*)?>")
   _cubind_linked_targets(${target} linked)
   foreach(current IN LISTS linked)
     set(properties INTERFACE_COMPILE_DEFINITIONS INTERFACE_INCLUDE_DIRECTORIES)
@@ -1004,9 +1005,10 @@ function(_cubind_all_targets dir out)
   set(${out} "${targets}" PARENT_SCOPE)
 endfunction()
 
-# At the end of the top-level directory: for each executable and shared library that links
-# two or more add_gpu_kernels() targets, a step before its link checks their C names together;
-# with CMAKE_EXPORT_COMPILE_COMMANDS, the nvcc steps join compile_commands.json.
+# At the end of the top-level directory: each kernel target's $<COMPILE_LANGUAGE:CUDA> tests
+# (again) and the properties its steps were made from; for each executable and shared library
+# that links two or more add_gpu_kernels() targets, a step before its link checks their C names
+# together; with CMAKE_EXPORT_COMPILE_COMMANDS, the nvcc steps join compile_commands.json.
 function(_cubind_finish_build)
   get_property(kernel_targets GLOBAL PROPERTY CUBIND_KERNEL_TARGETS)
   foreach(kernels IN LISTS kernel_targets)

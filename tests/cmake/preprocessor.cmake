@@ -69,7 +69,8 @@ target_compile_definitions(language PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:USE_DOUBL
                                             $<$<COMPILE_LANGUAGE:C>:C_SIDE>)
 target_sources(language PRIVATE c_side.c)
 add_gpu_kernels(language_and_id SOURCES ${scale} ARCHS 75)
-target_compile_definitions(language_and_id PRIVATE $<$<COMPILE_LANG_AND_ID:CUDA,Clang,NVIDIA>:USE_DOUBLE>)
+target_compile_definitions(language_and_id PRIVATE
+                           $<$<COMPILE_LANG_AND_ID:CUDA,Clang,NVIDIA>:USE_DOUBLE>)
 add_gpu_kernels(language_include_dirs SOURCES scale.cu ARCHS 75)
 target_include_directories(language_include_dirs PRIVATE
                            $<$<COMPILE_LANGUAGE:CUDA>:${CMAKE_CURRENT_SOURCE_DIR}/inc>
