@@ -9,6 +9,7 @@
 #         "-DGROUPS=cub/cub.cuh;cooperative_groups.h,cooperative_groups/reduce.h"
 #         "-DCHECKED=thrust:thrust/transform.h" [-DOPENMP=ON] [-DSTANDARDS=c++14;c++20]
 #         [-DVARIANTS=--extended-lambda "-DVARIANT_GROUPS=cub/cub.cuh;thrust/transform.h"]
+#         [-DLIGHT_VARIANTS=-rdc=true -DLIGHT_VARIANT_GROUPS=cooperative_groups.h]
 #         [-DSTAMP=<file>]
 #         -P build_preludes.cmake
 #
@@ -24,8 +25,9 @@
 # options that define a macro the toolkit's headers name (--extended-lambda: cuda_runtime.h
 # includes <functional> for __CUDACC_EXTENDED_LAMBDA__), so that no prelude built without it
 # fits a run with it; each list gets the base and VARIANT_GROUPS (groups of GROUPS, or the
-# headers of CHECKED ones) built with each option, and <DIR>/variants names them: a run with
-# one takes them (the macro keys them, parse.h: variant_defines). What an
+# headers of CHECKED ones) built with each option; LIGHT_VARIANTS: such options for which the
+# base and LIGHT_VARIANT_GROUPS are built. <DIR>/variants names them all: a run with one takes
+# them (the macro keys them, parse.h: variant_defines). What an
 # earlier run left in the directory (preludes, shim headers) is removed first, and nothing else:
 # an older cubind-gen's are never read again (a key holds every clang argument). A prelude that
 # fails to build is reported and left out; the build goes on (the cache is an optimisation).
@@ -74,20 +76,24 @@ if(NOT seeds)
   list(APPEND seeds "${work}/base.cu")
 endif()
 # The variants' seeds, the base's first; the options, before any run reads the directory
-set(variant_seeds "${work}/variant_base.cu")
 file(WRITE "${work}/variant_base.cu" "")
-foreach(group IN LISTS VARIANT_GROUPS)
-  string(REPLACE "," ";" headers "${group}")
-  set(text "")
-  foreach(header IN LISTS headers)
-    string(APPEND text "#include <${header}>\n")
+foreach(kind variant light_variant)
+  string(TOUPPER "${kind}_GROUPS" groups)
+  set(${kind}_seeds "${work}/variant_base.cu")
+  foreach(group IN LISTS ${groups})
+    string(REPLACE "," ";" headers "${group}")
+    set(text "")
+    foreach(header IN LISTS headers)
+      string(APPEND text "#include <${header}>\n")
+    endforeach()
+    file(WRITE "${work}/variant${index}.cu" "${text}")
+    list(APPEND ${kind}_seeds "${work}/variant${index}.cu")
+    math(EXPR index "${index} + 1")
   endforeach()
-  file(WRITE "${work}/variant${index}.cu" "${text}")
-  list(APPEND variant_seeds "${work}/variant${index}.cu")
-  math(EXPR index "${index} + 1")
 endforeach()
-if(VARIANTS)
-  string(REPLACE ";" "\n" variant_lines "${VARIANTS}")
+if(VARIANTS OR LIGHT_VARIANTS)
+  string(REPLACE ";" "\n" variant_lines "${VARIANTS};${LIGHT_VARIANTS}")
+  string(STRIP "${variant_lines}" variant_lines)
   file(WRITE "${DIR}/variants" "${variant_lines}\n")
 endif()
 
@@ -128,6 +134,11 @@ foreach(archs IN LISTS ARCH_LISTS)
   endforeach()
   foreach(option IN LISTS VARIANTS)
     foreach(seed IN LISTS variant_seeds)
+      prepare("${seed}" --nvcc-options ${option} -- ${arch_args})
+    endforeach()
+  endforeach()
+  foreach(option IN LISTS LIGHT_VARIANTS)
+    foreach(seed IN LISTS light_variant_seeds)
       prepare("${seed}" --nvcc-options ${option} -- ${arch_args})
     endforeach()
   endforeach()
