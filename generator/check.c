@@ -408,7 +408,15 @@ static void decide_kernels(cubind_model *model, char *bound) {
     name_params(kernel);
     refusal = kernel_refusal(model, kernel);
     taken = refusal ? NULL : bound_named(model, bound, k, kernel->c_name);
-    if (taken && kernel->origin == CUBIND_ORIGIN_BINARY)
+    if (taken && kernel->origin == CUBIND_ORIGIN_BINARY &&
+        strcmp(taken->display_name, kernel->display_name) == 0)
+      /* a declaration the binary's architectures see differently (#if __CUDA_ARCH__): the
+         C functions are those of the one the parse saw (parse_main_arch) */
+      refusal = cubind_xasprintf("its C name '%s' is taken by another '%s' of other parameter "
+                                 "types (its declaration differs between the binary's "
+                                 "architectures: only one gets C functions)",
+                                 kernel->c_name, taken->display_name);
+    else if (taken && kernel->origin == CUBIND_ORIGIN_BINARY)
       refusal = cubind_xasprintf("its C name '%s' is already %s's", kernel->c_name,
                                  taken->display_name);
     else if (taken)
@@ -601,10 +609,12 @@ static void check_findings(const cubind_model *model) {
                                                     : "it names no __global__ function"));
       break;
     case CUBIND_FINDING_AMBIGUOUS_INSTANTIATION:
-      warning_take(&finding->location,
-                   cubind_xasprintf("several template kernels are named '%s': its explicit "
-                                    "instantiations are skipped",
-                                    finding->name));
+      /* with nvcc's binary, its instances are bound all the same (named from the binary) */
+      if (!model->has_binary)
+        warning_take(&finding->location,
+                     cubind_xasprintf("several template kernels are named '%s' here "
+                                      "(overloads): its explicit instantiations are skipped",
+                                      finding->name));
       break;
     case CUBIND_FINDING_INVALID_KERNEL:
       /* clang has reported why, in the user's file or in a header it included */

@@ -149,16 +149,29 @@ static void expect(parser *p, const char *punct, const char *after) {
 
 /* ---- Types (casts and sizeof) ------------------------------------------------------------- */
 
+/* CUDA's vector types of an element type (vector_types.h): float1 .. float4, n elements each,
+   no padding (float3: 12 bytes) */
+#define VECTOR_TYPES(element, size)                                                              \
+  {#element "1", (size), 1}, {#element "2", 2 * (size), 1}, {#element "3", 3 * (size), 1},       \
+      {#element "4", 4 * (size), 1}
+
 /* The keywords and typedef names a cast or sizeof may name, with their sizes on LP64. */
 static const struct {
   const char *name;
   unsigned size; /* 0: a keyword that combines with others ("unsigned", "long") */
-} type_words[] = {{"char", 1},     {"short", 2},     {"int", 4},       {"long", 8},
-                  {"float", 4},    {"double", 8},    {"bool", 1},      {"_Bool", 1},
-                  {"unsigned", 0}, {"signed", 0},    {"size_t", 8},    {"ptrdiff_t", 8},
-                  {"intptr_t", 8}, {"uintptr_t", 8}, {"int8_t", 1},    {"uint8_t", 1},
-                  {"int16_t", 2},  {"uint16_t", 2},  {"int32_t", 4},   {"uint32_t", 4},
-                  {"int64_t", 8},  {"uint64_t", 8},  {"const", 0},     {"volatile", 0}};
+  int vector;    /* a vector type: sizeof only, no cast */
+} type_words[] = {
+    {"char", 1, 0},        {"short", 2, 0},     {"int", 4, 0},         {"long", 8, 0},
+    {"float", 4, 0},       {"double", 8, 0},    {"bool", 1, 0},        {"_Bool", 1, 0},
+    {"unsigned", 0, 0},    {"signed", 0, 0},    {"size_t", 8, 0},      {"ptrdiff_t", 8, 0},
+    {"intptr_t", 8, 0},    {"uintptr_t", 8, 0}, {"int8_t", 1, 0},      {"uint8_t", 1, 0},
+    {"int16_t", 2, 0},     {"uint16_t", 2, 0},  {"int32_t", 4, 0},     {"uint32_t", 4, 0},
+    {"int64_t", 8, 0},     {"uint64_t", 8, 0},  {"const", 0, 0},       {"volatile", 0, 0},
+    VECTOR_TYPES(char, 1), VECTOR_TYPES(uchar, 1), VECTOR_TYPES(short, 2),
+    VECTOR_TYPES(ushort, 2), VECTOR_TYPES(int, 4), VECTOR_TYPES(uint, 4),
+    VECTOR_TYPES(long, 8), VECTOR_TYPES(ulong, 8), VECTOR_TYPES(longlong, 8),
+    VECTOR_TYPES(ulonglong, 8), VECTOR_TYPES(float, 4), VECTOR_TYPES(double, 8),
+    {"dim3", 12, 1}};
 
 /* The parameter named by the current token, or NULL. */
 static const cubind_param *current_param(const parser *p) {
@@ -189,7 +202,7 @@ static int current_type_word(const parser *p) {
  * Reads a type name ("unsigned long", "short int", "size_t", "const int *") at the current token;
  * returns its size in bytes on the LP64 hosts cubind supports (pointers 8, long double 16).
  * Words C does not combine ("int int", "long char") are an error, never a guess. *floating
- * (where given) tells a floating-point type (float, double, long double).
+ * (where given) tells a floating-point type (float, double, long double), or 2 a vector type.
  */
 static unsigned long long parse_type(parser *p, int *floating) {
   unsigned long long size = 0, named_size = 0;
@@ -216,6 +229,8 @@ static unsigned long long parse_type(parser *p, int *floating) {
     else if (type_words[word].size) { /* bool, size_t, int32_t...: complete on their own */
       named++;
       named_size = type_words[word].size;
+      if (type_words[word].vector && floating)
+        *floating = 2;
     }
     advance(p);
   }
@@ -247,7 +262,7 @@ static unsigned long long parse_type(parser *p, int *floating) {
     fail(p, cubind_xstrdup("is not a C expression: its type name combines words C does not"));
     return 8;
   }
-  if (floating)
+  if (floating && *floating != 2)
     *floating = floats || doubles;
   while (is(p, "*")) {
     size = 8;
@@ -424,7 +439,9 @@ static char *parse_unary(parser *p) {
     unsigned long long size;
     advance(p);
     size = parse_type(p, &floating);
-    if (!p->error && floating)
+    if (!p->error && floating == 2)
+      fail(p, cubind_xstrdup("casts to a vector type: counts are integers"));
+    else if (!p->error && floating)
       fail(p, cubind_xstrdup("casts to a floating-point type: counts are integers; write the "
                              "count in integer arithmetic"));
     else if (!p->error && size < 4)

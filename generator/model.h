@@ -146,7 +146,8 @@ typedef enum cubind_finding_kind {
   CUBIND_FINDING_UNRESOLVED_INSTANTIATION, /* clang could not resolve an explicit instantiation
                                               (detail: clang's message) */
   CUBIND_FINDING_AMBIGUOUS_INSTANTIATION,  /* an explicit instantiation names a template of
-                                              which the .cu has several (one per namespace) */
+                                              which the .cu has several in the scope it names
+                                              (overloads) */
   CUBIND_FINDING_INVALID_KERNEL            /* clang marked a kernel declaration invalid without
                                               an error in the user's files */
 } cubind_finding_kind;

@@ -184,6 +184,48 @@ static void token_location(parse_context *ctx, CXTranslationUnit tu, CXToken tok
 }
 
 /*
+ * The name at tokens[name] with the scopes written before it ("v1::scale" of `void
+ * v1::scale<float>(...)`, "::scale", "scale"), as a new string; tokens before `first` are not
+ * looked at.
+ */
+static char *written_qualified_name(CXTranslationUnit tu, CXToken *tokens, unsigned first,
+                                    unsigned name) {
+  unsigned begin = name;
+  for (;;) { /* back over "scope ::" pairs, then a leading "::" */
+    if (begin >= first + 2 && token_is(tu, tokens[begin - 1], "::") &&
+        clang_getTokenKind(tokens[begin - 2]) == CXToken_Identifier) {
+      begin -= 2;
+      continue;
+    }
+    if (begin >= first + 1 && token_is(tu, tokens[begin - 1], "::"))
+      begin--;
+    return join_tokens(tu, tokens, begin, name);
+  }
+}
+
+/*
+ * 1 when the qualified name `qualified` ("ns::v1::scale") is what `written` ("v1 :: scale",
+ * tokens joined by spaces) names: the same name in the same scopes, or in scopes enclosing
+ * the written ones (a partly qualified name; "::" first: from the global scope).
+ */
+static int ends_with_scope(const char *qualified, const char *written) {
+  cubind_buf bare = {0};
+  const char *at;
+  size_t q, w;
+  int global = strncmp(written, "::", 2) == 0, result;
+  cubind_buf_puts(&bare, "");
+  for (at = global ? written + 2 : written; *at; at++)
+    if (*at != ' ')
+      cubind_buf_append(&bare, at, 1);
+  q = strlen(qualified);
+  w = bare.length;
+  result = w <= q && strcmp(qualified + q - w, bare.data) == 0 &&
+           (global ? w == q : w == q || (q - w >= 2 && qualified[q - w - 1] == ':'));
+  cubind_buf_free(&bare);
+  return result;
+}
+
+/*
  * Reads the explicit instantiation whose declaration starts after the `template` keyword at
  * tokens[start - 1]. Fills *found and returns 1 when it names exactly one template kernel of
  * this file (a name several namespaces use is recorded as a finding).
@@ -193,7 +235,7 @@ static int read_instantiation(parse_context *ctx, CXTranslationUnit tu, CXToken 
   const cubind_model *model = ctx->model;
   unsigned open = start, close, name, i;
   int depth = 0;
-  char *spelling;
+  char *spelling, *written;
   size_t match = 0, matches = 0, t;
   /* the parameter list's '(': the first outside the template arguments, which may hold
      parentheses of their own (f<(1 + 2)>, f<sizeof(double)>, h<int (*)[3]>) */
@@ -250,11 +292,14 @@ static int read_instantiation(parse_context *ctx, CXTranslationUnit tu, CXToken 
     found->args = cubind_xstrdup("");
   }
   spelling = cx_string(clang_getTokenSpelling(tu, tokens[name]));
+  written = written_qualified_name(tu, tokens, start, name);
   for (t = 0; t < model->num_templates; t++)
-    if (strcmp(model->templates[t].name, spelling) == 0) {
+    if (strcmp(model->templates[t].name, spelling) == 0 &&
+        ends_with_scope(model->templates[t].qualified, written)) {
       match = t;
       matches++;
     }
+  free(written);
   token_location(ctx, tu, tokens[name], &found->location);
   if (matches > 1)
     cubind_model_add_finding(ctx->model, CUBIND_FINDING_AMBIGUOUS_INSTANTIATION, spelling, NULL,

@@ -127,7 +127,9 @@ static const struct {
              {"sizeof(double) * s", 80},      {"~c + 10", 7},
              {"(size_t)n % 7", 0},            {"m ^ 1", 2},
              {"-(-s)", 10},                   {"!s", 0},
-             {"1'000 * 3", 3000}};
+             {"1'000 * 3", 3000},
+             {"sizeof(float4) * s", 160},     /* CUDA's vector types: sizeof only */
+             {"sizeof(int3) + sizeof(dim3)", 24}};
 
 int main(int argc, char **argv) {
   cubind_kernel kernel;
