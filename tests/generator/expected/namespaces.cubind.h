@@ -52,6 +52,16 @@ cubind_status c_in_alpha_call(const cubind_config *cfg, int *p);
 cubind_status c_in_alpha_attributes(cubind_kernel_attributes *out);
 cubind_status c_in_alpha_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+cubind_status mark_float_launch(const cubind_config *cfg, float *p);
+cubind_status mark_float_call(const cubind_config *cfg, float *p);
+cubind_status mark_float_attributes(cubind_kernel_attributes *out);
+cubind_status mark_float_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
+cubind_status mark_int_launch(const cubind_config *cfg, int *p);
+cubind_status mark_int_call(const cubind_config *cfg, int *p);
+cubind_status mark_int_attributes(cubind_kernel_attributes *out);
+cubind_status mark_int_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
 #ifdef __cplusplus
 }
 #endif
@@ -84,6 +94,8 @@ static const cubind_param_info cubind_g_namespaces_params1[] = {{"p", 0, 8}, {"n
 static const cubind_param_info cubind_g_namespaces_params2[] = {{"p", 0, 8}};
 static const cubind_param_info cubind_g_namespaces_params3[] = {{"p", 0, 8}};
 static const cubind_param_info cubind_g_namespaces_params4[] = {{"p", 0, 8}};
+static const cubind_param_info cubind_g_namespaces_params5[] = {{"p", 0, 8}};
+static const cubind_param_info cubind_g_namespaces_params6[] = {{"p", 0, 8}};
 
 /* {C name, cubin symbol, parameters, number of parameters} */
 static const cubind_kernel_info cubind_g_namespaces_kernels[] = {
@@ -92,6 +104,8 @@ static const cubind_kernel_info cubind_g_namespaces_kernels[] = {
     {"in_delta", "_ZN3gam5delta8in_deltaEPd", cubind_g_namespaces_params2, 1},
     {"in_inline", "_ZN8version19in_inlineEPj", cubind_g_namespaces_params3, 1},
     {"c_in_alpha", "c_in_alpha", cubind_g_namespaces_params4, 1},
+    {"mark_float", "_ZN5first4markIfEEvPT_", cubind_g_namespaces_params5, 1},
+    {"mark_int", "_ZN6second4markIiEEvPT_", cubind_g_namespaces_params6, 1},
 };
 
 /* The module: its descriptor (read-only) and the runtime's state for it (written only by
@@ -99,7 +113,7 @@ static const cubind_kernel_info cubind_g_namespaces_kernels[] = {
 static cubind_module_state cubind_g_namespaces_state;
 static const cubind_module cubind_g_namespaces_module = {
     3, "namespaces", cubind_fatbin_namespaces, &cubind_fatbin_namespaces_size,
-    cubind_g_namespaces_kernels, 5, &cubind_g_namespaces_state, NULL, 0};
+    cubind_g_namespaces_kernels, 7, &cubind_g_namespaces_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -196,6 +210,42 @@ cubind_status c_in_alpha_attributes(cubind_kernel_attributes *out) {
 
 cubind_status c_in_alpha_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cubind_g_namespaces_module, 4, n, shared_bytes, out);
+}
+
+cubind_status mark_float_launch(const cubind_config *cfg, float *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_launch(&cubind_g_namespaces_module, 5, cfg, cubind_args);
+}
+
+cubind_status mark_float_call(const cubind_config *cfg, float *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_call(&cubind_g_namespaces_module, 5, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status mark_float_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_namespaces_module, 5, out);
+}
+
+cubind_status mark_float_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_namespaces_module, 5, n, shared_bytes, out);
+}
+
+cubind_status mark_int_launch(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_launch(&cubind_g_namespaces_module, 6, cfg, cubind_args);
+}
+
+cubind_status mark_int_call(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_call(&cubind_g_namespaces_module, 6, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status mark_int_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_namespaces_module, 6, out);
+}
+
+cubind_status mark_int_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_namespaces_module, 6, n, shared_bytes, out);
 }
 
 #endif /* CUBIND_GENERATED_NAMESPACES_IMPLEMENTATION */
