@@ -435,7 +435,11 @@ static void decide_kernels(cubind_model *model, char *bound) {
         warning_take(&kernel->location,
                      cubind_xasprintf("kernel '%s' gets no C functions: %s",
                                       kernel->display_name, refusal));
-      cubind_model_add_unbound(model, kernel->symbol, kernel->display_name, refusal);
+      /* an instance only host code launches, of a template of the .cu, whose parameters C
+         cannot take: one warning per template (check_unresolved_instances) */
+      cubind_model_add_unbound(model, kernel->symbol, kernel->display_name, refusal)
+          ->template_warning = kernel->place == CUBIND_PLACE_INPUT &&
+                               kernel->origin == CUBIND_ORIGIN_BINARY && !taken;
       free(refusal);
       continue;
     }
@@ -543,9 +547,11 @@ static size_t template_uses(const cubind_model *model, size_t t) {
 }
 
 /*
- * Warns about each template kernel of the .cu whose instances in nvcc's binary cubind-gen could
- * not name in the .cu: listed in the header only, they went unnoticed (llama.cpp's kernels
- * templated on static functions were all unbound, without a word).
+ * Warns about each template kernel of the .cu whose instances in nvcc's binary get no C
+ * functions (cubind_unbound.template_warning): those cubind-gen could not name in the .cu, and
+ * those only host code launches whose parameters C cannot take. Listed in the header only,
+ * they went unnoticed (llama.cpp's kernels templated on static functions were all unbound,
+ * without a word).
  */
 static void check_unresolved_instances(const cubind_model *model) {
   size_t t, i;
@@ -557,7 +563,7 @@ static void check_unresolved_instances(const cubind_model *model) {
       continue;
     for (i = 0; i < model->num_unbound; i++)
       if (strncmp(model->unbound[i].name, pattern->qualified, length) == 0 &&
-          model->unbound[i].name[length] == '<' && model->unbound[i].unnamed) {
+          model->unbound[i].name[length] == '<' && model->unbound[i].template_warning) {
         first = first ? first : &model->unbound[i];
         count++;
       }

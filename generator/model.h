@@ -164,8 +164,9 @@ typedef struct cubind_unbound {
   char *symbol;         /* its cubin symbol */
   char *name;           /* its C++ name (demangled), or the symbol */
   char *reason;
-  int unnamed;          /* cubind-gen could not name it in the .cu (parse_wrapper.c), a limit of
-                           its own rather than of C: worth a warning (check.c) */
+  int template_warning; /* an instance of one of the .cu's templates worth a warning, given per
+                           template (check.c): cubind-gen could not name it in the .cu
+                           (parse_wrapper.c), or C cannot take its parameters */
 } cubind_unbound;
 
 /* One field of a struct or union passed by value (device layout, as libclang measured it). */

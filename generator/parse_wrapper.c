@@ -935,7 +935,7 @@ void parse_binary_kernels(parse_context *ctx, clang_session *session) {
          lambda's type, a local one) are limits of C++ naming, not of cubind-gen */
       cubind_model_add_unbound(ctx->model, cands[i].kernel->symbol, cands[i].name,
                                cands[i].reason ? cands[i].reason : "it was not resolved")
-          ->unnamed = cands[i].tried || !cands[i].reason;
+          ->template_warning = cands[i].tried || !cands[i].reason;
     free(cands[i].name);
     free(cands[i].params);
     free(cands[i].reason);
