@@ -20,7 +20,8 @@
  *             .cu's typedef of another name, " typedef _params params_t;", or nothing), once
  *             in a program: KEY hashes its text, and another header's copy of the same
  *             name and KEY (two .cu that include one .cuh) is skipped, one of another KEY an
- *             #error
+ *             #error; CUBIND_RECORD_<name> defined to 1 (C++ code that includes the record's
+ *             own .cuh) skips it too
  *   kernel    each bound kernel: DOC (its doc comment, framed by #line), ONLY_IN (a note when
  *             some architectures lack it), LAUNCH / CALL (the prototypes' names and
  *             parameters), CALL_NOTE (what _call copies, which way, how many elements), NAME
@@ -58,8 +59,8 @@ extern "C" {
 typedef @@KIND@@ @@ATTRIBUTES@@@@C_NAME@@ {
 @@FIELDS@@
 } @@C_NAME@@;@@ALIAS@@
-#elif CUBIND_RECORD_@@C_NAME@@ != @@KEY@@
-#error "@@C_NAME@@: another generated header declares another C copy of a record of this name"
+#elif CUBIND_RECORD_@@C_NAME@@ != @@KEY@@ && CUBIND_RECORD_@@C_NAME@@ != 1
+#error "@@C_NAME@@: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_@@C_NAME@@ to 1 first)"
 #endif
 
 @@END struct@@

@@ -31,8 +31,8 @@ typedef struct pair_h2 {
   int k;
 #line 33 "real_shapes.cubind.h"
 } pair_h2;
-#elif CUBIND_RECORD_pair_h2 != 0xe1f7ee10u
-#error "pair_h2: another generated header declares another C copy of a record of this name"
+#elif CUBIND_RECORD_pair_h2 != 0xe1f7ee10u && CUBIND_RECORD_pair_h2 != 1
+#error "pair_h2: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_pair_h2 to 1 first)"
 #endif
 
 /* _launch_params (real_shapes.cu): 8 bytes, aligned to 4; the .cubind.c checks the layout */
@@ -44,8 +44,8 @@ typedef struct _launch_params {
   float scale;
 #line 46 "real_shapes.cubind.h"
 } _launch_params; typedef _launch_params launch_params_t;
-#elif CUBIND_RECORD__launch_params != 0x397e37edu
-#error "_launch_params: another generated header declares another C copy of a record of this name"
+#elif CUBIND_RECORD__launch_params != 0x397e37edu && CUBIND_RECORD__launch_params != 1
+#error "_launch_params: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD__launch_params to 1 first)"
 #endif
 
 cubind_status MatAdd_launch(const cubind_config *cfg, float (*A)[16], const float (*B)[16],

@@ -31,8 +31,8 @@ typedef struct inner {
   double d;
 #line 33 "structs.cubind.h"
 } inner;
-#elif CUBIND_RECORD_inner != 0x2da848f2u
-#error "inner: another generated header declares another C copy of a record of this name"
+#elif CUBIND_RECORD_inner != 0x2da848f2u && CUBIND_RECORD_inner != 1
+#error "inner: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_inner to 1 first)"
 #endif
 
 /* bits (structs.cu): 4 bytes, aligned to 4; the .cubind.c checks the layout */
@@ -44,8 +44,8 @@ typedef union bits {
   unsigned int u;
 #line 46 "structs.cubind.h"
 } bits;
-#elif CUBIND_RECORD_bits != 0x9dd73f01u
-#error "bits: another generated header declares another C copy of a record of this name"
+#elif CUBIND_RECORD_bits != 0x9dd73f01u && CUBIND_RECORD_bits != 1
+#error "bits: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_bits to 1 first)"
 #endif
 
 /* params (structs.cu): 112 bytes, aligned to 16; the .cubind.c checks the layout */
@@ -63,8 +63,8 @@ typedef struct params {
   bits b;
 #line 65 "structs.cubind.h"
 } params;
-#elif CUBIND_RECORD_params != 0x7edb5295u
-#error "params: another generated header declares another C copy of a record of this name"
+#elif CUBIND_RECORD_params != 0x7edb5295u && CUBIND_RECORD_params != 1
+#error "params: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_params to 1 first)"
 #endif
 
 /* counted (structs.cu): 4 bytes, aligned to 4; the .cubind.c checks the layout */
@@ -75,8 +75,8 @@ typedef struct counted {
   int count;
 #line 77 "structs.cubind.h"
 } counted;
-#elif CUBIND_RECORD_counted != 0x061a3180u
-#error "counted: another generated header declares another C copy of a record of this name"
+#elif CUBIND_RECORD_counted != 0x061a3180u && CUBIND_RECORD_counted != 1
+#error "counted: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_counted to 1 first)"
 #endif
 
 /* window_range (structs.cu): 8 bytes, aligned to 4; the .cubind.c checks the layout */
@@ -89,8 +89,8 @@ typedef struct window_range {
   int hi;
 #line 91 "structs.cubind.h"
 } window_range;
-#elif CUBIND_RECORD_window_range != 0x5eb955c3u
-#error "window_range: another generated header declares another C copy of a record of this name"
+#elif CUBIND_RECORD_window_range != 0x5eb955c3u && CUBIND_RECORD_window_range != 1
+#error "window_range: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_window_range to 1 first)"
 #endif
 
 /* window_value (structs.cu): 4 bytes, aligned to 4; the .cubind.c checks the layout */
@@ -103,8 +103,8 @@ typedef union window_value {
   int i;
 #line 105 "structs.cubind.h"
 } window_value;
-#elif CUBIND_RECORD_window_value != 0xf33930e0u
-#error "window_value: another generated header declares another C copy of a record of this name"
+#elif CUBIND_RECORD_window_value != 0xf33930e0u && CUBIND_RECORD_window_value != 1
+#error "window_value: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_window_value to 1 first)"
 #endif
 
 /* window::bounds (structs.cu): 8 bytes, aligned to 4; the .cubind.c checks the layout */
@@ -117,8 +117,8 @@ typedef struct bounds {
   float max;
 #line 119 "structs.cubind.h"
 } bounds;
-#elif CUBIND_RECORD_bounds != 0x3d0cbba7u
-#error "bounds: another generated header declares another C copy of a record of this name"
+#elif CUBIND_RECORD_bounds != 0x3d0cbba7u && CUBIND_RECORD_bounds != 1
+#error "bounds: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_bounds to 1 first)"
 #endif
 
 /* window (structs.cu): 20 bytes, aligned to 4; the .cubind.c checks the layout */
@@ -131,8 +131,8 @@ typedef struct window {
   bounds limits;
 #line 133 "structs.cubind.h"
 } window;
-#elif CUBIND_RECORD_window != 0x6949212du
-#error "window: another generated header declares another C copy of a record of this name"
+#elif CUBIND_RECORD_window != 0x6949212du && CUBIND_RECORD_window != 1
+#error "window: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_window to 1 first)"
 #endif
 
 cubind_status with_params_launch(const cubind_config *cfg, params p, float *out, int n);

@@ -32,8 +32,8 @@ typedef struct lj_params {
   float sigma6;
 #line 34 "structs_header.cubind.h"
 } lj_params;
-#elif CUBIND_RECORD_lj_params != 0x9f29a0d7u
-#error "lj_params: another generated header declares another C copy of a record of this name"
+#elif CUBIND_RECORD_lj_params != 0x9f29a0d7u && CUBIND_RECORD_lj_params != 1
+#error "lj_params: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_lj_params to 1 first)"
 #endif
 
 /* fwd_params (cxx_params.h): 8 bytes, aligned to 4; the .cubind.c checks the layout */
@@ -45,8 +45,8 @@ typedef struct fwd_params {
   float scale;
 #line 47 "structs_header.cubind.h"
 } fwd_params;
-#elif CUBIND_RECORD_fwd_params != 0xa2ad900bu
-#error "fwd_params: another generated header declares another C copy of a record of this name"
+#elif CUBIND_RECORD_fwd_params != 0xa2ad900bu && CUBIND_RECORD_fwd_params != 1
+#error "fwd_params: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_fwd_params to 1 first)"
 #endif
 
 cubind_status lj_scale_launch(const cubind_config *cfg, lj_params p, float *out);

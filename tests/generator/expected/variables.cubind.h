@@ -31,8 +31,8 @@ typedef struct limits {
   int hi;
 #line 33 "variables.cubind.h"
 } limits;
-#elif CUBIND_RECORD_limits != 0x5eb955c3u
-#error "limits: another generated header declares another C copy of a record of this name"
+#elif CUBIND_RECORD_limits != 0x5eb955c3u && CUBIND_RECORD_limits != 1
+#error "limits: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_limits to 1 first)"
 #endif
 
 cubind_status use_launch(const cubind_config *cfg, float *out);
