@@ -159,7 +159,9 @@ static void split_implied_defines(const cubind_cli *cli, const char *installed,
   }
   for (i = 0; i < cli->implied_defines.count; i++) {
     const char *define = cli->implied_defines.items[i];
-    cubind_strlist_add(cubind_strlist_contains(&built, define) ? variant : others, define);
+    cubind_strlist *list = cubind_strlist_contains(&built, define) ? variant : others;
+    if (!cubind_strlist_contains(list, define)) /* -rdc=true given twice keys as once */
+      cubind_strlist_add(list, define);
   }
   cubind_strlist_free(&built);
   free(text);

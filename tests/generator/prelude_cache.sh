@@ -486,6 +486,9 @@ var_fp16=$(cd "$variant" && ls prelude-*.pch | grep -v "^${var_base%.sum}\$")
 plain_installed=$installed installed=$variant
 run_installed "fp16, --extended-lambda" fp16 -I "$include" --nvcc-options --extended-lambda --
 expect "the variant's list" "^cubind-gen: prelude $var_fp16 \\(1 of 1 leading lines\\)\$"
+run_installed "fp16, --extended-lambda twice" fp16 -I "$include" \
+  --nvcc-options --extended-lambda -expt-extended-lambda --
+expect "the variant's list, the option twice" "^cubind-gen: prelude $var_fp16 \\(1 of 1 leading lines\\)\$"
 rm "$variant/variants" # the same preludes, not named a variant: a run keys them as its -D
 run_installed "fp16, --extended-lambda, no variants file" fp16 -I "$include" \
   --nvcc-options --extended-lambda --
