@@ -10,6 +10,7 @@
 #         "-DCHECKED=thrust:thrust/transform.h" [-DOPENMP=ON] [-DSTANDARDS=c++14;c++20]
 #         [-DVARIANTS=--extended-lambda "-DVARIANT_GROUPS=cub/cub.cuh;thrust/transform.h"]
 #         [-DLIGHT_VARIANTS=-rdc=true -DLIGHT_VARIANT_GROUPS=cooperative_groups.h]
+#         [-DBASE_ARCH_LISTS=80;86]
 #         [-DSTAMP=<file>]
 #         -P build_preludes.cmake
 #
@@ -27,7 +28,9 @@
 # fits a run with it; each list gets the base and VARIANT_GROUPS (groups of GROUPS, or the
 # headers of CHECKED ones) built with each option; LIGHT_VARIANTS: such options for which the
 # base and LIGHT_VARIANT_GROUPS are built. <DIR>/variants names them all: a run with one takes
-# them (the macro keys them, parse.h: variant_defines). What an
+# them (the macro keys them, parse.h: variant_defines). BASE_ARCH_LISTS: more architecture
+# lists, each given the base alone (plain, and with OPENMP as host OpenMP code sees it): a
+# binary of sm_80 alone parses with __CUDA_ARCH__ 800, which no list's prelude fits. What an
 # earlier run left in the directory (preludes, shim headers) is removed first, and nothing else:
 # an older cubind-gen's are never read again (a key holds every clang argument). A prelude that
 # fails to build is reported and left out; the build goes on (the cache is an optimisation).
@@ -143,6 +146,15 @@ foreach(archs IN LISTS ARCH_LISTS)
     endforeach()
   endforeach()
 endforeach()
+foreach(archs IN LISTS BASE_ARCH_LISTS)
+  foreach(variant IN LISTS openmp_variants)
+    set(openmp_args "")
+    if(variant STREQUAL "openmp")
+      set(openmp_args --nvcc-options -Xcompiler -fopenmp --)
+    endif()
+    prepare("${work}/variant_base.cu" ${openmp_args} --binary-archs "${archs}")
+  endforeach()
+endforeach()
 # host OpenMP code's base (one for every architecture list: the shared base leaves
 # __CUDA_ARCH_LIST__ out), when no group made it
 if(ARCH_LISTS AND NOT OPENMP)
@@ -169,7 +181,7 @@ foreach(prelude IN LISTS preludes)
   math(EXPR bytes "${bytes} + ${size} / 1048576")
 endforeach()
 message(STATUS "cubind-gen preludes: ${count} in ${DIR} (${bytes} MiB), for ${ARCH_LISTS}"
-               " (${openmp_variants})")
+               " (${openmp_variants}); the base for ${BASE_ARCH_LISTS}")
 if(STAMP)
   file(TOUCH "${STAMP}")
 endif()
