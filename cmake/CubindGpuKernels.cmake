@@ -64,7 +64,7 @@
 # nvcc -fatbin -rdc=true, device-links them all into <target>.fatbin, embeds that once, and gives
 # each .cu the module <PREFIX><target>_<stem> loading that one fatbin.
 # <target> is a static library of the generated .c files; whoever links it gets the generated
-# headers' directory and cubind::runtime. nvcc and cubind-gen write dependency files, so editing
+# headers' directory (<stem>.cubind.h, also as <target>/<stem>.cubind.h) and cubind::runtime. nvcc and cubind-gen write dependency files, so editing
 # a .cu or a header it includes rebuilds only what that .cu produces. The outputs hold no paths
 # or timestamps: same inputs, same bytes.
 #
@@ -767,6 +767,11 @@ function(_cubind_add_build_steps target)
       set(fatbin_name "")
     endif()
     set(header "${out_dir}/${stem}.cubind.h")
+    # The header under the target's name too (<kb/k.cubind.h>, beside the flat "k.cubind.h"):
+    # a C file linking two targets whose .cu files share a name (a/k.cu, b/k.cu with PREFIXes)
+    # reaches both.
+    file(GENERATE OUTPUT "${out_dir}/${target}/${stem}.cubind.h"
+         CONTENT "#include \"../${stem}.cubind.h\"\n")
     set(stubs "${out_dir}/${stem}.cubind.c")
     set(names "${out_dir}/${stem}.cubind.names")
     file(RELATIVE_PATH shown "${CMAKE_SOURCE_DIR}" "${source}")

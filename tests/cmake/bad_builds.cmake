@@ -198,6 +198,13 @@ expect_build(kernel_twice_prefix
   "add_gpu_kernels(ka SOURCES a.cu ARCHS 90)\nadd_gpu_kernels(kb SOURCES b.cu ARCHS 90 PREFIX b_)\n${app}target_link_libraries(app PRIVATE ka kb)"
   "a.cu=k_cu" "b.cu=k_cu"
   "main.c=prefixed_main_c")
+# Two targets with .cu files of one name, PREFIXes telling them apart: each header is reached
+# under its target's name too (the flat k.cubind.h of only one of them was reachable:
+# "implicit declaration of function 'b_k_launch'").
+set(same_stem_main_c "#include <ka/k.cubind.h>\n#include <kb/k.cubind.h>\nint main(void) { return k_launch == b_k_launch; }\n")
+expect_build(same_stem_two_targets_prefix
+  "add_gpu_kernels(ka SOURCES a/k.cu ARCHS 90)\nadd_gpu_kernels(kb SOURCES b/k.cu ARCHS 90 PREFIX b_)\n${app}target_link_libraries(app PRIVATE ka kb)\ntarget_compile_options(app PRIVATE -Werror=implicit-function-declaration)"
+  "a/k.cu=k_cu" "b/k.cu=k_cu" "main.c=same_stem_main_c")
 # Two targets with the same stem: both would define cubind_fatbin_k (found by this catalogue:
 # linked together, the linker took one library's fatbin for both).
 expect_build_error(same_module_two_targets
