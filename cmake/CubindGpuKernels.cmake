@@ -29,7 +29,8 @@
 #
 # What nvcc is given, it is given the same way cubind-gen's parse is (cubind-gen --nvcc-options:
 # the one place that picks the preprocessor options out of nvcc's command line), in this order:
-# -std=c++NN of the target's CUDA_STANDARD (CMAKE_CUDA_STANDARD), CMAKE_CUDA_FLAGS (else
+# -std=c++NN of the target's CUDA_STANDARD (CMAKE_CUDA_STANDARD) or, higher, of the cuda_std_NN
+# compile features of it and what it links, CMAKE_CUDA_FLAGS (else
 # $CUDAFLAGS), CMAKE_CUDA_FLAGS_<CONFIG>, the target's
 # INCLUDE_DIRECTORIES and COMPILE_DEFINITIONS (target_include_directories(),
 # target_compile_definitions(), with generator expressions; the usage requirements of what it
@@ -375,11 +376,17 @@ function(_cubind_nvcc_flags target out rdc_out)
     set(options "")
   endif()
   _cubind_asks_rdc("${flags};${options}" relocatable)
-  # The target's CUDA_STANDARD (initialized from CMAKE_CUDA_STANDARD), as CMake gives nvcc
-  # -std=c++NN for CUDA sources; first, so that a -std among the options wins (nvcc takes the
-  # last, and so does cubind-gen)
+  # -std=c++NN as CMake gives nvcc for CUDA sources: the highest of the target's CUDA_STANDARD
+  # (initialized from CMAKE_CUDA_STANDARD) and the cuda_std_NN compile features of it and what
+  # it links; first, so that a -std among the options wins (nvcc takes the last, and so does
+  # cubind-gen)
   set(standard "$<TARGET_PROPERTY:${target},CUDA_STANDARD>")
-  list(PREPEND flags "$<$<BOOL:${standard}>:-std=c++${standard}>")
+  set(features "$<TARGET_PROPERTY:${target},COMPILE_FEATURES>")
+  set(highest "${standard}") # (a CUDA_STANDARD no feature names, as given)
+  foreach(level IN ITEMS 11 14 17 20 23 26) # each test wraps the lower ones
+    set(highest "$<IF:$<OR:$<IN_LIST:cuda_std_${level},${features}>,$<STREQUAL:${standard},${level}>>,${level},${highest}>")
+  endforeach()
+  list(PREPEND flags "$<$<BOOL:${highest}>:-std=c++${highest}>")
   if(CMAKE_CONFIGURATION_TYPES)
     set(configs ${CMAKE_CONFIGURATION_TYPES})
   else()

@@ -2,8 +2,10 @@
 # reaches cubind-gen's parse too. The kernel's parameter type depends on a macro (USE_DOUBLE);
 # a stub declaring float where nvcc compiled double would silently pass the wrong bytes. Each
 # target below gets the macro one way; its generated header must say double (the control target,
-# without the macro, float). $<COMPILE_LANGUAGE:CUDA> (and $<COMPILE_LANG_AND_ID:CUDA,NVIDIA>)
-# in the target's definitions and include directories, or an INTERFACE library's, is true for
+# without the macro, float); C++20 counts as the macro, so the standard is checked the same way
+# (CUDA_STANDARD, --std, cuda_std_20 compile features). $<COMPILE_LANGUAGE:CUDA> (and
+# $<COMPILE_LANG_AND_ID:CUDA,NVIDIA>) in the target's definitions and include directories, or
+# an INTERFACE library's, is true for
 # nvcc and the parse (was 0: float stubs, real.h not found) and false for the target's C
 # sources (c_side.c errs otherwise). Then the Debug build with CMAKE_CUDA_FLAGS_DEBUG="-G -g".
 #   cmake -DPREFIX=... -DWORK_DIR=... -DGENERATOR=Ninja -DC_COMPILER=cc -P preprocessor.cmake
@@ -87,6 +89,18 @@ target_compile_definitions(language_c PRIVATE $<$<COMPILE_LANGUAGE:C>:USE_DOUBLE
 add_gpu_kernels(host_compiler SOURCES ${scale} ARCHS 75 COMPILE_OPTIONS -Xcompiler -O2,-DUSE_DOUBLE)
 add_gpu_kernels(standard_property SOURCES ${scale} ARCHS 75)  # C++20 by the property
 set_target_properties(standard_property PROPERTIES CUDA_STANDARD 20)
+# cuda_std_NN compile features, the target's or an INTERFACE library's, raise the standard as
+# CMake does for CUDA sources (were ignored: float); a lower one does not lower CUDA_STANDARD
+add_gpu_kernels(feature SOURCES ${scale} ARCHS 75)
+target_compile_features(feature PRIVATE cuda_std_20)
+add_library(needs_cuda20 INTERFACE)
+target_compile_features(needs_cuda20 INTERFACE cuda_std_20)
+add_gpu_kernels(feature_interface SOURCES ${scale} ARCHS 75)
+set_target_properties(feature_interface PROPERTIES CUDA_STANDARD 14)
+target_link_libraries(feature_interface PRIVATE needs_cuda20)
+add_gpu_kernels(feature_lower SOURCES ${scale} ARCHS 75)
+set_target_properties(feature_lower PROPERTIES CUDA_STANDARD 20)
+target_compile_features(feature_lower PRIVATE cuda_std_14)
 add_subdirectory(flags)
 add_subdirectory(standard)                                     # CMAKE_CUDA_STANDARD 20
 add_gpu_kernels(debug_flags SOURCES ${scale} ARCHS 75)         # CMAKE_CUDA_FLAGS_DEBUG, below
@@ -107,7 +121,8 @@ cubind_run(output "${CMAKE_COMMAND}" -S "${dir}" -B "${dir}/build" -G "${GENERAT
 cubind_run(output "${CMAKE_COMMAND}" --build "${dir}/build")
 foreach(target IN ITEMS attached separate long_form long_equals pre_include std definitions
                         include_dirs host_compiler standard_property language language_and_id
-                        language_include_dirs language_interface)
+                        language_include_dirs language_interface feature feature_interface
+                        feature_lower)
   expect_type(${target} double)
 endforeach()
 expect_type(cuda_flags double flags/)
