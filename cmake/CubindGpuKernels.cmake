@@ -30,15 +30,17 @@
 # What nvcc is given, it is given the same way cubind-gen's parse is (cubind-gen --nvcc-options:
 # the one place that picks the preprocessor options out of nvcc's command line), in this order:
 # -std=c++NN of the target's CUDA_STANDARD (CMAKE_CUDA_STANDARD) or, higher, of the cuda_std_NN
-# compile features of it and what it links, CMAKE_CUDA_FLAGS (else
-# $CUDAFLAGS), CMAKE_CUDA_FLAGS_<CONFIG>, the target's
-# INCLUDE_DIRECTORIES and COMPILE_DEFINITIONS (target_include_directories(),
-# target_compile_definitions(), with generator expressions; the usage requirements of what it
-# links too; $<COMPILE_LANGUAGE:CUDA> there is true for nvcc and cubind-gen, false for the
-# target's C sources), COMPILE_OPTIONS. So `-DCMAKE_CUDA_FLAGS_DEBUG="-G -g"` gives a Debug build
-# device debug information. nvcc runs through CMAKE_CUDA_COMPILER_LAUNCHER (the target's
-# CUDA_COMPILER_LAUNCHER, e.g. ccache), and with CMAKE_EXPORT_COMPILE_COMMANDS the nvcc step of
-# every .cu is added to compile_commands.json.
+# compile features of it and what it links, CMAKE_CUDA_FLAGS (else $CUDAFLAGS),
+# CMAKE_CUDA_FLAGS_<CONFIG>, the target's INCLUDE_DIRECTORIES and COMPILE_DEFINITIONS
+# (target_include_directories(), target_compile_definitions(), with generator expressions; the
+# usage requirements of what it links too; $<COMPILE_LANGUAGE:CUDA> there is true for nvcc and
+# cubind-gen, false for the target's C sources), COMPILE_OPTIONS. The include directories CMake
+# makes system ones (IMPORTED targets', SYSTEM ones) come after the others, as -isystem for nvcc
+# and -I for cubind-gen (whose parse binds no kernel of a system header). So
+# `-DCMAKE_CUDA_FLAGS_DEBUG="-G -g"` gives a Debug build device debug information. nvcc runs
+# through CMAKE_CUDA_COMPILER_LAUNCHER (the target's CUDA_COMPILER_LAUNCHER, e.g. ccache), and
+# with CMAKE_EXPORT_COMPILE_COMMANDS the nvcc step of every .cu is added to
+# compile_commands.json.
 #
 # Architectures, when ARCHS is not given, follow CMake: the target's CUDA_ARCHITECTURES
 # property (initialized from CMAKE_CUDA_ARCHITECTURES), else the CUDAARCHS environment variable,
@@ -65,9 +67,9 @@
 # nvcc -fatbin -rdc=true, device-links them all into <target>.fatbin, embeds that once, and gives
 # each .cu the module <PREFIX><target>_<stem> loading that one fatbin.
 # <target> is a static library of the generated .c files; whoever links it gets the generated
-# headers' directory (<stem>.cubind.h, also as <target>/<stem>.cubind.h) and cubind::runtime. nvcc and cubind-gen write dependency files, so editing
-# a .cu or a header it includes rebuilds only what that .cu produces. The outputs hold no paths
-# or timestamps: same inputs, same bytes.
+# headers' directory (<stem>.cubind.h, also as <target>/<stem>.cubind.h) and cubind::runtime.
+# nvcc and cubind-gen write dependency files, so editing a .cu or a header it includes rebuilds
+# only what that .cu produces. The outputs hold no paths or timestamps: same inputs, same bytes.
 #
 # C names: two kernels (or variables, or modules) that would get the same C name in one program
 # are a build error naming both (cubind-gen --check-names over the .cubind.names files: of the
@@ -362,10 +364,11 @@ function(_cubind_asks_rdc options out)
   set(${out} ${asks} PARENT_SCOPE)
 endfunction()
 
-# The nvcc options of a target, as one list (generator expressions included) for nvcc and for
-# cubind-gen --nvcc-options alike (see the header comment for the order); rdc_out: whether
-# they ask for relocatable device code (in any configuration).
-function(_cubind_nvcc_flags target out rdc_out)
+# The nvcc options of a target, as a list (generator expressions included) for nvcc and one for
+# cubind-gen --nvcc-options that differs only in how system include directories are given (see
+# the header comment for the order); rdc_out: whether they ask for relocatable device code (in
+# any configuration).
+function(_cubind_nvcc_flags target out gen_out rdc_out)
   if(DEFINED CMAKE_CUDA_FLAGS)
     separate_arguments(flags UNIX_COMMAND "${CMAKE_CUDA_FLAGS}")
   else()
@@ -384,7 +387,8 @@ function(_cubind_nvcc_flags target out rdc_out)
   set(features "$<TARGET_PROPERTY:${target},COMPILE_FEATURES>")
   set(highest "${standard}") # (a CUDA_STANDARD no feature names, as given)
   foreach(level IN ITEMS 11 14 17 20 23 26) # each test wraps the lower ones
-    set(highest "$<IF:$<OR:$<IN_LIST:cuda_std_${level},${features}>,$<STREQUAL:${standard},${level}>>,${level},${highest}>")
+    set(named "$<OR:$<IN_LIST:cuda_std_${level},${features}>,$<STREQUAL:${standard},${level}>>")
+    set(highest "$<IF:${named},${level},${highest}>")
   endforeach()
   list(PREPEND flags "$<$<BOOL:${highest}>:-std=c++${highest}>")
   if(CMAKE_CONFIGURATION_TYPES)
@@ -426,11 +430,27 @@ function(_cubind_nvcc_flags target out rdc_out)
   if(exclude)
     set(dirs "$<FILTER:${dirs},EXCLUDE,^(${exclude})/?$>")
   endif()
+  # The system ones of what it links (_cubind_system_include_dirs) go to nvcc as -isystem, as
+  # CMake's CUDA compile gives them: warnings in those headers do not fail a -Werror build.
+  # cubind-gen gets them as -I after the others, the order nvcc searches them in: its parse
+  # takes a system header for the toolkit's (its kernels listed, not bound; its structs not
+  # passed by value), and a package's header is the user's there.
+  set(system "^($<TARGET_PROPERTY:${target},_CUBIND_SYSTEM_INCLUDE_REGEX>)/?$")
+  set(user_dirs "$<FILTER:${dirs},EXCLUDE,${system}>")
+  set(system_dirs "$<FILTER:${dirs},INCLUDE,${system}>")
+  list(APPEND flags "$<$<BOOL:${user_dirs}>:-I$<JOIN:${user_dirs},$<SEMICOLON>-I>>")
+  set(gen_flags ${flags})
+  set(isystem "-isystem$<SEMICOLON>")
+  list(APPEND flags
+       "$<$<BOOL:${system_dirs}>:${isystem}$<JOIN:${system_dirs},$<SEMICOLON>${isystem}>>")
+  list(APPEND gen_flags "$<$<BOOL:${system_dirs}>:-I$<JOIN:${system_dirs},$<SEMICOLON>-I>>")
   set(defines "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
-  list(APPEND flags "$<$<BOOL:${dirs}>:-I$<JOIN:${dirs},$<SEMICOLON>-I>>"
-                    "$<$<BOOL:${defines}>:-D$<JOIN:${defines},$<SEMICOLON>-D>>")
-  list(APPEND flags ${options})
+  foreach(list_name IN ITEMS flags gen_flags)
+    list(APPEND ${list_name} "$<$<BOOL:${defines}>:-D$<JOIN:${defines},$<SEMICOLON>-D>>"
+                             ${options})
+  endforeach()
   set(${out} "${flags}" PARENT_SCOPE)
+  set(${gen_out} "${gen_flags}" PARENT_SCOPE)
   set(${rdc_out} ${relocatable} PARENT_SCOPE)
 endfunction()
 
@@ -614,6 +634,55 @@ function(_cubind_compile_language_as_cuda target)
   endforeach()
 endfunction()
 
+# The include directories that CMake makes system ones (-isystem) for a CUDA compile of `target`:
+# INTERFACE_SYSTEM_INCLUDE_DIRECTORIES of what it links (itself included), and the
+# INTERFACE_INCLUDE_DIRECTORIES of the IMPORTED targets among those (unless their SYSTEM is OFF,
+# IMPORTED_NO_SYSTEM, or the target's NO_SYSTEM_FROM_IMPORTED) and of SYSTEM ones (CMake 3.25:
+# add_subdirectory(SYSTEM), FetchContent's SYSTEM). Entries are plain paths and
+# $<BUILD_INTERFACE:path>; other generator expressions stay -I. Kept as a regular expression in
+# the property _CUBIND_SYSTEM_INCLUDE_REGEX, which the steps read when CMake generates. Adds to
+# what it found before: run at the end of the kernel's directory (imported targets visible there
+# only) and again at the end of the top-level one (links added since).
+function(_cubind_system_include_dirs target)
+  get_target_property(no_system_from_imported ${target} NO_SYSTEM_FROM_IMPORTED)
+  get_property(found TARGET ${target} PROPERTY _CUBIND_SYSTEM_INCLUDE_DIRS)
+  _cubind_linked_targets(${target} linked)
+  foreach(current IN LISTS linked)
+    set(properties INTERFACE_SYSTEM_INCLUDE_DIRECTORIES)
+    get_property(system_set TARGET ${current} PROPERTY SYSTEM SET)
+    get_target_property(system ${current} SYSTEM)
+    get_target_property(imported ${current} IMPORTED)
+    get_target_property(no_system ${current} IMPORTED_NO_SYSTEM)
+    if(imported AND NOT system_set) # (CMake before 3.25: no SYSTEM, imported ones are system)
+      set(system TRUE)
+    endif()
+    if(NOT current STREQUAL target AND system
+       AND NOT (imported AND (no_system OR no_system_from_imported)))
+      list(APPEND properties INTERFACE_INCLUDE_DIRECTORIES)
+    endif()
+    foreach(property IN LISTS properties)
+      get_property(value TARGET ${current} PROPERTY ${property})
+      string(REGEX REPLACE "\\$<BUILD_INTERFACE:([^<>]*)>" "\\1" value "${value}")
+      string(REGEX REPLACE "\\$<INSTALL_INTERFACE:[^<>]*>" "" value "${value}")
+      foreach(dir IN LISTS value)
+        if(NOT dir MATCHES "[$<>]" AND IS_ABSOLUTE "${dir}")
+          string(REGEX REPLACE "(.)/+$" "\\1" dir "${dir}")
+          list(APPEND found "${dir}")
+        endif()
+      endforeach()
+    endforeach()
+  endforeach()
+  list(REMOVE_DUPLICATES found)
+  set(regex "")
+  foreach(dir IN LISTS found)
+    _cubind_regex_escape("${dir}" escaped)
+    list(APPEND regex "${escaped}")
+  endforeach()
+  list(JOIN regex "|" regex)
+  set_target_properties(${target} PROPERTIES _CUBIND_SYSTEM_INCLUDE_DIRS "${found}"
+                                             _CUBIND_SYSTEM_INCLUDE_REGEX "${regex}")
+endfunction()
+
 # Records that the build steps of `target` are made from its `property` as it is now.
 function(_cubind_fix_property target property)
   get_property(value TARGET ${target} PROPERTY ${property})
@@ -670,7 +739,7 @@ function(_cubind_add_build_steps target)
   # Relocatable device code asked for among the nvcc options (CMAKE_CUDA_FLAGS -rdc=true) means
   # SEPARABLE: compiled alone, each .cu's relocatable code would never be device-linked, and a
   # kernel calling another .cu's __device__ function would fail to load at run time.
-  _cubind_nvcc_flags(${target} nvcc_flags flags_rdc)
+  _cubind_nvcc_flags(${target} nvcc_flags gen_flags flags_rdc)
   if(flags_rdc)
     set(separable TRUE)
   elseif(NOT separable)
@@ -681,6 +750,7 @@ function(_cubind_add_build_steps target)
     set(prefix "")
   endif()
   _cubind_compile_language_as_cuda(${target})
+  _cubind_system_include_dirs(${target})
   _cubind_target_archs(${target} "${caller}" gencode archs_shown real)
   if(separable AND NOT real)
     message(FATAL_ERROR "${caller}: SEPARABLE needs machine code (SASS) for at least one "
@@ -696,6 +766,7 @@ function(_cubind_add_build_steps target)
   endif()
   if(CMAKE_CUDA_HOST_COMPILER)
     list(APPEND nvcc_flags -ccbin "${CMAKE_CUDA_HOST_COMPILER}")
+    list(APPEND gen_flags -ccbin "${CMAKE_CUDA_HOST_COMPILER}")
   endif()
   _cubind_fix_property(${target} CUDA_COMPILER_LAUNCHER)
   get_target_property(launcher ${target} CUDA_COMPILER_LAUNCHER)
@@ -836,7 +907,7 @@ function(_cubind_add_build_steps target)
     # the system headers the .cu begins with: CUB, Thrust) that the step after nvcc parses with,
     # so that step finds it warm. The option set must be that step's: the same options, and the
     # architectures of the fatbin's cubins (they define __CUDA_ARCH_LIST__).
-    set(gen_options --nvcc-options ${rdc} ${nvcc_flags} -- --cuda-path "${cuda_path}"
+    set(gen_options --nvcc-options ${rdc} ${gen_flags} -- --cuda-path "${cuda_path}"
                     --cache-dir "${CMAKE_BINARY_DIR}/cubind-gen-cache")
     set(prepared "${out_dir}/${stem}.cubind-prepared")
     set(binary_archs "")
@@ -1025,6 +1096,7 @@ function(_cubind_finish_build)
   get_property(kernel_targets GLOBAL PROPERTY CUBIND_KERNEL_TARGETS)
   foreach(kernels IN LISTS kernel_targets)
     _cubind_compile_language_as_cuda(${kernels}) # links and properties set since its steps
+    _cubind_system_include_dirs(${kernels})
     _cubind_check_fixed_properties(${kernels})
   endforeach()
   _cubind_all_targets("${CMAKE_SOURCE_DIR}" targets)

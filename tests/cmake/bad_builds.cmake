@@ -205,6 +205,19 @@ set(same_stem_main_c "#include <ka/k.cubind.h>\n#include <kb/k.cubind.h>\nint ma
 expect_build(same_stem_two_targets_prefix
   "add_gpu_kernels(ka SOURCES a/k.cu ARCHS 90)\nadd_gpu_kernels(kb SOURCES b/k.cu ARCHS 90 PREFIX b_)\n${app}target_link_libraries(app PRIVATE ka kb)\ntarget_compile_options(app PRIVATE -Werror=implicit-function-declaration)"
   "a/k.cu=k_cu" "b/k.cu=k_cu" "main.c=same_stem_main_c")
+# Include directories CMake makes system ones (an IMPORTED target's, SYSTEM INTERFACE ones) go
+# to nvcc as -isystem, as CMake's CUDA compile gives them: their headers' warnings do not fail
+# a -Werror build (they did: -I). cubind-gen still binds a kernel taking a struct of such a
+# header by value (as a system header's, it would give it no C functions).
+set(system_vec3_h "struct vec3 { float x, y, z; };\n")
+set(system_ext_h "#include \"vec3.h\"\n__device__ inline int ext_helper(int v) { unsigned char c = 300; return v + c; }\n")
+set(system_sys_h "__device__ inline int sys_helper(int v) { unsigned char c = 300; return v + c; }\n")
+set(system_cu "#include <ext.h>\n#include <sys.h>\nextern \"C\" __global__ void k(struct vec3 v, int *p) { *p = ext_helper(sys_helper((int)v.x)); }\n")
+set(system_main_c "#include \"k.cubind.h\"\nint main(void) { return k_launch == 0; }\n")
+expect_build(system_include_directories
+  "add_library(ext INTERFACE IMPORTED)\nset_target_properties(ext PROPERTIES INTERFACE_INCLUDE_DIRECTORIES \${CMAKE_CURRENT_SOURCE_DIR}/ext)\nadd_library(sys INTERFACE)\ntarget_include_directories(sys SYSTEM INTERFACE $<BUILD_INTERFACE:\${CMAKE_CURRENT_SOURCE_DIR}/sys>)\nadd_gpu_kernels(k SOURCES k.cu ARCHS 90 COMPILE_OPTIONS -Werror all-warnings)\ntarget_link_libraries(k PUBLIC ext sys)\n${app}target_link_libraries(app PRIVATE k)\ntarget_compile_options(app PRIVATE -Werror=implicit-function-declaration)"
+  "ext/vec3.h=system_vec3_h" "ext/ext.h=system_ext_h" "sys/sys.h=system_sys_h" "k.cu=system_cu"
+  "main.c=system_main_c")
 # Two targets with the same stem: both would define cubind_fatbin_k (found by this catalogue:
 # linked together, the linker took one library's fatbin for both).
 expect_build_error(same_module_two_targets
