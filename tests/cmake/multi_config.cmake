@@ -1,8 +1,9 @@
 # Ninja Multi-Config: each configuration gets its own fatbin and stubs. A kernel's parameter type
 # depends on a definition given to Debug only ($<$<CONFIG:Debug>:USE_DOUBLE>); one folder for all
 # configurations handed Release the double stubs of the last Debug build. Builds Debug, then
-# Release, checks each configuration's header, then that switching back is a no-op; and that
-# CMAKE_CROSS_CONFIGS is refused at configure with a clear message (CMake 3.25 crashed on it).
+# Release, checks each configuration's header, then that switching back is a no-op, that
+# compile_commands.json has each configuration's nvcc steps; and that CMAKE_CROSS_CONFIGS is
+# refused at configure with a clear message (CMake 3.25 crashed on it).
 #   cmake -DPREFIX=... -DWORK_DIR=... -DC_COMPILER=cc -P multi_config.cmake
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
 cubind_require(PREFIX WORK_DIR C_COMPILER)
@@ -36,7 +37,8 @@ target_link_libraries(app PRIVATE k k2)
 ]=])
 set(build "${dir}/build")
 cubind_run(output "${CMAKE_COMMAND}" -S "${dir}" -B "${build}" -G "Ninja Multi-Config"
-           "-DCMAKE_PREFIX_PATH=${PREFIX}" "-DCMAKE_C_COMPILER=${C_COMPILER}")
+           "-DCMAKE_PREFIX_PATH=${PREFIX}" "-DCMAKE_C_COMPILER=${C_COMPILER}"
+           -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)
 set(configs Debug Release)
 set(reals double float)
 foreach(config real IN ZIP_LISTS configs reals)
@@ -51,6 +53,34 @@ foreach(config IN ITEMS Debug Release)
   cubind_expect("${output}" "no work to do" "switching back to ${config} rebuilds nothing")
 endforeach()
 message(STATUS "switching configurations: no work")
+
+# compile_commands.json holds each configuration's compiles (CMake's C ones): scale.cu's nvcc
+# step of each, with its own definitions (it held no .cu).
+file(READ "${build}/compile_commands.json" database)
+string(JSON count LENGTH "${database}")
+math(EXPR last "${count} - 1")
+set(found "")
+foreach(i RANGE ${last})
+  string(JSON file GET "${database}" ${i} file)
+  if(file MATCHES "/scale\\.cu$")
+    string(JSON output GET "${database}" ${i} output)
+    string(REGEX MATCH "[^/]+(/[^/]+)$" config "${output}") # (k/<config>/scale.fatbin)
+    string(REGEX REPLACE "/.*" "" config "${config}")
+    string(JSON arguments GET "${database}" ${i} arguments)
+    list(APPEND found ${config})
+    if(config STREQUAL "Debug" AND NOT arguments MATCHES "\"-DUSE_DOUBLE\"")
+      message(FATAL_ERROR "the Debug entry of scale.cu lacks -DUSE_DOUBLE: ${arguments}")
+    elseif(NOT config STREQUAL "Debug" AND arguments MATCHES "USE_DOUBLE")
+      message(FATAL_ERROR "the ${config} entry of scale.cu has USE_DOUBLE: ${arguments}")
+    endif()
+  endif()
+endforeach()
+list(SORT found)
+if(NOT found STREQUAL "Debug;RelWithDebInfo;Release")
+  message(FATAL_ERROR "expected scale.cu's nvcc step for Debug, Release and RelWithDebInfo in "
+                      "compile_commands.json, found '${found}':\n${database}")
+endif()
+message(STATUS "compile_commands.json: scale.cu for each configuration")
 
 execute_process(COMMAND "${CMAKE_COMMAND}" -S "${dir}" -B "${dir}/cross" -G "Ninja Multi-Config"
                         "-DCMAKE_PREFIX_PATH=${PREFIX}" "-DCMAKE_C_COMPILER=${C_COMPILER}"
