@@ -50,17 +50,19 @@ int main(int argc, char **argv) {
     message(FATAL_ERROR "${case}: round trip failed (program status ${rc})")
   endif()
   # a shared library keeps its image to itself: another library's of the same name is never
-  # bound in its place (the dynamic symbol table does not hold it)
-  execute_process(
-    COMMAND "${CC}" -std=c99 -Wall -Wextra -Werror -pedantic -shared -fPIC
-            -o "${OUT_DIR}/lib${case}.so" "${OUT_DIR}/${case}.fatbin.c"
-    RESULT_VARIABLE rc ERROR_VARIABLE err)
-  execute_process(COMMAND nm -D --defined-only "${OUT_DIR}/lib${case}.so"
-                  RESULT_VARIABLE nm_rc OUTPUT_VARIABLE exported ERROR_VARIABLE err2)
-  if(NOT rc EQUAL 0 OR NOT nm_rc EQUAL 0 OR exported MATCHES "cubind_fatbin_")
-    message(FATAL_ERROR "${case}: the shared library exports its image (or did not build):\n"
-                        "${err}${err2}${exported}")
-  endif()
+  # bound in its place (the dynamic symbol table does not hold it); compiled as C and as C++
+  foreach(language c c++)
+    execute_process(
+      COMMAND "${CC}" -x ${language} -Wall -Wextra -Werror -pedantic -shared -fPIC
+              -o "${OUT_DIR}/lib${case}.so" "${OUT_DIR}/${case}.fatbin.c"
+      RESULT_VARIABLE rc ERROR_VARIABLE err)
+    execute_process(COMMAND nm -D --defined-only "${OUT_DIR}/lib${case}.so"
+                    RESULT_VARIABLE nm_rc OUTPUT_VARIABLE exported ERROR_VARIABLE err2)
+    if(NOT rc EQUAL 0 OR NOT nm_rc EQUAL 0 OR exported MATCHES "cubind_fatbin_")
+      message(FATAL_ERROR "${case}: the shared library (${language}) exports its image, or did "
+                          "not build:\n${err}${err2}${exported}")
+    endif()
+  endforeach()
   execute_process(COMMAND stat -c %y "${OUT_DIR}/${case}.fatbin.c" OUTPUT_VARIABLE before)
   execute_process(COMMAND "${GEN}" --embed-fatbin "${input}" --module-name ${case} -o "${OUT_DIR}")
   execute_process(COMMAND stat -c %y "${OUT_DIR}/${case}.fatbin.c" OUTPUT_VARIABLE after)
