@@ -12,6 +12,12 @@
 #ifndef CUBIND_CUBIND_H
 #define CUBIND_CUBIND_H
 
+/* C code needs C99 (restrict, inline, long long in these headers and the generated ones): a
+   C89 compiler would stop somewhere inside them with a message about something else. */
+#if !defined(__cplusplus) && (!defined(__STDC_VERSION__) || __STDC_VERSION__ < 199901L)
+#error "cubind's headers need C99 or later: compile this C code with -std=c99 (or c11, gnu99)"
+#endif
+
 #include <stddef.h>
 #include <cuda.h> /* CUstream, CUresult: types only; the driver itself is loaded at run time */
 
