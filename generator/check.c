@@ -366,10 +366,11 @@ static char *kernel_refusal(const cubind_model *model, const cubind_kernel *kern
   if (kernel->linkage == CUBIND_LINKAGE_ANONYMOUS_NS && !kernel->in_binary)
     return cubind_xstrdup(
         model->has_binary
-            ? "it is in an anonymous namespace, and nvcc's binary holds no kernel of its name"
-            : "it is in an anonymous namespace, which nvcc names after the file's path: only "
-              "nvcc's binary tells its symbol (cubind-gen --kernels-from; add_gpu_kernels "
-              "passes it)");
+            ? "it is in an anonymous namespace (or takes a type of one), and nvcc's binary "
+              "holds no kernel of its name"
+            : "it is in an anonymous namespace (or takes a type of one), which nvcc names "
+              "after the file's path: only nvcc's binary tells its symbol (cubind-gen "
+              "--kernels-from; add_gpu_kernels passes it)");
   if (model->has_binary && !kernel->in_binary)
     /* its C functions could only fail (CUBIND_ERROR_KERNEL_NOT_FOUND), and its C name may be
        the one of the kernel nvcc did emit (a signature under another #if) */

@@ -149,7 +149,9 @@ cubind_linkage cx_linkage(CXCursor cursor) {
     return CUBIND_LINKAGE_STATIC;
   name = cx_qualified_name(cursor, &anonymous);
   free(name);
-  if (anonymous)
+  /* a function that takes a type of an anonymous namespace is unique to the file as well
+     (clang's "unique external" linkage): nvcc names that namespace after the file's path */
+  if (anonymous || clang_getCursorLinkage(cursor) == CXLinkage_UniqueExternal)
     return CUBIND_LINKAGE_ANONYMOUS_NS;
   return clang_getCursorLinkage(cursor) == CXLinkage_Internal ? CUBIND_LINKAGE_STATIC
                                                                 : CUBIND_LINKAGE_EXTERNAL;

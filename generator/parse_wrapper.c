@@ -729,7 +729,8 @@ static int same_function(const char *mangled, const cubind_binary_kernel *kernel
   int same;
   if (strcmp(mangled, kernel->symbol) == 0)
     return 1;
-  if (!kernel->internal && !strstr(kernel->symbol, INTERNAL_SCOPE))
+  if (!kernel->internal && !strstr(kernel->symbol, INTERNAL_SCOPE) &&
+      !strstr(kernel->symbol, "_GLOBAL__N_"))
     return 0;
   a = cubind_demangle(mangled);
   b = cubind_demangle(kernel->symbol);
