@@ -363,14 +363,16 @@ static char *kernel_refusal(const cubind_model *model, const cubind_kernel *kern
   if (!kernel->defined && !kernel->in_binary)
     return cubind_xstrdup("it is only declared here, not defined: the stubs of the .cu that "
                           "defines it bind it");
-  if (kernel->linkage == CUBIND_LINKAGE_ANONYMOUS_NS && !kernel->in_binary)
-    return cubind_xstrdup(
+  if ((kernel->linkage == CUBIND_LINKAGE_ANONYMOUS_NS ||
+       kernel->linkage == CUBIND_LINKAGE_ANONYMOUS_TYPE) &&
+      !kernel->in_binary)
+    return cubind_xasprintf(
         model->has_binary
-            ? "it is in an anonymous namespace (or takes a type of one), and nvcc's binary "
-              "holds no kernel of its name"
-            : "it is in an anonymous namespace (or takes a type of one), which nvcc names "
-              "after the file's path: only nvcc's binary tells its symbol (cubind-gen "
-              "--kernels-from; add_gpu_kernels passes it)");
+            ? "it %s an anonymous namespace, and nvcc's binary holds no kernel of its name"
+            : "it %s an anonymous namespace, which nvcc names after the file's path: only "
+              "nvcc's binary tells its symbol (cubind-gen --kernels-from; add_gpu_kernels "
+              "passes it)",
+        kernel->linkage == CUBIND_LINKAGE_ANONYMOUS_NS ? "is in" : "takes a type of");
   if (model->has_binary && !kernel->in_binary)
     /* its C functions could only fail (CUBIND_ERROR_KERNEL_NOT_FOUND), and its C name may be
        the one of the kernel nvcc did emit (a signature under another #if) */

@@ -149,10 +149,12 @@ cubind_linkage cx_linkage(CXCursor cursor) {
     return CUBIND_LINKAGE_STATIC;
   name = cx_qualified_name(cursor, &anonymous);
   free(name);
-  /* a function that takes a type of an anonymous namespace is unique to the file as well
-     (clang's "unique external" linkage): nvcc names that namespace after the file's path */
-  if (anonymous || clang_getCursorLinkage(cursor) == CXLinkage_UniqueExternal)
+  if (anonymous)
     return CUBIND_LINKAGE_ANONYMOUS_NS;
+  /* one that takes a type of an anonymous namespace is unique to the file as well (clang's
+     "unique external" linkage) */
+  if (clang_getCursorLinkage(cursor) == CXLinkage_UniqueExternal)
+    return CUBIND_LINKAGE_ANONYMOUS_TYPE;
   return clang_getCursorLinkage(cursor) == CXLinkage_Internal ? CUBIND_LINKAGE_STATIC
                                                                 : CUBIND_LINKAGE_EXTERNAL;
 }

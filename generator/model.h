@@ -83,7 +83,8 @@ typedef struct cubind_param {
 typedef enum cubind_linkage {
   CUBIND_LINKAGE_EXTERNAL = 0,
   CUBIND_LINKAGE_STATIC,        /* declared `static` */
-  CUBIND_LINKAGE_ANONYMOUS_NS   /* inside an anonymous namespace */
+  CUBIND_LINKAGE_ANONYMOUS_NS,  /* inside an anonymous namespace */
+  CUBIND_LINKAGE_ANONYMOUS_TYPE /* taking a type of one (nvcc names both after the file) */
 } cubind_linkage;
 
 /* How the parse found a kernel. */
