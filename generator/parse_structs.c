@@ -416,6 +416,13 @@ static void parse_struct_at(parse_context *ctx, CXType written, c_type *mapped, 
   walk.depth = depth;
   walk.copied = defined_here;
   walk.c_name = name[0] && !clang_Cursor_isAnonymous(decl) ? name : alias;
+  if (defined_here && walk.c_name &&
+      (cubind_c_only_keyword(walk.c_name) || (alias && cubind_c_only_keyword(alias)))) {
+    mapped->unsupported = cubind_xasprintf("%s '%s' has a name that is a keyword in C, which its "
+                                           "C copy cannot use: rename it",
+                                           what, display);
+    goto done;
+  }
   clang_Type_visitFields(canonical, visit_field, &walk);
   if (!walk.error && !walk.count)
     walk.error = cubind_xasprintf("%s '%s' has no fields: C has no empty structs", what, display);
