@@ -84,16 +84,38 @@ const cubind_binary_kernel *cubind_binary_find(const cubind_binary *binary, cons
   return bsearch(&key, binary->kernels, binary->num_kernels, sizeof key, compare_kernels);
 }
 
+/*
+ * The mangled C++ name in a kernel symbol: relocatable device code (-rdc) names a kernel of
+ * internal linkage "__nv_static_<n>_<n characters naming the file>_<mangled name>"
+ * (__nv_static_26__91f14183_5_st_cu_884ad2bb__Z8s_kernelPi), so that it stays unique when
+ * linked; NULL where the symbol has no such prefix.
+ */
+static const char *past_static_prefix(const char *symbol) {
+  static const char prefix[] = "__nv_static_";
+  char *end;
+  unsigned long length;
+  if (strncmp(symbol, prefix, sizeof prefix - 1) != 0)
+    return NULL;
+  length = strtoul(symbol + sizeof prefix - 1, &end, 10);
+  if (end == symbol + sizeof prefix - 1 || *end != '_' || strlen(end + 1) <= length + 1 ||
+      end[1 + length] != '_')
+    return NULL;
+  return end + 2 + length;
+}
+
 /* Appends one kernel symbol of a cubin for `arch`; merge_kernels() sorts and merges later. */
 static cubind_binary_kernel *add_kernel(cubind_binary *binary, const char *symbol, int internal,
                                         unsigned arch) {
   cubind_binary_kernel *kernel;
+  const char *mangled;
   binary->kernels =
       cubind_xrealloc(binary->kernels, (binary->num_kernels + 1) * sizeof *binary->kernels);
   kernel = &binary->kernels[binary->num_kernels++];
   memset(kernel, 0, sizeof *kernel);
   kernel->symbol = cubind_xstrdup(symbol);
-  kernel->internal = internal;
+  mangled = past_static_prefix(kernel->symbol);
+  kernel->mangled = mangled ? mangled : kernel->symbol;
+  kernel->internal = internal || mangled != NULL;
   kernel->num_params = -1;
   add_arch(&kernel->archs, &kernel->num_archs, arch);
   return kernel;

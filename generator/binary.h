@@ -20,6 +20,8 @@ typedef struct cubind_binary_param {
 /* One kernel symbol, merged over every cubin that defines it. */
 typedef struct cubind_binary_kernel {
   char *symbol;       /* the cubin symbol: "_ZN7samples6reduceIfLj256EEEvPKT_PS1_i" */
+  const char *mangled; /* the C++ name's mangling in it: the symbol, or what follows nvcc's
+                          "__nv_static_<n>_<tag>_" (relocatable code's internal kernels) */
   int internal;       /* local binding: static, or in an anonymous namespace */
   unsigned *archs;    /* the SM versions (80, 90, ...) whose cubins define it, ascending */
   size_t num_archs;

@@ -373,6 +373,10 @@ static char *kernel_refusal(const cubind_model *model, const cubind_kernel *kern
               "nvcc's binary tells its symbol (cubind-gen --kernels-from; add_gpu_kernels "
               "passes it)",
         kernel->linkage == CUBIND_LINKAGE_ANONYMOUS_NS ? "is in" : "takes a type of");
+  if (kernel->linkage == CUBIND_LINKAGE_STATIC && model->relocatable && !kernel->in_binary)
+    return cubind_xstrdup("it is static, and relocatable device code (-rdc=true) names it "
+                          "after the file's path: only nvcc's binary tells its symbol "
+                          "(cubind-gen --kernels-from; add_gpu_kernels passes it)");
   if (model->has_binary && !kernel->in_binary)
     /* its C functions could only fail (CUBIND_ERROR_KERNEL_NOT_FOUND), and its C name may be
        the one of the kernel nvcc did emit (a signature under another #if) */

@@ -245,6 +245,8 @@ typedef struct cubind_model {
   size_t num_structs;
   int line_directives;      /* emit #line directives around text taken from the .cu */
   int has_binary;           /* the parse read nvcc's binary (--kernels-from) */
+  int relocatable;          /* nvcc compiles it as relocatable device code (-rdc=true): a
+                               static kernel's symbol is then named after the file */
   cubind_variable *variables; /* __constant__ / __device__ variables, in source order */
   size_t num_variables;
   cubind_unbound *unbound;  /* kernels of nvcc's binary left unbound, by name */

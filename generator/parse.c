@@ -48,6 +48,8 @@ int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubin
       ctx.input_dir_real = cubind_xstrdup("/");
     }
   }
+  model->relocatable = cubind_strlist_contains(options->variant_defines, "-D__CUDACC_RDC__") ||
+                       cubind_strlist_contains(options->implied_defines, "-D__CUDACC_RDC__");
   parse_binary_references(options->binary, &references);
   if (session_open(&session, options) == 0)
     tu = session_parse_input(&session, &references);

@@ -679,12 +679,12 @@ static char *speakable_name(const char *demangled, int float_literals) {
  * demangler prints lambdas and unnamed types as "{lambda(int)#1}", "{unnamed type#1}").
  */
 static void read_candidate(candidate *c, const cubind_binary_kernel *kernel) {
-  char *demangled = cubind_demangle(kernel->symbol);
+  char *demangled = cubind_demangle(kernel->mangled);
   memset(c, 0, sizeof *c);
   c->kernel = kernel;
   if (!demangled) {
-    c->name = cubind_xstrdup(kernel->symbol);
-    if (strncmp(kernel->symbol, "_Z", 2) == 0 || !cubind_is_identifier(kernel->symbol))
+    c->name = cubind_xstrdup(kernel->mangled);
+    if (strncmp(kernel->mangled, "_Z", 2) == 0 || !cubind_is_identifier(kernel->mangled))
       c->reason = cubind_xstrdup("its symbol cannot be demangled");
   } else if (!split_demangled(demangled, &c->name, &c->params)) {
     c->name = cubind_xstrdup(demangled);
@@ -729,11 +729,11 @@ static int same_function(const char *mangled, const cubind_binary_kernel *kernel
   int same;
   if (strcmp(mangled, kernel->symbol) == 0)
     return 1;
-  if (!kernel->internal && !strstr(kernel->symbol, INTERNAL_SCOPE) &&
-      !strstr(kernel->symbol, "_GLOBAL__N_"))
+  if (!kernel->internal && !strstr(kernel->mangled, INTERNAL_SCOPE) &&
+      !strstr(kernel->mangled, "_GLOBAL__N_"))
     return 0;
   a = cubind_demangle(mangled);
-  b = cubind_demangle(kernel->symbol);
+  b = cubind_demangle(kernel->mangled);
   same = a && b && strcmp(a, b) == 0;
   if (a && b && !same) { /* as the .cu names them: nvcc's `&_INTERNAL_...::twice`, clang's
                             `&(twice(float))` */
