@@ -28,3 +28,23 @@ void instantiate(const float *xf, float *yf, const double *xd, double *yd, int n
   apply_poly_as<<<1, 1>>>(xf, yf, n);
   apply_poly_as<<<1, 1>>>(xd, yd, n);
 }
+
+/** A static kernel: relocatable code names it __nv_static_<file tag>_... (bound from the binary). */
+static __global__ void scale_static(CUBIND_INOUT_N(n) float *y, float s, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = s * poly(y[i]);
+}
+namespace {
+/** The same in an anonymous namespace. */
+__global__ void scale_anonymous(CUBIND_INOUT_N(n) float *y, float s, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = s * poly(y[i]);
+}
+} // namespace
+void launch_internal(float *y, int n)
+{
+  scale_static<<<1, 1>>>(y, 2.0f, n);
+  scale_anonymous<<<1, 1>>>(y, 2.0f, n);
+}
