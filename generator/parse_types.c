@@ -322,8 +322,13 @@ void map_value_type(CXType type, c_type *out) {
     return;
   }
   default: {
-    char *spelled = cx_type_spelling(type);
-    out->unsupported = cubind_xasprintf("type '%s' cannot be passed from C", spelled);
+    char *spelled = cx_type_spelling(type), *canonical_spelling = cx_type_spelling(canonical);
+    if (strcmp(canonical_spelling, "char8_t") == 0) { /* libclang has no kind for C++20's */
+      out->spelling = cubind_xstrdup("unsigned char"); /* C23's char8_t */
+      out->is_scalar = 1;
+    } else
+      out->unsupported = cubind_xasprintf("type '%s' cannot be passed from C", spelled);
+    free(canonical_spelling);
     free(spelled);
     return;
   }
