@@ -19,6 +19,7 @@
  */
 #include "binary.h"
 
+#include <ctype.h>
 #include <elf.h>
 #include <lz4.h>
 #include <stdint.h>
@@ -503,4 +504,93 @@ char *cubind_demangle(const char *symbol) {
   copy = cubind_xstrdup(demangled); /* owned through cubind's allocator like every string */
   free(demangled);
   return copy;
+}
+
+/* cubind_mangling_clang_only: see binary.h. */
+int cubind_mangling_clang_only(const char *symbol) {
+  /* the forms begin a template argument's expression (X); an identifier holding these letters
+     would read as one too, and only costs its kernel's stub without the binary */
+  return strncmp(symbol, "_Z", 2) == 0 && (strstr(symbol, "Xadso") || strstr(symbol, "Xcv"));
+}
+
+/*
+ * A demangled name with the casts and parentheses of template arguments gone: "&((int)tab)" and
+ * "(float const*)(&bias)" (clang's forms, below) read "&tab" and "&bias", as nvcc's demangle.
+ */
+static void drop_casts(char *text) {
+  char *open, *close;
+  int changed = 1;
+  while (changed) {
+    changed = 0;
+    for (open = strchr(text, '('); open; open = strchr(open + 1, '(')) {
+      size_t inner = strcspn(open + 1, "()");
+      const char *after;
+      int simple = inner > 0, word_before = open > text && (isalnum((unsigned char)open[-1]) ||
+                                                            strchr("_>]", open[-1]));
+      size_t i;
+      close = open + 1 + inner;
+      if (*close != ')')
+        continue;
+      after = close + 1;
+      for (i = open[1] == '&'; i < inner; i++)
+        simple &= isalnum((unsigned char)open[1 + i]) || open[1 + i] == '_' || open[1 + i] == ':';
+      if (!word_before && (*after == '(' || *after == '&' || isalpha((unsigned char)*after) ||
+                           *after == '_')) {
+        memmove(open, after, strlen(after) + 1); /* a cast: (float const*)(&bias) */
+        changed = 1;
+        break;
+      }
+      if (!word_before && simple) { /* (&bias) -> &bias, &(tab) -> &tab */
+        memmove(close, after, strlen(after) + 1);
+        memmove(open, open + 1, strlen(open + 1) + 1);
+        changed = 1;
+        break;
+      }
+    }
+  }
+}
+
+/*
+ * Whether a variant of clang's symbol `text` (its "so" forms from `from` on made casts, the 'E'
+ * that ended each dropped) demangles to `target` once drop_casts reads it.
+ */
+static int clang_variant_reads(char *text, size_t from, const char *target) {
+  char *so = strstr(text + from, "Xadso"), *end, *demangled;
+  int same;
+  if (!so) {
+    demangled = cubind_demangle(text);
+    if (!demangled)
+      return 0;
+    drop_casts(demangled);
+    same = strcmp(demangled, target) == 0;
+    free(demangled);
+    return same;
+  }
+  memcpy(so + 3, "cv", 2); /* so<type><expr>E -> cv<type><expr>: "(type)expr" */
+  for (end = strchr(so + 5, 'E'); end; end = strchr(end + 1, 'E')) {
+    size_t at = (size_t)(end - text);
+    char *variant = cubind_xstrdup(text);
+    memmove(variant + at, variant + at + 1, strlen(variant + at + 1) + 1);
+    same = clang_variant_reads(variant, (size_t)(so - text) + 5, target);
+    free(variant);
+    if (same)
+      return 1;
+  }
+  return 0;
+}
+
+/* cubind_mangling_alike: see binary.h. */
+int cubind_mangling_alike(const char *clang, const char *nvcc) {
+  char *target, *text;
+  int same;
+  if (strcmp(clang, nvcc) == 0)
+    return 1;
+  if (!cubind_mangling_clang_only(clang) || !(target = cubind_demangle(nvcc)))
+    return 0;
+  drop_casts(target);
+  text = cubind_xstrdup(clang);
+  same = clang_variant_reads(text, 0, target);
+  free(text);
+  free(target);
+  return same;
 }

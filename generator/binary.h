@@ -79,4 +79,22 @@ void cubind_binary_free(cubind_binary *binary);
  */
 char *cubind_demangle(const char *symbol);
 
+/*
+ * Pointer template arguments: nvcc (like g++) mangles the address as the .cu writes it, clang
+ * 12 and later the value it converts to. An array's decay, k<tab> with `int tab[4]`, is
+ * "XadL_Z3tabEE" to nvcc and "XadsoiL_Z3tabEEE" to clang (the address of a subobject,
+ * element 0); `&s` converted to `const S *` is "XadL_Z1sEE" to nvcc and "XcvPK1SadL_Z1sEE" to
+ * clang.
+ *
+ * cubind_mangling_clang_only: 1 when clang's mangling `symbol` has such a form (nvcc's symbol
+ * then differs and only its binary tells it).
+ *
+ * cubind_mangling_alike: 1 when clang's mangling `clang` is nvcc's `nvcc`, or when both name
+ * the same function once those forms are read as nvcc writes them (the demangled names,
+ * without the casts and parentheses of template arguments; the substitutions a form adds make
+ * the symbols differ further on).
+ */
+int cubind_mangling_clang_only(const char *symbol);
+int cubind_mangling_alike(const char *clang, const char *nvcc);
+
 #endif /* CUBIND_GEN_BINARY_H */

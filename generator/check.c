@@ -377,6 +377,10 @@ static char *kernel_refusal(const cubind_model *model, const cubind_kernel *kern
     return cubind_xstrdup("it is static, and relocatable device code (-rdc=true) names it "
                           "after the file's path: only nvcc's binary tells its symbol "
                           "(cubind-gen --kernels-from; add_gpu_kernels passes it)");
+  if (kernel->symbol_unknown && !model->has_binary)
+    return cubind_xstrdup("a template argument is a pointer, whose mangling by nvcc differs "
+                          "from clang's: only nvcc's binary tells its symbol (cubind-gen "
+                          "--kernels-from; add_gpu_kernels passes it)");
   if (model->has_binary && !kernel->in_binary)
     /* its C functions could only fail (CUBIND_ERROR_KERNEL_NOT_FOUND), and its C name may be
        the one of the kernel nvcc did emit (a signature under another #if) */

@@ -113,6 +113,8 @@ typedef struct cubind_kernel {
   char *c_name;         /* prefix of the generated functions: "doublify", "scale_float" */
   char *display_name;   /* for messages: "ns::doublify" */
   char *symbol;         /* the device-side (cubin) symbol: "_ZN2ns8doublifyEPfi", "doublify" */
+  int symbol_unknown;   /* `symbol` is clang's mangling of a pointer template argument, which
+                           nvcc's differs from (binary.h): only nvcc's binary tells it */
   char *doc;            /* the doc comment as written (NULL when none) */
   cubind_location location;
   cubind_location doc_location; /* where the doc comment starts (line 0: no doc) */

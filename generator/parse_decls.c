@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binary.h"
 #include "clang_util.h"
 #include "fs.h"
 #include "parse_structs.h"
@@ -166,6 +167,7 @@ void parse_kernel(parse_context *ctx, CXCursor function, cubind_kernel *kernel) 
                        ? parse_specialization_c_name(function, kernel->display_name)
                        : cx_spelling(function);
   kernel->symbol = kernel_symbol(function);
+  kernel->symbol_unknown = cubind_mangling_clang_only(kernel->symbol);
   kernel->doc = cx_doc_comment(function, &kernel->doc_location.line);
   if (kernel->doc) {
     kernel->doc_location.file = cubind_xstrdup(ctx->input);

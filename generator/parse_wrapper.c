@@ -481,6 +481,8 @@ typedef struct candidate {
   char *reason;   /* why it cannot be resolved; NULL while it may be */
   int unresolved; /* the wrapper did not resolve its name (another __CUDA_ARCH__ may) */
   int tried;      /* a wrapper line named it (resolve_candidate) */
+  int decayed;    /* its wrapper line drops the '&' of its pointer template arguments: nvcc
+                     writes an array's decay as `&tab`, which names a pointer to the array */
   int recorded;   /* it became a kernel of the model */
 } candidate;
 
@@ -699,9 +701,25 @@ static void read_candidate(candidate *c, const cubind_binary_kernel *kernel) {
   free(demangled);
 }
 
+/* Whether a template argument of a demangled name is an address ("k<&tab>", "k<1, &s>"). */
+static int has_address_argument(const char *name) {
+  return strstr(name, "<&") || strstr(name, ", &");
+}
+
+/* `spoken` without the '&' of its address template arguments: "k<&tab>" -> "k<tab>". */
+static void drop_address_arguments(char *spoken) {
+  char *at;
+  while ((at = strstr(spoken, "<&")) || (at = strstr(spoken, ", &"))) {
+    at = strchr(at, '&');
+    memmove(at, at + 1, strlen(at));
+  }
+}
+
 /* The wrapper line that names candidate i. */
 static char *candidate_line(size_t index, const candidate *c) {
   char *name = speakable_name(c->name, 0), *params, *line;
+  if (c->decayed)
+    drop_address_arguments(name);
   if (!c->params) { /* extern "C": one function per name */
     line = cubind_xasprintf("static void *cubind_ref_%u = (void *)&::%s;", (unsigned)index, name);
     free(name);
@@ -716,8 +734,9 @@ static char *candidate_line(size_t index, const candidate *c) {
 }
 
 /*
- * Whether clang's mangling of a function is the cubin kernel's symbol: the same text, or, for a
- * kernel of internal linkage, the same demangled text. nvcc and clang name those apart: a
+ * Whether clang's mangling of a function is the cubin kernel's symbol: the same text (pointer
+ * template arguments read as nvcc mangles them: cubind_mangling_alike), or, for a kernel of
+ * internal linkage, the same demangled text. nvcc and clang name those apart: a
  * static function is "_ZL8static_kPfi" to clang and "_Z8static_kPfi" to nvcc, an anonymous
  * namespace "_GLOBAL__N_1" to clang and a name made from the file's path to nvcc; a translation
  * unit cannot hold two such functions with one demangled name. A static function as a template
@@ -727,7 +746,7 @@ static char *candidate_line(size_t index, const candidate *c) {
 static int same_function(const char *mangled, const cubind_binary_kernel *kernel) {
   char *a, *b;
   int same;
-  if (strcmp(mangled, kernel->symbol) == 0)
+  if (strcmp(mangled, kernel->symbol) == 0 || cubind_mangling_alike(mangled, kernel->mangled))
     return 1;
   if (!kernel->internal && !strstr(kernel->mangled, INTERNAL_SCOPE) &&
       !strstr(kernel->mangled, "_GLOBAL__N_"))
@@ -761,6 +780,7 @@ static void record_binary_facts(const cubind_binary *binary, const cubind_binary
   kernel->only_in = only_in(binary, found);
   free(kernel->symbol);
   kernel->symbol = cubind_xstrdup(found->symbol);
+  kernel->symbol_unknown = 0;
   free(kernel->binary_layout);
   kernel->binary_layout = NULL;
   kernel->binary_num_params = found->layout_differs ? -1 : found->num_params;
@@ -823,6 +843,8 @@ static void resolve_candidate(parse_context *ctx, const wrapper *w, size_t line,
 static int takes(const candidate *c, unsigned arch, unsigned main_arch) {
   if (c->recorded)
     return 0;
+  if (c->decayed)
+    return arch == main_arch;
   if (!arch)
     return !c->reason;
   /* unresolved under the main parse's __CUDA_ARCH__, and absent from that architecture's
@@ -855,7 +877,7 @@ void parse_binary_references(const cubind_binary *binary, cubind_strlist *lines)
 
 /*
  * Resolves the candidates that `takes` picks for `arch` (0: the main parse's __CUDA_ARCH__;
- * else arch * 10): from the main parse's own reference lines when it holds them
+ * else arch * 10; the main one again for the decayed): from the main parse's own reference lines when it holds them
  * (parse_binary_references), else in one wrapper.
  */
 static void resolve_candidates(parse_context *ctx, clang_session *session, candidate *cands,
@@ -885,7 +907,7 @@ static void resolve_candidates(parse_context *ctx, clang_session *session, candi
   if (in_main)
     wrapper_read(session->unit, session->first_reference_line, binary->num_kernels, &w);
   else
-    wrapper_parse(session, &lines, arch * 10, &w);
+    wrapper_parse(session, &lines, arch == main_arch ? 0 : arch * 10, &w);
   for (i = 0; i < picked; i++) {
     candidate *c = &cands[which[i]];
     resolve_candidate(ctx, &w, in_main ? (size_t)(c->kernel - binary->kernels) : i, c);
@@ -911,7 +933,8 @@ void parse_binary_kernels(parse_context *ctx, clang_session *session) {
   for (k = 0; k < ctx->model->num_kernels; k++) {
     cubind_kernel *kernel = &ctx->model->kernels[k];
     const cubind_binary_kernel *found = cubind_binary_find(binary, kernel->symbol);
-    for (i = 0; !found && kernel->linkage != CUBIND_LINKAGE_EXTERNAL && i < binary->num_kernels;
+    for (i = 0; !found && (kernel->linkage != CUBIND_LINKAGE_EXTERNAL || kernel->symbol_unknown) &&
+                i < binary->num_kernels;
          i++)
       if (same_function(kernel->symbol, &binary->kernels[i]))
         found = &binary->kernels[i];
@@ -930,6 +953,14 @@ void parse_binary_kernels(parse_context *ctx, clang_session *session) {
   for (i = 0; i < binary->num_archs; i++)
     if (binary->archs[i] != main_arch)
       resolve_candidates(ctx, session, cands, count, binary->archs[i], main_arch);
+  /* an address template argument that did not resolve may be an array's decay */
+  for (i = 0, k = 0; i < count; i++)
+    if (!cands[i].recorded && cands[i].unresolved && has_address_argument(cands[i].name)) {
+      cands[i].decayed = 1;
+      k++;
+    }
+  if (k)
+    resolve_candidates(ctx, session, cands, count, main_arch, main_arch);
   for (i = 0; i < count; i++) {
     if (!cands[i].recorded)
       /* unnamed: tried and not resolved, or never resolved; read_candidate's reasons (a
