@@ -287,8 +287,9 @@ static int nvcc_passes_next_argument(const char *arg) {
 }
 
 /*
- * The comma-separated list nvcc hands its host compiler (-Xcompiler "-O2,-DFOO,-include,x.h").
- * nvcc preprocesses the device code with the host compiler too, so its preprocessor options
+ * The list nvcc hands its host compiler (-Xcompiler "-O2,-DFOO,-include,x.h"): items split at
+ * commas, and at white space, which nvcc leaves in the host compiler's command line for the
+ * shell to split (-Xcompiler "-fPIC -fopenmp" gives gcc two options). nvcc preprocesses the device code with the host compiler too, so its preprocessor options
  * (-D, -U, -I, -isystem, -include, attached or as the next item) reach the device compile and
  * the parse; -fopenmp makes nvcc define _OPENMP for device code.
  */
@@ -296,7 +297,7 @@ static void take_host_compiler_list(const char *value, cubind_cli *cli) {
   static const char *const spaced[] = {"-D", "-U", "-I", "-isystem", "-include"};
   char *list = cubind_xstrdup(value), *item, *save = NULL;
   const char *pending = NULL; /* the option whose value is the next item */
-  for (item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+  for (item = strtok_r(list, ", \t\n", &save); item; item = strtok_r(NULL, ", \t\n", &save)) {
     size_t k;
     char *arg;
     if (pending) {
