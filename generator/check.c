@@ -387,6 +387,10 @@ static char *kernel_refusal(const cubind_model *model, const cubind_kernel *kern
     return cubind_xstrdup("it is not in nvcc's binary: a preprocessor condition nvcc did not "
                           "take (another -D, __CUDA_ARCH__, __CUDACC_VER_MAJOR__), or a binary "
                           "of another .cu or an older one");
+  if (kernel->binary_layouts_differ)
+    return cubind_xstrdup("the binary's architectures lay its parameters out differently (a "
+                          "signature under #if __CUDA_ARCH__): one C prototype cannot launch "
+                          "the code of each");
   for (i = 0; i < kernel->num_params; i++)
     if (kernel->params[i].unsupported)
       return cubind_xasprintf("parameter '%s': %s", kernel->params[i].name,
