@@ -31,7 +31,9 @@ void cubind_cli_usage(FILE *out) {
       "  --nvcc-options OPTION... --       the options given to nvcc for this .cu, up to a lone\n"
       "                      '--': the preprocessor ones above are used (and -G, -rdc=true/-dc,\n"
       "                      --extended-lambda, --expt-relaxed-constexpr define the macros nvcc\n"
-      "                      defines for them); all others are ignored\n"
+      "                      defines for them), and those of nvcc's environment\n"
+      "                      (NVCC_PREPEND_FLAGS before them, NVCC_APPEND_FLAGS after);\n"
+      "                      all others are ignored\n"
       "  -o DIR              output directory (default: the current directory; created if\n"
       "                      missing)\n"
       "  --module-name NAME  module name, a C identifier (default: the input's stem)\n"
@@ -289,12 +291,13 @@ static int nvcc_passes_next_argument(const char *arg) {
 /*
  * The list nvcc hands its host compiler (-Xcompiler "-O2,-DFOO,-include,x.h"): items split at
  * commas, and at white space, which nvcc leaves in the host compiler's command line for the
- * shell to split (-Xcompiler "-fPIC -fopenmp" gives gcc two options). nvcc preprocesses the device code with the host compiler too, so its preprocessor options
- * (-D, -U, -I, -isystem, -include, attached or as the next item) reach the device compile and
- * the parse; -fopenmp makes nvcc define _OPENMP for device code.
+ * shell to split (-Xcompiler "-fPIC -fopenmp" gives gcc two options). nvcc preprocesses the
+ * device code with the host compiler too, so its preprocessor options (-D, -U, -I, -isystem,
+ * -include, -imacros, attached or as the next item) reach the device compile and the parse;
+ * -fopenmp makes nvcc define _OPENMP for device code.
  */
 static void take_host_compiler_list(const char *value, cubind_cli *cli) {
-  static const char *const spaced[] = {"-D", "-U", "-I", "-isystem", "-include"};
+  static const char *const spaced[] = {"-D", "-U", "-I", "-isystem", "-include", "-imacros"};
   char *list = cubind_xstrdup(value), *item, *save = NULL;
   const char *pending = NULL; /* the option whose value is the next item */
   for (item = strtok_r(list, ", \t\n", &save); item; item = strtok_r(NULL, ", \t\n", &save)) {
@@ -302,7 +305,8 @@ static void take_host_compiler_list(const char *value, cubind_cli *cli) {
     char *arg;
     if (pending) {
       arg = cubind_xasprintf("%s%s", pending, item);
-      if (strcmp(pending, "-isystem") == 0 || strcmp(pending, "-include") == 0) {
+      if (strcmp(pending, "-isystem") == 0 || strcmp(pending, "-include") == 0 ||
+          strcmp(pending, "-imacros") == 0) {
         cubind_strlist_add(&cli->clang_args, pending);
         cubind_strlist_add(&cli->clang_args, item);
       } else {
@@ -368,18 +372,65 @@ static int host_compiler_option(int argc, char **argv, int *index, cubind_cli *c
 static int take_nvcc_options(int argc, char **argv, int *index, cubind_cli *cli, int depth);
 
 /*
+ * Splits `text` into words as nvcc splits an options file or its environment's flags: at white
+ * space outside quotes ('...' or "..."; a backslash escapes the next character). The words are
+ * added to cli->owned; returns how many.
+ */
+static size_t split_words(const char *text, cubind_cli *cli) {
+  size_t first = cli->owned.count;
+  const char *at = text;
+  while (at && *at) {
+    cubind_buf word = {0};
+    char quote = 0;
+    while (*at == ' ' || *at == '\t' || *at == '\n' || *at == '\r')
+      at++;
+    if (!*at)
+      break;
+    for (; *at && (quote || !(*at == ' ' || *at == '\t' || *at == '\n' || *at == '\r')); at++) {
+      if (quote && *at == quote)
+        quote = 0;
+      else if (!quote && (*at == '"' || *at == '\''))
+        quote = *at;
+      else if (*at == '\\' && at[1] && quote != '\'')
+        cubind_buf_append(&word, ++at, 1);
+      else
+        cubind_buf_append(&word, at, 1);
+    }
+    cubind_strlist_add(&cli->owned, word.data ? word.data : "");
+    cubind_buf_free(&word);
+  }
+  return cli->owned.count - first;
+}
+
+/*
+ * Takes nvcc options given as text (an options file's, an environment variable's) as a command
+ * line of their own: "--nvcc-options" <the words of text> "--". Returns 0 or CUBIND_EXIT_USAGE.
+ */
+static int take_nvcc_text(const char *text, cubind_cli *cli, int depth) {
+  char open[] = "--nvcc-options", close[] = "--", **argv;
+  size_t first = cli->owned.count, count = split_words(text, cli), i;
+  int index = 0, status;
+  argv = cubind_xcalloc(count + 2, sizeof *argv);
+  argv[0] = open;
+  for (i = 0; i < count; i++)
+    argv[i + 1] = cli->owned.items[first + i];
+  argv[count + 1] = close;
+  status = take_nvcc_options((int)count + 2, argv, &index, cli, depth);
+  free(argv);
+  return status;
+}
+
+/*
  * nvcc's --options-file / -optf FILE (a comma-separated list of files too): each file's
- * options, split at white space outside quotes ('...' or "..."; a backslash escapes the next
- * character), are taken as if on the command line. Their strings stay in cli->owned. Returns
- * 0, or CUBIND_EXIT_USAGE after saying which file cannot be read.
+ * options are taken as if on the command line (take_nvcc_text). Their strings stay in
+ * cli->owned. Returns 0, or CUBIND_EXIT_USAGE after saying which file cannot be read.
  */
 static int take_options_files(const char *list, cubind_cli *cli, int depth) {
   char *names = cubind_xstrdup(list), *name, *save = NULL;
   int status = 0;
   for (name = strtok_r(names, ",", &save); name && !status; name = strtok_r(NULL, ",", &save)) {
-    char *text = NULL, *at, **argv, open[] = "--nvcc-options", close[] = "--";
-    size_t size = 0, first = cli->owned.count, count, i;
-    int index = 0;
+    char *text = NULL;
+    size_t size = 0;
     if (depth >= MAX_OPTIONS_FILE_DEPTH) {
       status = usage_error("options files name each other too deeply", name);
       break;
@@ -388,39 +439,21 @@ static int take_options_files(const char *list, cubind_cli *cli, int depth) {
       status = usage_error("cannot read nvcc's --options-file", name);
       break;
     }
-    for (at = text; at && *at;) {
-      cubind_buf word = {0};
-      char quote = 0;
-      while (*at == ' ' || *at == '\t' || *at == '\n' || *at == '\r')
-        at++;
-      if (!*at)
-        break;
-      for (; *at && (quote || !(*at == ' ' || *at == '\t' || *at == '\n' || *at == '\r')); at++) {
-        if (quote && *at == quote)
-          quote = 0;
-        else if (!quote && (*at == '"' || *at == '\''))
-          quote = *at;
-        else if (*at == '\\' && at[1] && quote != '\'')
-          cubind_buf_append(&word, ++at, 1);
-        else
-          cubind_buf_append(&word, at, 1);
-      }
-      cubind_strlist_add(&cli->owned, word.data ? word.data : "");
-      cubind_buf_free(&word);
-    }
+    status = take_nvcc_text(text, cli, depth + 1);
     free(text);
-    /* as a command line of their own: "--nvcc-options" <the file's options> "--" */
-    count = cli->owned.count - first;
-    argv = cubind_xcalloc(count + 2, sizeof *argv);
-    argv[0] = open;
-    for (i = 0; i < count; i++)
-      argv[i + 1] = cli->owned.items[first + i];
-    argv[count + 1] = close;
-    status = take_nvcc_options((int)count + 2, argv, &index, cli, depth + 1);
-    free(argv);
   }
   free(names);
   return status;
+}
+
+/*
+ * The options nvcc reads from its environment, NVCC_PREPEND_FLAGS before its command line's and
+ * NVCC_APPEND_FLAGS after them (conda sets the first): they reach every nvcc of the build, so
+ * they are nvcc's options for this .cu too. Returns 0 or CUBIND_EXIT_USAGE.
+ */
+static int take_nvcc_environment(const char *variable, cubind_cli *cli) {
+  const char *text = getenv(variable);
+  return text ? take_nvcc_text(text, cli, 0) : 0;
 }
 
 /*
@@ -542,8 +575,10 @@ int cubind_cli_parse(int argc, char **argv, cubind_cli *cli) {
     if (taken)
       continue;
     if (strcmp(arg, "--nvcc-options") == 0) {
-      if (take_nvcc_options(argc, argv, &i, cli, 0) != 0)
+      if ((!cli->nvcc_options_seen && take_nvcc_environment("NVCC_PREPEND_FLAGS", cli) != 0) ||
+          take_nvcc_options(argc, argv, &i, cli, 0) != 0)
         return CUBIND_EXIT_USAGE;
+      cli->nvcc_options_seen = 1;
     } else if ((value = option_value(argc, argv, &i, "-o", VALUE_ATTACHED, &missing))) {
       cli->output_dir = value;
     } else if ((value = option_value(argc, argv, &i, "--module-name", VALUE_EQUALS, &missing))) {
@@ -602,6 +637,8 @@ int cubind_cli_parse(int argc, char **argv, cubind_cli *cli) {
       cli->input = arg;
     }
   }
+  if (cli->nvcc_options_seen && take_nvcc_environment("NVCC_APPEND_FLAGS", cli) != 0)
+    return CUBIND_EXIT_USAGE;
   if (cli->help || cli->version)
     return 0;
   if (cli->check_names) {

@@ -33,6 +33,7 @@ typedef struct cubind_cli {
   const char *host_compiler; /* --host-compiler (or nvcc's -ccbin); NULL: g++ (nvcc's
                                 default), "none": none */
   int host_openmp;           /* nvcc's -Xcompiler -fopenmp: _OPENMP as the host compiler has it */
+  int nvcc_options_seen;     /* --nvcc-options was given: nvcc's environment flags apply too */
   cubind_strlist names_files;  /* with --check-names: the files to check */
   cubind_strlist owned;        /* strings the fields above point into (-std from --std X) */
   int help, version;

@@ -1962,7 +1962,8 @@ static void split_varying(prelude_request *request, const prelude_options *optio
   for (i = 0; i < args->count; i++) {
     const char *arg = args->items[i];
     int valued = strcmp(arg, "-isystem") == 0 || strcmp(arg, "-idirafter") == 0 ||
-                 strcmp(arg, "-include") == 0 || strcmp(arg, "-iquote") == 0 ||
+                 strcmp(arg, "-include") == 0 || strcmp(arg, "-imacros") == 0 ||
+                 strcmp(arg, "-iquote") == 0 ||
                  strcmp(arg, "-x") == 0 || strcmp(arg, "-Xclang") == 0;
     int user = i >= options->user_args;
     if (user && strncmp(arg, "-isystem", 8) == 0) {
