@@ -14,8 +14,9 @@
  *    (KPARAM_INFO, format 4, 12 bytes) gives one parameter: u32 index, u16 ordinal, u16 offset,
  *    u32 whose bits 18-31 are its size. A kernel whose parameters pass 4 KiB (CUDA 12.1 allows
  *    32,764 bytes) has attribute 0x45 (KPARAM_INFO_V2, 12 bytes) instead: u32 index, u16
- *    ordinal, u16 offset, u32 size in bytes (seen from nvcc 13: a 4,400-byte struct gives
- *    {0, 0, 0, 4400}).
+ *    ordinal, u16 offset, u32 whose bits 0-23 are its size in bytes (seen from nvcc 13: a
+ *    4,400-byte struct gives {0, 0, 0, 4400}; a pointer in some architectures' code
+ *    0x05000008, flags in the top byte).
  */
 #include "binary.h"
 
@@ -123,14 +124,17 @@ static cubind_binary_kernel *add_kernel(cubind_binary *binary, const char *symbo
 }
 
 /* 1 when two kernels' parameter layouts are the same (an unknown one matches any). */
-static int same_layout(const cubind_binary_kernel *a, const cubind_binary_kernel *b) {
+/* Whether two cubins' layouts of a kernel agree: their offsets too when `offsets` is 1. */
+static int same_layout(const cubind_binary_kernel *a, const cubind_binary_kernel *b,
+                       int offsets) {
   long i;
   if (a->num_params < 0 || b->num_params < 0)
     return 1;
   if (a->num_params != b->num_params)
     return 0;
   for (i = 0; i < a->num_params; i++)
-    if (a->params[i].offset != b->params[i].offset || a->params[i].size != b->params[i].size)
+    if ((offsets && a->params[i].offset != b->params[i].offset) ||
+        a->params[i].size != b->params[i].size)
       return 0;
   return 1;
 }
@@ -150,7 +154,8 @@ static void merge_kernels(cubind_binary *binary) {
         add_arch(&kept->archs, &kept->num_archs, kernel->archs[a]);
       /* the layout of every architecture's code, when they agree (they do unless the kernel's
          signature depends on __CUDA_ARCH__) */
-      kept->layout_differs |= kernel->layout_differs || !same_layout(kept, kernel);
+      kept->layout_differs |= kernel->layout_differs || !same_layout(kept, kernel, 1);
+      kept->sizes_differ |= kernel->sizes_differ || !same_layout(kept, kernel, 0);
       if (kept->num_params < 0) {
         kept->num_params = kernel->num_params;
         kept->params = kernel->params;
@@ -202,7 +207,8 @@ static void read_kernel_params(cubind_binary_kernel *kernel, const unsigned char
       params = cubind_xrealloc(params, (size_t)(count + 1) * sizeof *params);
       params[count].ordinal = cubind_fatbin_u16(info + at + 4);
       params[count].offset = cubind_fatbin_u16(info + at + 6);
-      params[count].size = attribute == EIATTR_KPARAM_INFO ? (last >> 18) & 0x3fff : last;
+      params[count].size =
+          attribute == EIATTR_KPARAM_INFO ? (last >> 18) & 0x3fff : last & 0xffffff;
       count++;
     }
     at += value_size;

@@ -27,7 +27,9 @@ typedef struct cubind_binary_kernel {
   size_t num_archs;
   cubind_binary_param *params; /* its parameters by ordinal (the first cubin's) */
   long num_params;    /* -1: the layout is unknown */
-  int layout_differs; /* two architectures' code lay its parameters out differently */
+  int layout_differs; /* two architectures' code lay its parameters out differently: */
+  int sizes_differ;   /* their number or sizes too (a signature under #if __CUDA_ARCH__), not
+                         only offsets (over-aligned ones, which nvcc places per architecture) */
 } cubind_binary_kernel;
 
 /* Every kernel of one or more binaries, sorted by symbol, plus the SM versions seen. */

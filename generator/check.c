@@ -388,9 +388,9 @@ static char *kernel_refusal(const cubind_model *model, const cubind_kernel *kern
                           "take (another -D, __CUDA_ARCH__, __CUDACC_VER_MAJOR__), or a binary "
                           "of another .cu or an older one");
   if (kernel->binary_layouts_differ)
-    return cubind_xstrdup("the binary's architectures lay its parameters out differently (a "
-                          "signature under #if __CUDA_ARCH__): one C prototype cannot launch "
-                          "the code of each");
+    return cubind_xstrdup("the binary's architectures give its parameters different sizes "
+                          "(a signature under #if __CUDA_ARCH__): one C prototype cannot "
+                          "launch the code of each");
   for (i = 0; i < kernel->num_params; i++)
     if (kernel->params[i].unsupported)
       return cubind_xasprintf("parameter '%s': %s", kernel->params[i].name,

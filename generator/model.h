@@ -129,8 +129,8 @@ typedef struct cubind_kernel {
   int in_binary;        /* with --kernels-from: 1 when the binary holds its symbol */
   cubind_slot *binary_layout; /* its parameters as nvcc's binary lays them out (.nv.info) */
   long binary_num_params; /* their number; -1: unknown (no binary, or the binary does not say) */
-  int binary_layouts_differ; /* the binary's architectures lay its parameters out differently
-                                (an extern "C" signature under #if __CUDA_ARCH__) */
+  int binary_layouts_differ; /* the binary's architectures give its parameters different
+                                sizes (an extern "C" signature under #if __CUDA_ARCH__) */
   char *bound_by;       /* a header kernel that an earlier source's binary of the same library
                            also holds (--earlier-binary): that binary's name; else NULL */
   char *only_in;        /* "sm_90": the architectures whose code has it, when some lack it

@@ -783,7 +783,7 @@ static void record_binary_facts(const cubind_binary *binary, const cubind_binary
   kernel->symbol_unknown = 0;
   free(kernel->binary_layout);
   kernel->binary_layout = NULL;
-  kernel->binary_layouts_differ = found->layout_differs;
+  kernel->binary_layouts_differ = found->sizes_differ;
   kernel->binary_num_params = found->layout_differs ? -1 : found->num_params;
   if (kernel->binary_num_params > 0) {
     kernel->binary_layout = cubind_xcalloc((size_t)found->num_params, sizeof *kernel->binary_layout);
