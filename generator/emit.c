@@ -1001,8 +1001,8 @@ static char *host_args_array(const cubind_kernel *kernel, unsigned num_host) {
     const cubind_param *param = &kernel->params[i];
     if (param->direction == CUBIND_PARAM_DEVICE)
       continue;
-    cubind_buf_printf(&out, "      {%u, %s, (void *)%s, ", i, direction_name(param->direction),
-                      param->name);
+    cubind_buf_printf(&out, "      {%u, %s, cubind_host_buffer_(%s), ", i,
+                      direction_name(param->direction), param->name);
     if (param->count_code)
       cubind_buf_printf(&out, "%s, ", param->count_code);
     else

@@ -134,12 +134,12 @@ cubind_status @@NAME@@_config_occupancy(size_t n, unsigned shared_bytes, cubind_
 @@EACH variable@@
 
 cubind_status @@TO_DEVICE@@ {
-  return cubind_module_global_copy(&@@INTERNAL@@_module, @@INDEX@@, (void *)src, count,
+  return cubind_module_global_copy(&@@INTERNAL@@_module, @@INDEX@@, cubind_host_buffer_(src), count,
                                    sizeof(@@ELEM_TYPE@@), CUBIND_COPY_TO_DEVICE);
 }
 
 cubind_status @@FROM_DEVICE@@ {
-  return cubind_module_global_copy(&@@INTERNAL@@_module, @@INDEX@@, (void *)dst, count,
+  return cubind_module_global_copy(&@@INTERNAL@@_module, @@INDEX@@, dst, count,
                                    sizeof(@@ELEM_TYPE@@), CUBIND_COPY_FROM_DEVICE);
 }
 @@END variable@@

@@ -16,7 +16,8 @@
 #    EXPECT_STDERR (empty: nothing). With EXPECTED_DIR the outputs equal the golden files
 #    (CUBIND_UPDATE_GOLDEN=1 rewrites them). Its parses, in order, are EXPECT_PARSES (as
 #    CUBIND_GEN_REPORT names them).
-# 3. The outputs compile as C99 and as C++17 with -Wall -Wextra -Werror -pedantic.
+# 3. The outputs compile as C99 and as C++17 with -Wall -Wextra -Wcast-qual -Werror -pedantic
+#    (C++: -Wold-style-cast too).
 # 4. --kernels-from the per-architecture cubins gives the same outputs as the fatbin.
 # 5. Without --kernels-from, EXPECT_EXPLICIT kernels are bound (those the source names), and
 #    stderr matches EXPLICIT_STDERR (empty: nothing).
@@ -158,9 +159,9 @@ if(EXPECTED_DIR)
 endif()
 
 # 3. strict C99 and C++17
-set(strict -Wall -Wextra -Werror -pedantic -I "${INCLUDE_DIR}" -isystem "${CUDA_INCLUDE}")
+set(strict -Wall -Wextra -Wcast-qual -Werror -pedantic -I "${INCLUDE_DIR}" -isystem "${CUDA_INCLUDE}")
 run("${CC}" -std=c99 ${strict} -c "${source}" -o "${OUT_DIR}/c99.o")
-run("${CXX}" -std=c++17 ${strict} -x c++ -c "${source}" -o "${OUT_DIR}/cxx.o")
+run("${CXX}" -std=c++17 ${strict} -Wold-style-cast -x c++ -c "${source}" -o "${OUT_DIR}/cxx.o")
 
 # 4. the cubins give the same outputs as the fatbin
 set(from_cubins "")

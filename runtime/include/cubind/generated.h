@@ -143,17 +143,28 @@ typedef struct cubind_module {
  *   size_t cubind_count_result(cubind_count_value v)   v, or CUBIND_COUNT_INVALID for NAN or
  *                                                      a negative value
  */
-#define CUBIND_COUNT_INVALID ((size_t)-1)
+/*
+ * CUBIND_CONVERT_(type, value): the conversions of this header's inline code and of the
+ * generated stubs, which the user's C++ compiles too: a static_cast there, so that projects
+ * building with -Wold-style-cast stay quiet.
+ */
+#ifdef __cplusplus
+#define CUBIND_CONVERT_(type, value) (static_cast<type>(value))
+#else
+#define CUBIND_CONVERT_(type, value) ((type)(value))
+#endif
+
+#define CUBIND_COUNT_INVALID CUBIND_CONVERT_(size_t, -1)
 
 typedef long long cubind_count_value;
 #define CUBIND_COUNT_NAN (-0x7fffffffffffffffLL - 1) /* LLONG_MIN */
 #define CUBIND_COUNT_MAX 0x7fffffffffffffffLL        /* LLONG_MAX */
 
 static inline cubind_count_value cubind_count_int(intmax_t v) {
-  return v < -CUBIND_COUNT_MAX || v > CUBIND_COUNT_MAX ? CUBIND_COUNT_NAN : (cubind_count_value)v;
+  return v < -CUBIND_COUNT_MAX || v > CUBIND_COUNT_MAX ? CUBIND_COUNT_NAN : CUBIND_CONVERT_(cubind_count_value, v);
 }
 static inline cubind_count_value cubind_count_uint(uintmax_t v) {
-  return v > (uintmax_t)CUBIND_COUNT_MAX ? CUBIND_COUNT_NAN : (cubind_count_value)v;
+  return v > CUBIND_CONVERT_(uintmax_t, CUBIND_COUNT_MAX) ? CUBIND_COUNT_NAN : CUBIND_CONVERT_(cubind_count_value, v);
 }
 /* 1 when either operand is NAN (every binary helper starts with it). */
 static inline int cubind_count_nan2_(cubind_count_value a, cubind_count_value b) {
@@ -175,11 +186,13 @@ static inline cubind_count_value cubind_count_mul(cubind_count_value a, cubind_c
   unsigned long long ua, ub, r;
   if (cubind_count_nan2_(a, b)) return CUBIND_COUNT_NAN;
   if (a == 0 || b == 0) return 0;
-  ua = a < 0 ? (unsigned long long)-a : (unsigned long long)a; /* a, b > LLONG_MIN: no NAN */
-  ub = b < 0 ? (unsigned long long)-b : (unsigned long long)b;
-  if (ua > (unsigned long long)CUBIND_COUNT_MAX / ub) return CUBIND_COUNT_NAN;
+  /* a, b > LLONG_MIN: no NAN */
+  ua = CUBIND_CONVERT_(unsigned long long, a < 0 ? -a : a);
+  ub = CUBIND_CONVERT_(unsigned long long, b < 0 ? -b : b);
+  if (ua > CUBIND_CONVERT_(unsigned long long, CUBIND_COUNT_MAX) / ub) return CUBIND_COUNT_NAN;
   r = ua * ub;
-  return (a < 0) != (b < 0) ? -(cubind_count_value)r : (cubind_count_value)r;
+  return (a < 0) != (b < 0) ? -CUBIND_CONVERT_(cubind_count_value, r)
+                             : CUBIND_CONVERT_(cubind_count_value, r);
 }
 static inline cubind_count_value cubind_count_div(cubind_count_value a, cubind_count_value b) {
   return cubind_count_nan2_(a, b) || b == 0 ? CUBIND_COUNT_NAN : a / b;
@@ -199,7 +212,7 @@ static inline cubind_count_value cubind_count_shr(cubind_count_value a, cubind_c
 #define CUBIND_COUNT_COMPARE_(name, op)                                                        \
   static inline cubind_count_value cubind_count_##name(cubind_count_value a,                   \
                                                        cubind_count_value b) {                 \
-    return cubind_count_nan2_(a, b) ? CUBIND_COUNT_NAN : (cubind_count_value)(a op b);         \
+    return cubind_count_nan2_(a, b) ? CUBIND_COUNT_NAN : (a op b);                             \
   }
 CUBIND_COUNT_COMPARE_(lt, <)
 CUBIND_COUNT_COMPARE_(le, <=)
@@ -230,9 +243,10 @@ static inline cubind_count_value cubind_count_select(cubind_count_value c, cubin
   return c == CUBIND_COUNT_NAN ? CUBIND_COUNT_NAN : c ? a : b;
 }
 static inline size_t cubind_count_result(cubind_count_value v) {
-  return v < 0 || (unsigned long long)v >= (unsigned long long)CUBIND_COUNT_INVALID
+  return v < 0 || CUBIND_CONVERT_(unsigned long long, v) >=
+                      CUBIND_CONVERT_(unsigned long long, CUBIND_COUNT_INVALID)
              ? CUBIND_COUNT_INVALID
-             : (size_t)v;
+             : CUBIND_CONVERT_(size_t, v);
 }
 
 /* One host buffer handled by `<kernel>_call`. */
@@ -246,6 +260,18 @@ typedef struct cubind_host_arg {
                                  ("rows * cols"), for messages; NULL when the caller passed
                                  the count (`size_t <param>_count`) */
 } cubind_host_arg;
+
+/*
+ * cubind_host_buffer_: a caller's buffer as cubind_host_arg and the global copies hold it,
+ * without a cast that drops const (a CUBIND_IN buffer is const; the runtime only reads it).
+ */
+static inline void *cubind_host_buffer_(const void *buffer) {
+#ifdef __cplusplus
+  return const_cast<void *>(buffer);
+#else
+  return (void *)(uintptr_t)buffer;
+#endif
+}
 
 /*
  * CUBIND_LAYOUT_CHECK(name, cond): a compile-time assertion for the generated layout checks

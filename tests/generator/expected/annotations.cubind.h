@@ -172,9 +172,9 @@ cubind_status directions_call(const cubind_config *cfg, const float *in, size_t 
     float *out, size_t out_count, int *io, size_t io_count, float *device_only) {
   void *cubind_args[4] = {&in, &out, &io, &device_only};
   cubind_host_arg cubind_host_args[3] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, in_count, 4, NULL},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, out_count, 4, NULL},
-      {2, CUBIND_DIRECTION_INOUT, (void *)io, io_count, 4, NULL}};
+      {0, CUBIND_DIRECTION_IN, cubind_host_buffer_(in), in_count, 4, NULL},
+      {1, CUBIND_DIRECTION_OUT, cubind_host_buffer_(out), out_count, 4, NULL},
+      {2, CUBIND_DIRECTION_INOUT, cubind_host_buffer_(io), io_count, 4, NULL}};
   return cubind_module_call(&cubind_g_annotations_module, 0, cfg, cubind_args, cubind_host_args, 3);
 }
 
@@ -196,9 +196,9 @@ cubind_status counted_call(const cubind_config *cfg, const float *in, float *out
     unsigned int rows) {
   void *cubind_args[5] = {&in, &out, &io, &n, &rows};
   cubind_host_arg cubind_host_args[3] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), 4, "n"},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_mul(cubind_count_int(n), cubind_count_int(2LL))), 4, "n * 2"},
-      {2, CUBIND_DIRECTION_INOUT, (void *)io, cubind_count_result(cubind_count_div(cubind_count_mul(cubind_count_int(4LL), cubind_count_add(cubind_count_uint(rows), cubind_count_int(1LL))), cubind_count_int(4LL))), 1, "sizeof(float) * (rows + 1) / 4"}};
+      {0, CUBIND_DIRECTION_IN, cubind_host_buffer_(in), cubind_count_result(cubind_count_int(n)), 4, "n"},
+      {1, CUBIND_DIRECTION_OUT, cubind_host_buffer_(out), cubind_count_result(cubind_count_mul(cubind_count_int(n), cubind_count_int(2LL))), 4, "n * 2"},
+      {2, CUBIND_DIRECTION_INOUT, cubind_host_buffer_(io), cubind_count_result(cubind_count_div(cubind_count_mul(cubind_count_int(4LL), cubind_count_add(cubind_count_uint(rows), cubind_count_int(1LL))), cubind_count_int(4LL))), 1, "sizeof(float) * (rows + 1) / 4"}};
   return cubind_module_call(&cubind_g_annotations_module, 1, cfg, cubind_args, cubind_host_args, 3);
 }
 
@@ -220,8 +220,8 @@ cubind_status mixed_call(const cubind_config *cfg, float *device, const double *
     double *sized_out, size_t sized_out_count, size_t count, float scale) {
   void *cubind_args[5] = {&device, &counted_in, &sized_out, &count, &scale};
   cubind_host_arg cubind_host_args[2] = {
-      {1, CUBIND_DIRECTION_IN, (void *)counted_in, cubind_count_result(cubind_count_uint(count)), 8, "count"},
-      {2, CUBIND_DIRECTION_OUT, (void *)sized_out, sized_out_count, 8, NULL}};
+      {1, CUBIND_DIRECTION_IN, cubind_host_buffer_(counted_in), cubind_count_result(cubind_count_uint(count)), 8, "count"},
+      {2, CUBIND_DIRECTION_OUT, cubind_host_buffer_(sized_out), sized_out_count, 8, NULL}};
   return cubind_module_call(&cubind_g_annotations_module, 2, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -260,8 +260,8 @@ cubind_status after_type_call(const cubind_config *cfg, const float *in, float *
     size_t out_count, int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), 4, "n"},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, out_count, 4, NULL}};
+      {0, CUBIND_DIRECTION_IN, cubind_host_buffer_(in), cubind_count_result(cubind_count_int(n)), 4, "n"},
+      {1, CUBIND_DIRECTION_OUT, cubind_host_buffer_(out), out_count, 4, NULL}};
   return cubind_module_call(&cubind_g_annotations_module, 4, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -281,7 +281,7 @@ cubind_status renamed_launch(const cubind_config *cfg, float *data, int cols, in
 cubind_status renamed_call(const cubind_config *cfg, float *data, int cols, int rows) {
   void *cubind_args[3] = {&data, &cols, &rows};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)data, cubind_count_result(cubind_count_int(rows)), 4, "rows"}};
+      {0, CUBIND_DIRECTION_INOUT, cubind_host_buffer_(data), cubind_count_result(cubind_count_int(rows)), 4, "rows"}};
   return cubind_module_call(&cubind_g_annotations_module, 5, cfg, cubind_args, cubind_host_args, 1);
 }
 

@@ -103,7 +103,7 @@ cubind_status scale_activations_launch(const cubind_config *cfg, cubind_half *x,
 cubind_status scale_activations_call(const cubind_config *cfg, cubind_half *x, float s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)x, cubind_count_result(cubind_count_int(n)), 2, "n"}};
+      {0, CUBIND_DIRECTION_INOUT, cubind_host_buffer_(x), cubind_count_result(cubind_count_int(n)), 2, "n"}};
   return cubind_module_call(&cubind_g_arch_types_module, 0, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -123,7 +123,7 @@ cubind_status before_ampere_launch(const cubind_config *cfg, int *out) {
 cubind_status before_ampere_call(const cubind_config *cfg, int *out) {
   void *cubind_args[1] = {&out};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_int(1LL)), 4, "1"}};
+      {0, CUBIND_DIRECTION_OUT, cubind_host_buffer_(out), cubind_count_result(cubind_count_int(1LL)), 4, "1"}};
   return cubind_module_call(&cubind_g_arch_types_module, 1, cfg, cubind_args, cubind_host_args, 1);
 }
 

@@ -238,8 +238,8 @@ cubind_status cxx_pairs_launch(const cubind_config *cfg, const void *pairs, int 
 cubind_status cxx_pairs_call(const cubind_config *cfg, const void *pairs, int *sums, int n) {
   void *cubind_args[3] = {&pairs, &sums, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)pairs, cubind_count_result(cubind_count_int(n)), 8, "n"},
-      {1, CUBIND_DIRECTION_OUT, (void *)sums, cubind_count_result(cubind_count_int(n)), 4, "n"}};
+      {0, CUBIND_DIRECTION_IN, cubind_host_buffer_(pairs), cubind_count_result(cubind_count_int(n)), 8, "n"},
+      {1, CUBIND_DIRECTION_OUT, cubind_host_buffer_(sums), cubind_count_result(cubind_count_int(n)), 4, "n"}};
   return cubind_module_call(&cubind_g_cxx_kernels_module, 6, cfg, cubind_args, cubind_host_args, 2);
 }
 

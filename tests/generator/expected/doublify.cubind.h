@@ -89,7 +89,7 @@ cubind_status doublify_launch(const cubind_config *cfg, float *a, int n) {
 cubind_status doublify_call(const cubind_config *cfg, float *a, int n) {
   void *cubind_args[2] = {&a, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)a, cubind_count_result(cubind_count_int(n)), 4, "n"}};
+      {0, CUBIND_DIRECTION_INOUT, cubind_host_buffer_(a), cubind_count_result(cubind_count_int(n)), 4, "n"}};
   return cubind_module_call(&cubind_g_doublify_module, 0, cfg, cubind_args, cubind_host_args, 1);
 }
 

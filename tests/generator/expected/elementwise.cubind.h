@@ -194,9 +194,9 @@ cubind_status lin_comb_call(const cubind_config *cfg, float a, const float *x, f
     const float *y, float *z, size_t n) {
   void *cubind_args[6] = {&a, &x, &b, &y, &z, &n};
   cubind_host_arg cubind_host_args[3] = {
-      {1, CUBIND_DIRECTION_IN, (void *)x, cubind_count_result(cubind_count_uint(n)), 4, "n"},
-      {3, CUBIND_DIRECTION_IN, (void *)y, cubind_count_result(cubind_count_uint(n)), 4, "n"},
-      {4, CUBIND_DIRECTION_OUT, (void *)z, cubind_count_result(cubind_count_uint(n)), 4, "n"}};
+      {1, CUBIND_DIRECTION_IN, cubind_host_buffer_(x), cubind_count_result(cubind_count_uint(n)), 4, "n"},
+      {3, CUBIND_DIRECTION_IN, cubind_host_buffer_(y), cubind_count_result(cubind_count_uint(n)), 4, "n"},
+      {4, CUBIND_DIRECTION_OUT, cubind_host_buffer_(z), cubind_count_result(cubind_count_uint(n)), 4, "n"}};
   const cubind_elementwise_shape cubind_shape = {n, CUBIND_NO_SCRATCH, 0, 5, 0};
   return cubind_module_call_elementwise(&cubind_g_elementwise_module, 0, cfg, cubind_args, cubind_host_args, 3, &cubind_shape);
 }
@@ -220,9 +220,9 @@ cubind_status vector_add_call(const cubind_config *cfg, const float *a, const fl
     size_t n) {
   void *cubind_args[4] = {&a, &b, &out, &n};
   cubind_host_arg cubind_host_args[3] = {
-      {0, CUBIND_DIRECTION_IN, (void *)a, cubind_count_result(cubind_count_uint(n)), 4, "n"},
-      {1, CUBIND_DIRECTION_IN, (void *)b, cubind_count_result(cubind_count_uint(n)), 4, "n"},
-      {2, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_uint(n)), 4, "n"}};
+      {0, CUBIND_DIRECTION_IN, cubind_host_buffer_(a), cubind_count_result(cubind_count_uint(n)), 4, "n"},
+      {1, CUBIND_DIRECTION_IN, cubind_host_buffer_(b), cubind_count_result(cubind_count_uint(n)), 4, "n"},
+      {2, CUBIND_DIRECTION_OUT, cubind_host_buffer_(out), cubind_count_result(cubind_count_uint(n)), 4, "n"}};
   const cubind_elementwise_shape cubind_shape = {n, CUBIND_NO_SCRATCH, 0, 3, 1};
   return cubind_module_call_elementwise(&cubind_g_elementwise_module, 1, cfg, cubind_args, cubind_host_args, 3, &cubind_shape);
 }
@@ -248,9 +248,9 @@ cubind_status dot_call(const cubind_config *cfg, float *result, const float *x, 
   void *cubind_scratch = NULL;
   void *cubind_args[5] = {&result, &x, &y, &n, &cubind_scratch};
   cubind_host_arg cubind_host_args[3] = {
-      {0, CUBIND_DIRECTION_OUT, (void *)result, cubind_count_result(cubind_count_int(1LL)), 4, "1"},
-      {1, CUBIND_DIRECTION_IN, (void *)x, cubind_count_result(cubind_count_uint(n)), 4, "n"},
-      {2, CUBIND_DIRECTION_IN, (void *)y, cubind_count_result(cubind_count_uint(n)), 4, "n"}};
+      {0, CUBIND_DIRECTION_OUT, cubind_host_buffer_(result), cubind_count_result(cubind_count_int(1LL)), 4, "1"},
+      {1, CUBIND_DIRECTION_IN, cubind_host_buffer_(x), cubind_count_result(cubind_count_uint(n)), 4, "n"},
+      {2, CUBIND_DIRECTION_IN, cubind_host_buffer_(y), cubind_count_result(cubind_count_uint(n)), 4, "n"}};
   const cubind_elementwise_shape cubind_shape = {n, 4, 4, 3, 0};
   return cubind_module_call_elementwise(&cubind_g_elementwise_module, 2, cfg, cubind_args, cubind_host_args, 3, &cubind_shape);
 }
@@ -276,8 +276,8 @@ cubind_status max_i64_call(const cubind_config *cfg, long long *result, const lo
   void *cubind_scratch = NULL;
   void *cubind_args[4] = {&result, &x, &n, &cubind_scratch};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_OUT, (void *)result, cubind_count_result(cubind_count_int(1LL)), 8, "1"},
-      {1, CUBIND_DIRECTION_IN, (void *)x, cubind_count_result(cubind_count_uint(n)), 8, "n"}};
+      {0, CUBIND_DIRECTION_OUT, cubind_host_buffer_(result), cubind_count_result(cubind_count_int(1LL)), 8, "1"},
+      {1, CUBIND_DIRECTION_IN, cubind_host_buffer_(x), cubind_count_result(cubind_count_uint(n)), 8, "n"}};
   const cubind_elementwise_shape cubind_shape = {n, 3, 8, 2, 0};
   return cubind_module_call_elementwise(&cubind_g_elementwise_module, 3, cfg, cubind_args, cubind_host_args, 2, &cubind_shape);
 }
@@ -299,8 +299,8 @@ cubind_status undocumented_launch(const cubind_config *cfg, double *v, const dou
 cubind_status undocumented_call(const cubind_config *cfg, double *v, const double *pair, size_t n) {
   void *cubind_args[3] = {&v, &pair, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)v, cubind_count_result(cubind_count_uint(n)), 8, "n"},
-      {1, CUBIND_DIRECTION_IN, (void *)pair, cubind_count_result(cubind_count_int(2LL)), 8, "2"}};
+      {0, CUBIND_DIRECTION_INOUT, cubind_host_buffer_(v), cubind_count_result(cubind_count_uint(n)), 8, "n"},
+      {1, CUBIND_DIRECTION_IN, cubind_host_buffer_(pair), cubind_count_result(cubind_count_int(2LL)), 8, "2"}};
   const cubind_elementwise_shape cubind_shape = {n, CUBIND_NO_SCRATCH, 0, 2, 0};
   return cubind_module_call_elementwise(&cubind_g_elementwise_module, 4, cfg, cubind_args, cubind_host_args, 2, &cubind_shape);
 }

@@ -107,7 +107,7 @@ cubind_status half_scale_launch(const cubind_config *cfg, cubind_half *x, cubind
 cubind_status half_scale_call(const cubind_config *cfg, cubind_half *x, cubind_half s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)x, cubind_count_result(cubind_count_int(n)), 2, "n"}};
+      {0, CUBIND_DIRECTION_INOUT, cubind_host_buffer_(x), cubind_count_result(cubind_count_int(n)), 2, "n"}};
   return cubind_module_call(&cubind_g_half_module, 0, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -149,7 +149,7 @@ cubind_status half_pointers_call(const cubind_config *cfg, const cubind_half *in
     cubind_bfloat16 *out, size_t out_count) {
   void *cubind_args[2] = {&in, &out};
   cubind_host_arg cubind_host_args[1] = {
-      {1, CUBIND_DIRECTION_OUT, (void *)out, out_count, 2, NULL}};
+      {1, CUBIND_DIRECTION_OUT, cubind_host_buffer_(out), out_count, 2, NULL}};
   return cubind_module_call(&cubind_g_half_module, 2, cfg, cubind_args, cubind_host_args, 1);
 }
 

@@ -346,7 +346,7 @@ cubind_status increment_launch(const cubind_config *cfg, float *x, int n) {
 cubind_status increment_call(const cubind_config *cfg, float *x, int n) {
   void *cubind_args[2] = {&x, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)x, cubind_count_result(cubind_count_int(n)), 4, "n"}};
+      {0, CUBIND_DIRECTION_INOUT, cubind_host_buffer_(x), cubind_count_result(cubind_count_int(n)), 4, "n"}};
   return cubind_module_call(&cubind_g_implicit_module, 0, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -366,7 +366,7 @@ cubind_status arch_probe_sm90_launch(const cubind_config *cfg, int *arch) {
 cubind_status arch_probe_sm90_call(const cubind_config *cfg, int *arch) {
   void *cubind_args[1] = {&arch};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_OUT, (void *)arch, cubind_count_result(cubind_count_int(1LL)), 4, "1"}};
+      {0, CUBIND_DIRECTION_OUT, cubind_host_buffer_(arch), cubind_count_result(cubind_count_int(1LL)), 4, "1"}};
   return cubind_module_call(&cubind_g_implicit_module, 1, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -388,8 +388,8 @@ cubind_status block_sum_double_128_call(const cubind_config *cfg, const double *
     int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), 8, "n"},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(128LL)), cubind_count_int(1LL)), cubind_count_int(128LL))), 8, "(n + 128 - 1) / 128"}};
+      {0, CUBIND_DIRECTION_IN, cubind_host_buffer_(in), cubind_count_result(cubind_count_int(n)), 8, "n"},
+      {1, CUBIND_DIRECTION_OUT, cubind_host_buffer_(out), cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(128LL)), cubind_count_int(1LL)), cubind_count_int(128LL))), 8, "(n + 128 - 1) / 128"}};
   return cubind_module_call(&cubind_g_implicit_module, 2, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -411,8 +411,8 @@ cubind_status block_sum_double_256_call(const cubind_config *cfg, const double *
     int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), 8, "n"},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(256LL)), cubind_count_int(1LL)), cubind_count_int(256LL))), 8, "(n + 256 - 1) / 256"}};
+      {0, CUBIND_DIRECTION_IN, cubind_host_buffer_(in), cubind_count_result(cubind_count_int(n)), 8, "n"},
+      {1, CUBIND_DIRECTION_OUT, cubind_host_buffer_(out), cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(256LL)), cubind_count_int(1LL)), cubind_count_int(256LL))), 8, "(n + 256 - 1) / 256"}};
   return cubind_module_call(&cubind_g_implicit_module, 3, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -434,8 +434,8 @@ cubind_status block_sum_double_64_call(const cubind_config *cfg, const double *i
     int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), 8, "n"},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(64LL)), cubind_count_int(1LL)), cubind_count_int(64LL))), 8, "(n + 64 - 1) / 64"}};
+      {0, CUBIND_DIRECTION_IN, cubind_host_buffer_(in), cubind_count_result(cubind_count_int(n)), 8, "n"},
+      {1, CUBIND_DIRECTION_OUT, cubind_host_buffer_(out), cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(64LL)), cubind_count_int(1LL)), cubind_count_int(64LL))), 8, "(n + 64 - 1) / 64"}};
   return cubind_module_call(&cubind_g_implicit_module, 4, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -456,8 +456,8 @@ cubind_status block_sum_float_128_launch(const cubind_config *cfg, const float *
 cubind_status block_sum_float_128_call(const cubind_config *cfg, const float *in, float *out, int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), 4, "n"},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(128LL)), cubind_count_int(1LL)), cubind_count_int(128LL))), 4, "(n + 128 - 1) / 128"}};
+      {0, CUBIND_DIRECTION_IN, cubind_host_buffer_(in), cubind_count_result(cubind_count_int(n)), 4, "n"},
+      {1, CUBIND_DIRECTION_OUT, cubind_host_buffer_(out), cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(128LL)), cubind_count_int(1LL)), cubind_count_int(128LL))), 4, "(n + 128 - 1) / 128"}};
   return cubind_module_call(&cubind_g_implicit_module, 5, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -478,8 +478,8 @@ cubind_status block_sum_float_256_launch(const cubind_config *cfg, const float *
 cubind_status block_sum_float_256_call(const cubind_config *cfg, const float *in, float *out, int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), 4, "n"},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(256LL)), cubind_count_int(1LL)), cubind_count_int(256LL))), 4, "(n + 256 - 1) / 256"}};
+      {0, CUBIND_DIRECTION_IN, cubind_host_buffer_(in), cubind_count_result(cubind_count_int(n)), 4, "n"},
+      {1, CUBIND_DIRECTION_OUT, cubind_host_buffer_(out), cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(256LL)), cubind_count_int(1LL)), cubind_count_int(256LL))), 4, "(n + 256 - 1) / 256"}};
   return cubind_module_call(&cubind_g_implicit_module, 6, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -500,8 +500,8 @@ cubind_status block_sum_float_64_launch(const cubind_config *cfg, const float *i
 cubind_status block_sum_float_64_call(const cubind_config *cfg, const float *in, float *out, int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), 4, "n"},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(64LL)), cubind_count_int(1LL)), cubind_count_int(64LL))), 4, "(n + 64 - 1) / 64"}};
+      {0, CUBIND_DIRECTION_IN, cubind_host_buffer_(in), cubind_count_result(cubind_count_int(n)), 4, "n"},
+      {1, CUBIND_DIRECTION_OUT, cubind_host_buffer_(out), cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(64LL)), cubind_count_int(1LL)), cubind_count_int(64LL))), 4, "(n + 64 - 1) / 64"}};
   return cubind_module_call(&cubind_g_implicit_module, 7, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -521,8 +521,8 @@ cubind_status block_sum_int_128_launch(const cubind_config *cfg, const int *in, 
 cubind_status block_sum_int_128_call(const cubind_config *cfg, const int *in, int *out, int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), 4, "n"},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(128LL)), cubind_count_int(1LL)), cubind_count_int(128LL))), 4, "(n + 128 - 1) / 128"}};
+      {0, CUBIND_DIRECTION_IN, cubind_host_buffer_(in), cubind_count_result(cubind_count_int(n)), 4, "n"},
+      {1, CUBIND_DIRECTION_OUT, cubind_host_buffer_(out), cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(128LL)), cubind_count_int(1LL)), cubind_count_int(128LL))), 4, "(n + 128 - 1) / 128"}};
   return cubind_module_call(&cubind_g_implicit_module, 8, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -542,8 +542,8 @@ cubind_status block_sum_int_256_launch(const cubind_config *cfg, const int *in, 
 cubind_status block_sum_int_256_call(const cubind_config *cfg, const int *in, int *out, int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), 4, "n"},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(256LL)), cubind_count_int(1LL)), cubind_count_int(256LL))), 4, "(n + 256 - 1) / 256"}};
+      {0, CUBIND_DIRECTION_IN, cubind_host_buffer_(in), cubind_count_result(cubind_count_int(n)), 4, "n"},
+      {1, CUBIND_DIRECTION_OUT, cubind_host_buffer_(out), cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(256LL)), cubind_count_int(1LL)), cubind_count_int(256LL))), 4, "(n + 256 - 1) / 256"}};
   return cubind_module_call(&cubind_g_implicit_module, 9, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -563,8 +563,8 @@ cubind_status block_sum_int_64_launch(const cubind_config *cfg, const int *in, i
 cubind_status block_sum_int_64_call(const cubind_config *cfg, const int *in, int *out, int n) {
   void *cubind_args[3] = {&in, &out, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)in, cubind_count_result(cubind_count_int(n)), 4, "n"},
-      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(64LL)), cubind_count_int(1LL)), cubind_count_int(64LL))), 4, "(n + 64 - 1) / 64"}};
+      {0, CUBIND_DIRECTION_IN, cubind_host_buffer_(in), cubind_count_result(cubind_count_int(n)), 4, "n"},
+      {1, CUBIND_DIRECTION_OUT, cubind_host_buffer_(out), cubind_count_result(cubind_count_div(cubind_count_sub(cubind_count_add(cubind_count_int(n), cubind_count_int(64LL)), cubind_count_int(1LL)), cubind_count_int(64LL))), 4, "(n + 64 - 1) / 64"}};
   return cubind_module_call(&cubind_g_implicit_module, 10, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -584,8 +584,8 @@ cubind_status combine_Add_float_launch(const cubind_config *cfg, float *a, const
 cubind_status combine_Add_float_call(const cubind_config *cfg, float *a, const float *b, int n) {
   void *cubind_args[3] = {&a, &b, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)a, cubind_count_result(cubind_count_int(n)), 4, "n"},
-      {1, CUBIND_DIRECTION_IN, (void *)b, cubind_count_result(cubind_count_int(n)), 4, "n"}};
+      {0, CUBIND_DIRECTION_INOUT, cubind_host_buffer_(a), cubind_count_result(cubind_count_int(n)), 4, "n"},
+      {1, CUBIND_DIRECTION_IN, cubind_host_buffer_(b), cubind_count_result(cubind_count_int(n)), 4, "n"}};
   return cubind_module_call(&cubind_g_implicit_module, 11, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -605,8 +605,8 @@ cubind_status combine_Mul_double_launch(const cubind_config *cfg, double *a, con
 cubind_status combine_Mul_double_call(const cubind_config *cfg, double *a, const double *b, int n) {
   void *cubind_args[3] = {&a, &b, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)a, cubind_count_result(cubind_count_int(n)), 8, "n"},
-      {1, CUBIND_DIRECTION_IN, (void *)b, cubind_count_result(cubind_count_int(n)), 8, "n"}};
+      {0, CUBIND_DIRECTION_INOUT, cubind_host_buffer_(a), cubind_count_result(cubind_count_int(n)), 8, "n"},
+      {1, CUBIND_DIRECTION_IN, cubind_host_buffer_(b), cubind_count_result(cubind_count_int(n)), 8, "n"}};
   return cubind_module_call(&cubind_g_implicit_module, 12, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -626,7 +626,7 @@ cubind_status arch_probe_pre_sm90_launch(const cubind_config *cfg, int *arch) {
 cubind_status arch_probe_pre_sm90_call(const cubind_config *cfg, int *arch) {
   void *cubind_args[1] = {&arch};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_OUT, (void *)arch, cubind_count_result(cubind_count_int(1LL)), 4, "1"}};
+      {0, CUBIND_DIRECTION_OUT, cubind_host_buffer_(arch), cubind_count_result(cubind_count_int(1LL)), 4, "1"}};
   return cubind_module_call(&cubind_g_implicit_module, 13, cfg, cubind_args, cubind_host_args, 1);
 }
 

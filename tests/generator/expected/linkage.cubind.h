@@ -117,7 +117,7 @@ cubind_status top_static_launch(const cubind_config *cfg, int *p, int n) {
 cubind_status top_static_call(const cubind_config *cfg, int *p, int n) {
   void *cubind_args[2] = {&p, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)p, cubind_count_result(cubind_count_int(n)), 4, "n"}};
+      {0, CUBIND_DIRECTION_INOUT, cubind_host_buffer_(p), cubind_count_result(cubind_count_int(n)), 4, "n"}};
   return cubind_module_call(&cubind_g_linkage_module, 0, cfg, cubind_args, cubind_host_args, 1);
 }
 

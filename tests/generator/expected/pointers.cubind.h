@@ -246,8 +246,8 @@ cubind_status annotated_void_call(const cubind_config *cfg, const void *data, un
     size_t sum_count, size_t bytes) {
   void *cubind_args[3] = {&data, &sum, &bytes};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)data, cubind_count_result(cubind_count_uint(bytes)), 1, "bytes"},
-      {1, CUBIND_DIRECTION_OUT, (void *)sum, sum_count, 4, NULL}};
+      {0, CUBIND_DIRECTION_IN, cubind_host_buffer_(data), cubind_count_result(cubind_count_uint(bytes)), 1, "bytes"},
+      {1, CUBIND_DIRECTION_OUT, cubind_host_buffer_(sum), sum_count, 4, NULL}};
   return cubind_module_call(&cubind_g_pointers_module, 4, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -267,8 +267,8 @@ cubind_status array_params_launch(const cubind_config *cfg, const float *a, int 
 cubind_status array_params_call(const cubind_config *cfg, const float *a, int *b, int n) {
   void *cubind_args[3] = {&a, &b, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)a, cubind_count_result(cubind_count_int(16LL)), 4, "16"},
-      {1, CUBIND_DIRECTION_OUT, (void *)b, cubind_count_result(cubind_count_int(n)), 4, "n"}};
+      {0, CUBIND_DIRECTION_IN, cubind_host_buffer_(a), cubind_count_result(cubind_count_int(16LL)), 4, "16"},
+      {1, CUBIND_DIRECTION_OUT, cubind_host_buffer_(b), cubind_count_result(cubind_count_int(n)), 4, "n"}};
   return cubind_module_call(&cubind_g_pointers_module, 5, cfg, cubind_args, cubind_host_args, 2);
 }
 

@@ -260,7 +260,7 @@ cubind_status MatAdd_call(const cubind_config *cfg, float (*A)[16], const float 
     float (*C)[16], int rows) {
   void *cubind_args[4] = {&A, &B, &C, &rows};
   cubind_host_arg cubind_host_args[1] = {
-      {1, CUBIND_DIRECTION_IN, (void *)B, cubind_count_result(cubind_count_int(rows)), 64, "rows"}};
+      {1, CUBIND_DIRECTION_IN, cubind_host_buffer_(B), cubind_count_result(cubind_count_int(rows)), 64, "rows"}};
   return cubind_module_call(&cubind_g_real_shapes_module, 0, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -352,7 +352,7 @@ cubind_status shorts_launch(const cubind_config *cfg, const char *p, int n) {
 cubind_status shorts_call(const cubind_config *cfg, const char *p, int n) {
   void *cubind_args[2] = {&p, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_IN, (void *)p, cubind_count_result(cubind_count_mul(cubind_count_int(n), cubind_count_int(2LL))), 1, "n * sizeof(unsigned short int)"}};
+      {0, CUBIND_DIRECTION_IN, cubind_host_buffer_(p), cubind_count_result(cubind_count_mul(cubind_count_int(n), cubind_count_int(2LL))), 1, "n * sizeof(unsigned short int)"}};
   return cubind_module_call(&cubind_g_real_shapes_module, 5, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -565,12 +565,12 @@ cubind_status take_int_ptr_3_config_occupancy(size_t n, unsigned shared_bytes, c
 }
 
 cubind_status real_shapes_counter_to_device(int const *src, size_t count) {
-  return cubind_module_global_copy(&cubind_g_real_shapes_module, 0, (void *)src, count,
+  return cubind_module_global_copy(&cubind_g_real_shapes_module, 0, cubind_host_buffer_(src), count,
                                    sizeof(int), CUBIND_COPY_TO_DEVICE);
 }
 
 cubind_status real_shapes_counter_from_device(int *dst, size_t count) {
-  return cubind_module_global_copy(&cubind_g_real_shapes_module, 0, (void *)dst, count,
+  return cubind_module_global_copy(&cubind_g_real_shapes_module, 0, dst, count,
                                    sizeof(int), CUBIND_COPY_FROM_DEVICE);
 }
 

@@ -121,8 +121,8 @@ cubind_status axpy_launch(const cubind_config *cfg, float *y, const float *x, fl
 cubind_status axpy_call(const cubind_config *cfg, float *y, const float *x, float a, int restrict_) {
   void *cubind_args[4] = {&y, &x, &a, &restrict_};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)y, cubind_count_result(cubind_count_int(restrict_)), 4, "restrict_"},
-      {1, CUBIND_DIRECTION_IN, (void *)x, cubind_count_result(cubind_count_int(restrict_)), 4, "restrict_"}};
+      {0, CUBIND_DIRECTION_INOUT, cubind_host_buffer_(y), cubind_count_result(cubind_count_int(restrict_)), 4, "restrict_"},
+      {1, CUBIND_DIRECTION_IN, cubind_host_buffer_(x), cubind_count_result(cubind_count_int(restrict_)), 4, "restrict_"}};
   return cubind_module_call(&cubind_g_reserved_names_module, 0, cfg, cubind_args, cubind_host_args, 2);
 }
 
@@ -144,7 +144,7 @@ cubind_status shadows_call(const cubind_config *cubind_cfg, int *out, int cubind
     int cubind_cfg_) {
   void *cubind_args[4] = {&out, &cubind_args_, &cfg, &cubind_cfg_};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_int(cubind_args_)), 4, "cubind_args_"}};
+      {0, CUBIND_DIRECTION_OUT, cubind_host_buffer_(out), cubind_count_result(cubind_count_int(cubind_args_)), 4, "cubind_args_"}};
   return cubind_module_call(&cubind_g_reserved_names_module, 1, cubind_cfg, cubind_args, cubind_host_args, 1);
 }
 

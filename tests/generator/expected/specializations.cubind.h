@@ -121,7 +121,7 @@ cubind_status fill_int_launch(const cubind_config *cfg, int *p, int v, int n) {
 cubind_status fill_int_call(const cubind_config *cfg, int *p, int v, int n) {
   void *cubind_args[3] = {&p, &v, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_OUT, (void *)p, cubind_count_result(cubind_count_int(n)), 4, "n"}};
+      {0, CUBIND_DIRECTION_OUT, cubind_host_buffer_(p), cubind_count_result(cubind_count_int(n)), 4, "n"}};
   return cubind_module_call(&cubind_g_specializations_module, 0, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -141,7 +141,7 @@ cubind_status fill_float_launch(const cubind_config *cfg, float *p, float v, int
 cubind_status fill_float_call(const cubind_config *cfg, float *p, float v, int n) {
   void *cubind_args[3] = {&p, &v, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_OUT, (void *)p, cubind_count_result(cubind_count_int(n)), 4, "n"}};
+      {0, CUBIND_DIRECTION_OUT, cubind_host_buffer_(p), cubind_count_result(cubind_count_int(n)), 4, "n"}};
   return cubind_module_call(&cubind_g_specializations_module, 1, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -161,7 +161,7 @@ cubind_status sum_of_1_2_3_launch(const cubind_config *cfg, int *out) {
 cubind_status sum_of_1_2_3_call(const cubind_config *cfg, int *out, size_t out_count) {
   void *cubind_args[1] = {&out};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_OUT, (void *)out, out_count, 4, NULL}};
+      {0, CUBIND_DIRECTION_OUT, cubind_host_buffer_(out), out_count, 4, NULL}};
   return cubind_module_call(&cubind_g_specializations_module, 2, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -181,7 +181,7 @@ cubind_status sum_of_1_23_launch(const cubind_config *cfg, int *out) {
 cubind_status sum_of_1_23_call(const cubind_config *cfg, int *out, size_t out_count) {
   void *cubind_args[1] = {&out};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_OUT, (void *)out, out_count, 4, NULL}};
+      {0, CUBIND_DIRECTION_OUT, cubind_host_buffer_(out), out_count, 4, NULL}};
   return cubind_module_call(&cubind_g_specializations_module, 3, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -201,7 +201,7 @@ cubind_status sum_of_12_3_launch(const cubind_config *cfg, int *out) {
 cubind_status sum_of_12_3_call(const cubind_config *cfg, int *out, size_t out_count) {
   void *cubind_args[1] = {&out};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_OUT, (void *)out, out_count, 4, NULL}};
+      {0, CUBIND_DIRECTION_OUT, cubind_host_buffer_(out), out_count, 4, NULL}};
   return cubind_module_call(&cubind_g_specializations_module, 4, cfg, cubind_args, cubind_host_args, 1);
 }
 

@@ -266,7 +266,7 @@ cubind_status with_params_launch(const cubind_config *cfg, params p, float *out,
 cubind_status with_params_call(const cubind_config *cfg, params p, float *out, int n) {
   void *cubind_args[3] = {&p, &out, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_int(n)), 4, "n"}};
+      {1, CUBIND_DIRECTION_OUT, cubind_host_buffer_(out), cubind_count_result(cubind_count_int(n)), 4, "n"}};
   return cubind_module_call(&cubind_g_structs_module, 0, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -304,7 +304,7 @@ cubind_status with_window_launch(const cubind_config *cfg, window w, float *out)
 cubind_status with_window_call(const cubind_config *cfg, window w, float *out) {
   void *cubind_args[2] = {&w, &out};
   cubind_host_arg cubind_host_args[1] = {
-      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_int(1LL)), 4, "1"}};
+      {1, CUBIND_DIRECTION_OUT, cubind_host_buffer_(out), cubind_count_result(cubind_count_int(1LL)), 4, "1"}};
   return cubind_module_call(&cubind_g_structs_module, 2, cfg, cubind_args, cubind_host_args, 1);
 }
 

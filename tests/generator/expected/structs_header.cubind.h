@@ -197,7 +197,7 @@ cubind_status apply_launch(const cubind_config *cfg, transform t, struct vec3 ex
 cubind_status apply_call(const cubind_config *cfg, transform t, struct vec3 extra, float *x, int n) {
   void *cubind_args[4] = {&t, &extra, &x, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {2, CUBIND_DIRECTION_INOUT, (void *)x, cubind_count_result(cubind_count_int(n)), 4, "n"}};
+      {2, CUBIND_DIRECTION_INOUT, cubind_host_buffer_(x), cubind_count_result(cubind_count_int(n)), 4, "n"}};
   return cubind_module_call(&cubind_g_structs_header_module, 1, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -217,7 +217,7 @@ cubind_status lj_energy_launch(const cubind_config *cfg, lj_params p, float *e, 
 cubind_status lj_energy_call(const cubind_config *cfg, lj_params p, float *e, int n) {
   void *cubind_args[3] = {&p, &e, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {1, CUBIND_DIRECTION_OUT, (void *)e, cubind_count_result(cubind_count_int(n)), 4, "n"}};
+      {1, CUBIND_DIRECTION_OUT, cubind_host_buffer_(e), cubind_count_result(cubind_count_int(n)), 4, "n"}};
   return cubind_module_call(&cubind_g_structs_header_module, 2, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -237,7 +237,7 @@ cubind_status lookup_launch(const cubind_config *cfg, query q, int *hits) {
 cubind_status lookup_call(const cubind_config *cfg, query q, int *hits) {
   void *cubind_args[2] = {&q, &hits};
   cubind_host_arg cubind_host_args[1] = {
-      {1, CUBIND_DIRECTION_OUT, (void *)hits, cubind_count_result(cubind_count_int(1LL)), 4, "1"}};
+      {1, CUBIND_DIRECTION_OUT, cubind_host_buffer_(hits), cubind_count_result(cubind_count_int(1LL)), 4, "1"}};
   return cubind_module_call(&cubind_g_structs_header_module, 3, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -257,7 +257,7 @@ cubind_status forward_launch(const cubind_config *cfg, fwd_params p, float *out)
 cubind_status forward_call(const cubind_config *cfg, fwd_params p, float *out) {
   void *cubind_args[2] = {&p, &out};
   cubind_host_arg cubind_host_args[1] = {
-      {1, CUBIND_DIRECTION_OUT, (void *)out, cubind_count_result(cubind_count_int(1LL)), 4, "1"}};
+      {1, CUBIND_DIRECTION_OUT, cubind_host_buffer_(out), cubind_count_result(cubind_count_int(1LL)), 4, "1"}};
   return cubind_module_call(&cubind_g_structs_header_module, 4, cfg, cubind_args, cubind_host_args, 1);
 }
 

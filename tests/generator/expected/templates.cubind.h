@@ -177,7 +177,7 @@ cubind_status scale_float_launch(const cubind_config *cfg, float *x, float s, in
 cubind_status scale_float_call(const cubind_config *cfg, float *x, float s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)x, cubind_count_result(cubind_count_int(n)), 4, "n"}};
+      {0, CUBIND_DIRECTION_INOUT, cubind_host_buffer_(x), cubind_count_result(cubind_count_int(n)), 4, "n"}};
   return cubind_module_call(&cubind_g_templates_module, 1, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -197,7 +197,7 @@ cubind_status scale_double_launch(const cubind_config *cfg, double *x, double s,
 cubind_status scale_double_call(const cubind_config *cfg, double *x, double s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)x, cubind_count_result(cubind_count_int(n)), 8, "n"}};
+      {0, CUBIND_DIRECTION_INOUT, cubind_host_buffer_(x), cubind_count_result(cubind_count_int(n)), 8, "n"}};
   return cubind_module_call(&cubind_g_templates_module, 2, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -217,7 +217,7 @@ cubind_status scale_int_launch(const cubind_config *cfg, int *x, int s, int n) {
 cubind_status scale_int_call(const cubind_config *cfg, int *x, int s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)x, cubind_count_result(cubind_count_int(n)), 4, "n"}};
+      {0, CUBIND_DIRECTION_INOUT, cubind_host_buffer_(x), cubind_count_result(cubind_count_int(n)), 4, "n"}};
   return cubind_module_call(&cubind_g_templates_module, 3, cfg, cubind_args, cubind_host_args, 1);
 }
 
@@ -237,7 +237,7 @@ cubind_status scale_half_launch(const cubind_config *cfg, cubind_half *x, cubind
 cubind_status scale_half_call(const cubind_config *cfg, cubind_half *x, cubind_half s, int n) {
   void *cubind_args[3] = {&x, &s, &n};
   cubind_host_arg cubind_host_args[1] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)x, cubind_count_result(cubind_count_int(n)), 2, "n"}};
+      {0, CUBIND_DIRECTION_INOUT, cubind_host_buffer_(x), cubind_count_result(cubind_count_int(n)), 2, "n"}};
   return cubind_module_call(&cubind_g_templates_module, 4, cfg, cubind_args, cubind_host_args, 1);
 }
 

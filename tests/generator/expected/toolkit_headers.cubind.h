@@ -100,8 +100,8 @@ cubind_status block_sums_launch(const cubind_config *cfg, const int *values, int
 cubind_status block_sums_call(const cubind_config *cfg, const int *values, int *sums, int n) {
   void *cubind_args[3] = {&values, &sums, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_IN, (void *)values, cubind_count_result(cubind_count_int(n)), 4, "n"},
-      {1, CUBIND_DIRECTION_OUT, (void *)sums, cubind_count_result(cubind_count_div(cubind_count_add(cubind_count_int(n), cubind_count_int(255LL)), cubind_count_int(256LL))), 4, "(n + 255) / 256"}};
+      {0, CUBIND_DIRECTION_IN, cubind_host_buffer_(values), cubind_count_result(cubind_count_int(n)), 4, "n"},
+      {1, CUBIND_DIRECTION_OUT, cubind_host_buffer_(sums), cubind_count_result(cubind_count_div(cubind_count_add(cubind_count_int(n), cubind_count_int(255LL)), cubind_count_int(256LL))), 4, "(n + 255) / 256"}};
   return cubind_module_call(&cubind_g_toolkit_headers_module, 0, cfg, cubind_args, cubind_host_args, 2);
 }
 

@@ -154,62 +154,62 @@ cubind_status use_config_occupancy(size_t n, unsigned shared_bytes, cubind_confi
 }
 
 cubind_status variables_coeffs_to_device(float const *src, size_t count) {
-  return cubind_module_global_copy(&cubind_g_variables_module, 0, (void *)src, count,
+  return cubind_module_global_copy(&cubind_g_variables_module, 0, cubind_host_buffer_(src), count,
                                    sizeof(float), CUBIND_COPY_TO_DEVICE);
 }
 
 cubind_status variables_coeffs_from_device(float *dst, size_t count) {
-  return cubind_module_global_copy(&cubind_g_variables_module, 0, (void *)dst, count,
+  return cubind_module_global_copy(&cubind_g_variables_module, 0, dst, count,
                                    sizeof(float), CUBIND_COPY_FROM_DEVICE);
 }
 
 cubind_status variables_bounds_to_device(limits const *src, size_t count) {
-  return cubind_module_global_copy(&cubind_g_variables_module, 1, (void *)src, count,
+  return cubind_module_global_copy(&cubind_g_variables_module, 1, cubind_host_buffer_(src), count,
                                    sizeof(limits), CUBIND_COPY_TO_DEVICE);
 }
 
 cubind_status variables_bounds_from_device(limits *dst, size_t count) {
-  return cubind_module_global_copy(&cubind_g_variables_module, 1, (void *)dst, count,
+  return cubind_module_global_copy(&cubind_g_variables_module, 1, dst, count,
                                    sizeof(limits), CUBIND_COPY_FROM_DEVICE);
 }
 
 cubind_status variables_counter_to_device(unsigned long long const *src, size_t count) {
-  return cubind_module_global_copy(&cubind_g_variables_module, 2, (void *)src, count,
+  return cubind_module_global_copy(&cubind_g_variables_module, 2, cubind_host_buffer_(src), count,
                                    sizeof(unsigned long long), CUBIND_COPY_TO_DEVICE);
 }
 
 cubind_status variables_counter_from_device(unsigned long long *dst, size_t count) {
-  return cubind_module_global_copy(&cubind_g_variables_module, 2, (void *)dst, count,
+  return cubind_module_global_copy(&cubind_g_variables_module, 2, dst, count,
                                    sizeof(unsigned long long), CUBIND_COPY_FROM_DEVICE);
 }
 
 cubind_status variables_table_ptr_to_device(float * const *src, size_t count) {
-  return cubind_module_global_copy(&cubind_g_variables_module, 3, (void *)src, count,
+  return cubind_module_global_copy(&cubind_g_variables_module, 3, cubind_host_buffer_(src), count,
                                    sizeof(float *), CUBIND_COPY_TO_DEVICE);
 }
 
 cubind_status variables_table_ptr_from_device(float **dst, size_t count) {
-  return cubind_module_global_copy(&cubind_g_variables_module, 3, (void *)dst, count,
+  return cubind_module_global_copy(&cubind_g_variables_module, 3, dst, count,
                                    sizeof(float *), CUBIND_COPY_FROM_DEVICE);
 }
 
 cubind_status variables_grid2d_to_device(int const *src, size_t count) {
-  return cubind_module_global_copy(&cubind_g_variables_module, 4, (void *)src, count,
+  return cubind_module_global_copy(&cubind_g_variables_module, 4, cubind_host_buffer_(src), count,
                                    sizeof(int), CUBIND_COPY_TO_DEVICE);
 }
 
 cubind_status variables_grid2d_from_device(int *dst, size_t count) {
-  return cubind_module_global_copy(&cubind_g_variables_module, 4, (void *)dst, count,
+  return cubind_module_global_copy(&cubind_g_variables_module, 4, dst, count,
                                    sizeof(int), CUBIND_COPY_FROM_DEVICE);
 }
 
 cubind_status variables_scale_to_device(double const *src, size_t count) {
-  return cubind_module_global_copy(&cubind_g_variables_module, 5, (void *)src, count,
+  return cubind_module_global_copy(&cubind_g_variables_module, 5, cubind_host_buffer_(src), count,
                                    sizeof(double), CUBIND_COPY_TO_DEVICE);
 }
 
 cubind_status variables_scale_from_device(double *dst, size_t count) {
-  return cubind_module_global_copy(&cubind_g_variables_module, 5, (void *)dst, count,
+  return cubind_module_global_copy(&cubind_g_variables_module, 5, dst, count,
                                    sizeof(double), CUBIND_COPY_FROM_DEVICE);
 }
 

@@ -147,8 +147,8 @@ cubind_status by_pointer_call(const cubind_config *cfg, float4 *points, const in
     uint3 *ids, size_t ids_count, int n) {
   void *cubind_args[4] = {&points, &offsets, &ids, &n};
   cubind_host_arg cubind_host_args[2] = {
-      {0, CUBIND_DIRECTION_INOUT, (void *)points, cubind_count_result(cubind_count_int(n)), 16, "n"},
-      {2, CUBIND_DIRECTION_OUT, (void *)ids, ids_count, 12, NULL}};
+      {0, CUBIND_DIRECTION_INOUT, cubind_host_buffer_(points), cubind_count_result(cubind_count_int(n)), 16, "n"},
+      {2, CUBIND_DIRECTION_OUT, cubind_host_buffer_(ids), ids_count, 12, NULL}};
   return cubind_module_call(&cubind_g_vectors_module, 1, cfg, cubind_args, cubind_host_args, 2);
 }
 
