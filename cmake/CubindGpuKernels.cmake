@@ -95,7 +95,6 @@ endif()
 # Recorded by the functions below, whatever the including project asks for. CMP0116 NEW: the
 # dependency files' paths are rewritten for Ninja as CMake documents it.
 cmake_policy(VERSION 3.20...3.25)
-set(_CUBIND_MODULE_DIR "${CMAKE_CURRENT_LIST_DIR}")
 # Build folders configured by cubind 0.1 cached its default list themselves (the user had not
 # set it): forget that copy, so that the documented default applies.
 get_property(_cubind_help CACHE CUBIND_DEFAULT_ARCHS PROPERTY HELPSTRING)
@@ -1150,6 +1149,8 @@ endfunction()
 # compile_commands.json gets CMake's own entries; the nvcc steps of every .cu are added by a
 # build step (CubindCompileCommands.cmake, next to this file) from the lists that
 # _cubind_add_build_steps wrote with file(GENERATE), generator expressions evaluated.
+# (CMAKE_CURRENT_FUNCTION_LIST_DIR: this runs at the end of the top-level directory, which need
+# not be the one that included this file.)
 function(_cubind_compile_commands)
   get_property(fragments GLOBAL PROPERTY _CUBIND_COMPILE_COMMAND_FRAGMENTS)
   if(NOT fragments)
@@ -1166,11 +1167,12 @@ function(_cubind_compile_commands)
   endif()
   set(database "${CMAKE_BINARY_DIR}/compile_commands.json")
   set(stamp "${CMAKE_BINARY_DIR}/cubind-compile-commands.stamp")
+  set(script "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/CubindCompileCommands.cmake")
   add_custom_command(
     OUTPUT "${stamp}"
     COMMAND "${CMAKE_COMMAND}" "-DDATABASE=${database}" "-DFRAGMENTS=${fragments}"
-            "-DSTAMP=${stamp}" -P "${_CUBIND_MODULE_DIR}/CubindCompileCommands.cmake"
-    DEPENDS ${fragments} "${database}" "${_CUBIND_MODULE_DIR}/CubindCompileCommands.cmake"
+            "-DSTAMP=${stamp}" -P "${script}"
+    DEPENDS ${fragments} "${database}" "${script}"
     COMMENT "cubind: adding the nvcc steps to compile_commands.json"
     VERBATIM)
   add_custom_target(cubind_compile_commands ALL DEPENDS "${stamp}")
