@@ -499,7 +499,9 @@ function(add_gpu_kernels target)
   elseif(TARGET cubind-gen)
     set(gen "$<TARGET_FILE:cubind-gen>")
   elseif(TARGET cubind::gen)
-    set(gen "$<TARGET_FILE:cubind::gen>")
+    # its path: the top-level directory's name checks run it too, where the imported target of
+    # a subdirectory's find_package(cubind) is not visible
+    get_target_property(gen cubind::gen LOCATION)
   else()
     message(FATAL_ERROR "${caller}: no cubind-gen: build it (CUBIND_BUILD_GENERATOR=ON), "
       "find_package(cubind), or pass -DCUBIND_GEN_EXECUTABLE=/path/to/cubind-gen")

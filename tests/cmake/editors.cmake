@@ -1,14 +1,24 @@
 # What editors and build caches see: with CMAKE_EXPORT_COMPILE_COMMANDS each .cu is in
 # compile_commands.json with the nvcc command add_gpu_kernels() runs (its -D options included),
 # also after CMake regenerates the build; CMAKE_CUDA_COMPILER_LAUNCHER (ccache) wraps that nvcc.
-# The launcher here logs its command line and runs it.
+# The launcher here logs its command line and runs it. The consumer project is a subdirectory
+# (find_package(cubind) there, not at the top level, which builds a program linking its two
+# kernel libraries): the top level's steps (the database, the program's C name check) work
+# without the variables and imported targets of that directory.
 #   cmake -DPREFIX=... -DWORK_DIR=... -DGENERATOR=Ninja -DC_COMPILER=cc -P editors.cmake
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
 cubind_require(PREFIX WORK_DIR GENERATOR C_COMPILER)
 set(src "${WORK_DIR}/src")
 set(build "${WORK_DIR}/build")
 file(REMOVE_RECURSE "${WORK_DIR}")
-file(COPY "${CMAKE_CURRENT_LIST_DIR}/consumer/" DESTINATION "${src}")
+file(COPY "${CMAKE_CURRENT_LIST_DIR}/consumer/" DESTINATION "${src}/consumer")
+file(WRITE "${src}/CMakeLists.txt" [[
+cmake_minimum_required(VERSION 3.20)
+project(editors LANGUAGES C)
+add_subdirectory(consumer)
+add_executable(both consumer/main.c)
+target_link_libraries(both PRIVATE vec_kernels add_kernels)
+]])
 set(log "${WORK_DIR}/launcher.log")
 file(WRITE "${WORK_DIR}/launcher.sh" "#!/bin/sh\necho \"$*\" >> '${log}'\nexec \"$@\"\n")
 file(CHMOD "${WORK_DIR}/launcher.sh" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
@@ -18,23 +28,12 @@ cubind_run(output "${CMAKE_COMMAND}" -S "${src}" -B "${build}" -G "${GENERATOR}"
            -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
            "-DCMAKE_CUDA_COMPILER_LAUNCHER=${WORK_DIR}/launcher.sh")
 cubind_run(output "${CMAKE_COMMAND}" --build "${build}")
+cubind_expect("${output}" "checking the C names linked into both" "the program's names check")
 
 # The database: an entry for vec.cu whose command is nvcc's, with the -D that nvcc got.
 function(check_database when)
+  cubind_database_arguments(found "${build}" "/vec\\.cu$")
   file(READ "${build}/compile_commands.json" database)
-  string(JSON count LENGTH "${database}")
-  math(EXPR last "${count} - 1")
-  set(found "")
-  foreach(i RANGE ${last})
-    string(JSON file GET "${database}" ${i} file)
-    if(file MATCHES "/vec\\.cu$")
-      string(JSON arguments GET "${database}" ${i} arguments)
-      set(found "${arguments}")
-    endif()
-  endforeach()
-  if(NOT found)
-    message(FATAL_ERROR "${when}: no entry for vec.cu in compile_commands.json:\n${database}")
-  endif()
   cubind_expect("${found}" "\"[^\"]*nvcc\",[ \n]*\"-fatbin\"" "${when}: the entry runs nvcc -fatbin")
   cubind_expect("${found}" "\"-DVEC_T=float\"" "${when}: the entry has the target's -D")
   cubind_expect("${found}" "\"[^\"]*/vec\\.cu\"[ \n]*\\]" "${when}: the entry compiles vec.cu")
