@@ -132,10 +132,12 @@ foreach(target IN ITEMS control undefine debug_flags language_c)
 endforeach()
 
 # Debug: CMAKE_CUDA_FLAGS_DEBUG reaches nvcc and the parse; -G makes nvcc compress the cubin
-# (zstd), which cubind-gen reads.
+# (zstd), which cubind-gen reads. CMAKE_CONFIGURATION_TYPES, which this single-configuration
+# generator ignores, changes nothing (its list replaced CMAKE_BUILD_TYPE's flags: float).
 cubind_run(output "${CMAKE_COMMAND}" -S "${dir}" -B "${dir}/build-debug" -G "${GENERATOR}"
            "-DCMAKE_PREFIX_PATH=${PREFIX}" "-DCMAKE_C_COMPILER=${C_COMPILER}"
-           -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CUDA_FLAGS_DEBUG=-DUSE_DOUBLE -G")
+           -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CUDA_FLAGS_DEBUG=-DUSE_DOUBLE -G"
+           "-DCMAKE_CONFIGURATION_TYPES=Release;RelWithDebInfo")
 cubind_run(output "${CMAKE_COMMAND}" --build "${dir}/build-debug" --target debug_flags)
 expect_type(debug_flags double ../build-debug/)
 cubind_fatbin_entries(entries "${dir}/build-debug/debug_flags/scale.fatbin" FLAGS flags)
