@@ -17,7 +17,8 @@
 #                                       explicit template instantiations), a fixed API; default:
 #                                       every kernel nvcc emitted, implicit instantiations too
 #     [INCLUDE_DIRECTORIES <dir>...]    -I for nvcc and cubind-gen (and for C callers)
-#     [COMPILE_OPTIONS <option>...])    extra nvcc options
+#     [COMPILE_OPTIONS <option>...])    extra nvcc options (SHELL: and generator expressions
+#                                       as in target_compile_options())
 #
 # Example (a whole CMakeLists.txt):
 #   cmake_minimum_required(VERSION 3.20)
@@ -454,6 +455,42 @@ function(_cubind_nvcc_flags target out gen_out rdc_out)
   set(${rdc_out} ${relocatable} PARENT_SCOPE)
 endfunction()
 
+# COMPILE_OPTIONS as target_compile_options() reads them, into a list whose every item is one
+# option or one generator expression: a SHELL: item split as a shell splits it (its repeated
+# options kept); a generator expression holding a list is one item (its pieces, where CMake
+# split an unquoted argument at its ';', joined again), the ';' written $<SEMICOLON> so that
+# lists keep it whole and the steps' COMMAND_EXPAND_LISTS splits its value.
+function(_cubind_compile_options options out)
+  set(items "")
+  set(pending "")
+  set(joining FALSE)
+  foreach(option IN LISTS options)
+    if(joining)
+      string(APPEND pending "$<SEMICOLON>${option}")
+    else()
+      set(pending "${option}")
+    endif()
+    string(REGEX MATCHALL "\\$<" opened "${pending}")
+    string(REGEX MATCHALL ">" closed "${pending}")
+    list(LENGTH opened opened)
+    list(LENGTH closed closed)
+    set(joining FALSE)
+    if(opened GREATER closed)
+      set(joining TRUE)
+    elseif(pending MATCHES "^SHELL:(.*)$")
+      separate_arguments(pieces UNIX_COMMAND "${CMAKE_MATCH_1}")
+      list(APPEND items ${pieces})
+    else()
+      string(REPLACE ";" "$<SEMICOLON>" pending "${pending}")
+      list(APPEND items "${pending}")
+    endif()
+  endforeach()
+  if(joining)
+    list(APPEND items "${pending}") # an unclosed generator expression: CMake reports it
+  endif()
+  set(${out} "${items}" PARENT_SCOPE)
+endfunction()
+
 function(add_gpu_kernels target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "PTX;EXPLICIT_KERNELS_ONLY;SEPARABLE" "PREFIX"
                         "SOURCES;ARCHS;INCLUDE_DIRECTORIES;COMPILE_OPTIONS")
@@ -489,6 +526,8 @@ function(add_gpu_kernels target)
     message(FATAL_ERROR "${caller}: PREFIX '${arg_PREFIX}' is not the start of a C identifier "
                         "(letters, digits and '_', no digit first)")
   endif()
+
+  _cubind_compile_options("${arg_COMPILE_OPTIONS}" compile_options)
 
   _cubind_find_nvcc("${caller}")
   if(arg_ARCHS) # entries are checked now, for an early error; resolved at the end (see below)
@@ -554,7 +593,7 @@ function(add_gpu_kernels target)
     CUBIND_PREFIX "${arg_PREFIX}"
     CUBIND_SEPARABLE_OPTION "${arg_SEPARABLE}"
     CUBIND_EXPLICIT_KERNELS_ONLY "${arg_EXPLICIT_KERNELS_ONLY}"
-    CUBIND_COMPILE_OPTIONS "${arg_COMPILE_OPTIONS}"
+    CUBIND_COMPILE_OPTIONS "${compile_options}"
     CUBIND_GEN "${gen}"
     CUBIND_OUT_DIR "${out_dir}")
   target_include_directories(${target} PUBLIC "$<BUILD_INTERFACE:${out_dir}>")

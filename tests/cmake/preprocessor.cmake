@@ -87,6 +87,13 @@ add_gpu_kernels(language_c SOURCES ${scale} ARCHS 75)          # C's, not CUDA's
 target_compile_definitions(language_c PRIVATE $<$<COMPILE_LANGUAGE:C>:USE_DOUBLE>)
 # nvcc preprocesses device code with the host compiler: -Xcompiler's -D reaches it too
 add_gpu_kernels(host_compiler SOURCES ${scale} ARCHS 75 COMPILE_OPTIONS -Xcompiler -O2,-DUSE_DOUBLE)
+# as target_compile_options() reads them: SHELL: split (repeated -Xcompiler kept), and a
+# generator expression holding a list, quoted or split at its ';' by CMake, one option list
+add_gpu_kernels(shell SOURCES ${scale} ARCHS 75
+                COMPILE_OPTIONS "SHELL:-Xcompiler -O2" "SHELL:-Xcompiler -DUSE_DOUBLE")
+add_gpu_kernels(genex_list SOURCES ${scale} ARCHS 75
+                COMPILE_OPTIONS "$<$<CONFIG:Release>:-lineinfo;-DUSE_DOUBLE>"
+                                $<$<CONFIG:Release>:-DUNUSED_A;-DUNUSED_B>)
 add_gpu_kernels(standard_property SOURCES ${scale} ARCHS 75)  # C++20 by the property
 set_target_properties(standard_property PROPERTIES CUDA_STANDARD 20)
 # cuda_std_NN compile features, the target's or an INTERFACE library's, raise the standard as
@@ -120,9 +127,9 @@ cubind_run(output "${CMAKE_COMMAND}" -S "${dir}" -B "${dir}/build" -G "${GENERAT
            -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CUDA_FLAGS_DEBUG=-DUSE_DOUBLE -G")
 cubind_run(output "${CMAKE_COMMAND}" --build "${dir}/build")
 foreach(target IN ITEMS attached separate long_form long_equals pre_include std definitions
-                        include_dirs host_compiler standard_property language language_and_id
-                        language_include_dirs language_interface feature feature_interface
-                        feature_lower)
+                        include_dirs host_compiler shell genex_list standard_property language
+                        language_and_id language_include_dirs language_interface feature
+                        feature_interface feature_lower)
   expect_type(${target} double)
 endforeach()
 expect_type(cuda_flags double flags/)
