@@ -551,21 +551,6 @@ function(add_gpu_kernels target)
                         "find_package(cubind) first")
   endif()
 
-  # Two SOURCES of one target with one stem would write the same files.
-  set(sources "")
-  set(stems "")
-  foreach(source IN LISTS arg_SOURCES)
-    # NAME_WLE: only the last extension goes, as cubind-gen names its outputs (a.b.cu -> a.b).
-    get_filename_component(stem "${source}" NAME_WLE)
-    string(MAKE_C_IDENTIFIER "${stem}" module)
-    if(module IN_LIST stems)
-      message(FATAL_ERROR "${caller}: two SOURCES give the module name '${module}' "
-                          "(${source}); rename one")
-    endif()
-    list(APPEND stems ${module})
-    list(APPEND sources "${source}")
-  endforeach()
-
   set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/${target}")
   file(MAKE_DIRECTORY "${out_dir}")
   get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
@@ -587,7 +572,7 @@ function(add_gpu_kernels target)
   add_library(${target} STATIC)
   set_target_properties(${target} PROPERTIES
     LINKER_LANGUAGE C
-    CUBIND_SOURCES "${sources}"
+    CUBIND_SOURCES "${arg_SOURCES}"
     CUBIND_ARCHS "${arg_ARCHS}"
     CUBIND_PTX "${arg_PTX}"
     CUBIND_PREFIX "${arg_PREFIX}"
@@ -603,12 +588,14 @@ function(add_gpu_kernels target)
   endforeach()
   target_link_libraries(${target} PUBLIC cubind::runtime)
 
-  # What the end of the top-level directory needs (it may run before this target's steps).
+  # What the end of the top-level directory needs (it may run before this target's steps; a
+  # file given twice is one, two files of one name are the steps' configure error).
   set(names_files "")
-  foreach(source IN LISTS sources)
+  foreach(source IN LISTS arg_SOURCES)
     get_filename_component(stem "${source}" NAME_WLE)
     list(APPEND names_files "${out_dir}/${stem}.cubind.names")
   endforeach()
+  list(REMOVE_DUPLICATES names_files)
   set_target_properties(${target} PROPERTIES CUBIND_NAMES_FILES "${names_files}")
   if(CMAKE_EXPORT_COMPILE_COMMANDS AND CMAKE_GENERATOR MATCHES "Ninja|Makefiles")
     set_property(GLOBAL APPEND PROPERTY _CUBIND_COMPILE_COMMAND_FRAGMENTS
@@ -763,6 +750,20 @@ function(_cubind_add_build_steps target)
     list(APPEND sources "${source}")
     get_filename_component(dir "${source}" DIRECTORY)
     list(APPEND source_dirs "${dir}")
+  endforeach()
+  # A file given twice (k.cu and its full path, a GLOB and a name) is one source, as
+  # add_library() takes it; two files whose outputs share a name would overwrite each other.
+  list(REMOVE_DUPLICATES sources)
+  set(modules "")
+  foreach(source IN LISTS sources)
+    # NAME_WLE: only the last extension goes, as cubind-gen names its outputs (a.b.cu -> a.b).
+    get_filename_component(stem "${source}" NAME_WLE)
+    string(MAKE_C_IDENTIFIER "${stem}" module)
+    if(module IN_LIST modules)
+      message(FATAL_ERROR "${caller}: two SOURCES give the module name '${module}' "
+                          "(${source}); rename one")
+    endif()
+    list(APPEND modules ${module})
   endforeach()
   # A struct passed by value from a header: the generated header includes that header by its
   # path relative to the .cu's directory or to an INCLUDE_DIRECTORIES entry, so C callers need

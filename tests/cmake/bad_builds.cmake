@@ -168,17 +168,19 @@ expect_build_error(kernel_twice_through_a_library "${twice}"
 expect_build_error(kernel_twice_through_generator_expressions "${twice}"
   "add_gpu_kernels(ka SOURCES a.cu ARCHS 90)\nadd_gpu_kernels(kb SOURCES b.cu ARCHS 90)\nadd_library(both STATIC both.c)\ntarget_link_libraries(both PUBLIC $<BUILD_INTERFACE:kb>)\n${app}target_link_libraries(app PRIVATE $<$<NOT:$<CONFIG:NoSuchConfig>>:ka> both)"
   "a.cu=k_cu" "b.cu=k_cu" "both.c=both_c" "main.c=main_c")
-# sources of other suffixes are CUDA too (nvcc -x cu; nvcc alone goes by the suffix)
+# sources of other suffixes are CUDA too (nvcc -x cu; nvcc alone goes by the suffix); a file
+# given twice, by its name and its full path, is one source (was: "two SOURCES give the
+# module name 'k'")
 set(k2_cu "extern \"C\" __global__ void k2(float *a) { a[0] = 2; }\n")
 set(suffixes_main_c "#include \"k.cubind.h\"\n#include \"k2.cubind.h\"\nint main(void) { return k_launch == k2_launch; }\n")
 expect_build(source_suffixes
-  "add_gpu_kernels(k SOURCES k.cuh k2.cpp ARCHS 90)\n${app}target_link_libraries(app PRIVATE k)"
+  "add_gpu_kernels(k SOURCES k.cuh k2.cpp \${CMAKE_CURRENT_SOURCE_DIR}/k.cuh ARCHS 90)\n${app}target_link_libraries(app PRIVATE k)"
   "k.cuh=k_cu" "k2.cpp=k2_cu" "main.c=suffixes_main_c")
 # a relative .cu that a custom command of the directory writes (declared after the call, as
 # CMake allows): CMake's place for it, the binary directory (was: "SOURCES file '<source
-# dir>/gen.cu' does not exist")
+# dir>/gen.cu' does not exist"); given by its full path too, it is one source
 expect_build(generated_relative_source
-  "add_gpu_kernels(k SOURCES gen.cu ARCHS 90)\nadd_custom_command(OUTPUT gen.cu COMMAND \${CMAKE_COMMAND} -E copy \${CMAKE_CURRENT_SOURCE_DIR}/k.cu.in gen.cu DEPENDS k.cu.in)"
+  "add_gpu_kernels(k SOURCES gen.cu \${CMAKE_CURRENT_BINARY_DIR}/gen.cu ARCHS 90)\nadd_custom_command(OUTPUT gen.cu COMMAND \${CMAKE_COMMAND} -E copy \${CMAKE_CURRENT_SOURCE_DIR}/k.cu.in gen.cu DEPENDS k.cu.in)"
   "k.cu.in=k_cu")
 # a parent's property the steps do not use (ARCHS decides), or its value unchanged: no error
 expect_build(parent_properties_unused
