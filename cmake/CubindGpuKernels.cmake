@@ -1118,14 +1118,26 @@ function(_cubind_linked_targets target out)
   set(${out} "${found}" PARENT_SCOPE)
 endfunction()
 
-# Every target defined in `dir` and its subdirectories.
+# Every target defined in `dir` and its subdirectories, each directory once: get_property()
+# takes a path that is both a subdirectory's source directory and another directory's binary
+# directory (a build configured in <source>/tools, whose top level adds tools/) for the latter,
+# and the walk would go round (that subdirectory's own targets are out of its reach).
 function(_cubind_all_targets dir out)
-  get_property(targets DIRECTORY "${dir}" PROPERTY BUILDSYSTEM_TARGETS)
-  get_property(subdirs DIRECTORY "${dir}" PROPERTY SUBDIRECTORIES)
-  foreach(subdir IN LISTS subdirs)
-    _cubind_all_targets("${subdir}" more)
-    list(APPEND targets ${more})
-  endforeach()
+  set(queue "${dir}")
+  set(seen "")
+  set(targets "")
+  while(queue)
+    list(POP_FRONT queue current)
+    get_property(binary_dir DIRECTORY "${current}" PROPERTY BINARY_DIR)
+    if(binary_dir IN_LIST seen)
+      continue()
+    endif()
+    list(APPEND seen "${binary_dir}")
+    get_property(found DIRECTORY "${current}" PROPERTY BUILDSYSTEM_TARGETS)
+    get_property(subdirs DIRECTORY "${current}" PROPERTY SUBDIRECTORIES)
+    list(APPEND targets ${found})
+    list(APPEND queue ${subdirs})
+  endwhile()
   set(${out} "${targets}" PARENT_SCOPE)
 endfunction()
 

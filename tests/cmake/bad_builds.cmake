@@ -168,6 +168,12 @@ expect_build_error(kernel_twice_through_a_library "${twice}"
 expect_build_error(kernel_twice_through_generator_expressions "${twice}"
   "add_gpu_kernels(ka SOURCES a.cu ARCHS 90)\nadd_gpu_kernels(kb SOURCES b.cu ARCHS 90)\nadd_library(both STATIC both.c)\ntarget_link_libraries(both PUBLIC $<BUILD_INTERFACE:kb>)\n${app}target_link_libraries(app PRIVATE $<$<NOT:$<CONFIG:NoSuchConfig>>:ka> both)"
   "a.cu=k_cu" "b.cu=k_cu" "both.c=both_c" "main.c=main_c")
+# the build directory (configure() uses <project>/build) is also a subdirectory the project
+# adds: the walk over the directories went round forever ("Maximum recursion depth"); the
+# top level's program is still checked
+expect_build_error(build_dir_is_a_subdirectory "${twice}"
+  "add_subdirectory(build)\nadd_gpu_kernels(ka SOURCES a.cu ARCHS 90)\nadd_gpu_kernels(kb SOURCES b.cu ARCHS 90)\n${app}target_link_libraries(app PRIVATE ka kb)"
+  "a.cu=k_cu" "b.cu=k_cu" "main.c=main_c" "build/CMakeLists.txt=add_executable(tool ../main.c)\n")
 # sources of other suffixes are CUDA too (nvcc -x cu; nvcc alone goes by the suffix); a file
 # given twice, by its name and its full path, is one source (was: "two SOURCES give the
 # module name 'k'")
