@@ -46,9 +46,10 @@
 # Architectures, when ARCHS is not given, follow CMake: the target's CUDA_ARCHITECTURES
 # property (initialized from CMAKE_CUDA_ARCHITECTURES), else the CUDAARCHS environment variable,
 # with CMake's meaning: 90 = SASS + PTX, 90-real = SASS, 90-virtual = PTX, all / all-major =
-# SASS for every (major) architecture nvcc knows + PTX of the newest, native = SASS for the GPUs
-# of this machine (an error where there is none), OFF = nvcc's own default. Without any of
-# these: SASS for CUBIND_DEFAULT_ARCHS. In ARCHS a plain number is SASS only (PTX on request).
+# SASS for every (major) architecture nvcc knows + PTX of the newest major (as nvcc -arch=all),
+# native = SASS for the GPUs of this machine (an error where there is none), OFF = nvcc's own
+# default. Without any of these: SASS for CUBIND_DEFAULT_ARCHS. In ARCHS a plain number is SASS
+# only (PTX on request).
 #
 # For each <stem>.cu, steps write into ${CMAKE_CURRENT_BINARY_DIR}/<target>/:
 #   nvcc -fatbin                 <stem>.cu     -> <stem>.fatbin  (SASS for every arch [+ PTX])
@@ -225,8 +226,10 @@ function(_cubind_parse_archs caller meaning origin entries real_out virtual_out 
           message(FATAL_ERROR "${caller}: '${entry}' needs nvcc --list-gpu-code (CUDA 11 or "
                               "newer); name the architectures instead")
         endif()
-        if(meaning STREQUAL "CMAKE")
-          list(GET expanded -1 newest)
+        if(meaning STREQUAL "CMAKE") # PTX of the newest major (sm_X0), as nvcc embeds it
+          set(majors ${expanded})
+          list(FILTER majors INCLUDE REGEX "0$")
+          list(GET majors -1 newest)
           list(APPEND virtual ${newest})
         endif()
       endif()

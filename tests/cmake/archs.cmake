@@ -39,6 +39,7 @@ function(nvcc_reference out keyword)
 endfunction()
 file(WRITE "${WORK_DIR}/k.cu" "${kernel}")
 nvcc_reference(all_major all-major)
+nvcc_reference(all all)
 cubind_run(output "${NVCC}" -fatbin -o "${WORK_DIR}/reference_default.fatbin" "${WORK_DIR}/k.cu")
 cubind_fatbin_entries(nvcc_default "${WORK_DIR}/reference_default.fatbin")
 execute_process(COMMAND "${NVCC}" --list-gpu-code OUTPUT_VARIABLE codes)
@@ -64,6 +65,8 @@ set(CMAKE_CUDA_ARCHITECTURES 80-real 90-virtual)
 add_gpu_kernels(cmake_suffixes SOURCES k.cu)
 set(CMAKE_CUDA_ARCHITECTURES all-major)
 add_gpu_kernels(cmake_all_major SOURCES k.cu)
+set(CMAKE_CUDA_ARCHITECTURES all) # PTX of the newest major, as nvcc (was the newest: 121)
+add_gpu_kernels(cmake_all SOURCES k.cu)
 set(CMAKE_CUDA_ARCHITECTURES OFF) # CMake's "no architecture flags": nvcc's own default
 add_gpu_kernels(cmake_off SOURCES k.cu)
 unset(CMAKE_CUDA_ARCHITECTURES)
@@ -86,6 +89,8 @@ expect_entries("CMAKE_CUDA_ARCHITECTURES 80-real 90-virtual" "${b}/cmake_suffixe
                sm_80 compute_90)
 expect_entries("CMAKE_CUDA_ARCHITECTURES all-major (as nvcc -arch=all-major)"
                "${b}/cmake_all_major/k.fatbin" ${all_major})
+expect_entries("CMAKE_CUDA_ARCHITECTURES all (as nvcc -arch=all)" "${b}/cmake_all/k.fatbin"
+               ${all})
 expect_entries("CMAKE_CUDA_ARCHITECTURES OFF (as nvcc with no -arch)"
                "${b}/cmake_off/k.fatbin" ${nvcc_default})
 expect_entries("CUDA_ARCHITECTURES 86-real set after the call" "${b}/property/k.fatbin" sm_86)
