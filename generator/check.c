@@ -385,8 +385,9 @@ static char *kernel_refusal(const cubind_model *model, const cubind_kernel *kern
     /* its C functions could only fail (CUBIND_ERROR_KERNEL_NOT_FOUND), and its C name may be
        the one of the kernel nvcc did emit (a signature under another #if) */
     return cubind_xstrdup("it is not in nvcc's binary: a preprocessor condition nvcc did not "
-                          "take (another -D, __CUDA_ARCH__, __CUDACC_VER_MAJOR__), or a binary "
-                          "of another .cu or an older one");
+                          "take (another -D, __CUDA_ARCH__, __CUDACC_VER_MAJOR__, a macro "
+                          "clang defines and nvcc does not: __clang__, CUDA_VERSION without "
+                          "#include <cuda.h>), or a binary of another .cu or an older one");
   if (kernel->binary_layouts_differ)
     return cubind_xstrdup("the binary's architectures give its parameters different sizes "
                           "(a signature under #if __CUDA_ARCH__): one C prototype cannot "
@@ -501,8 +502,9 @@ static void check_binary_layout(const cubind_kernel *kernel) {
                cubind_xasprintf("kernel '%s' has %ld parameters at (offset:size) %s in nvcc's "
                                 "binary but %u at %s in the .cu as cubind-gen parses it: the "
                                 "binary was built from other definitions (another -D, a "
-                                "signature under #ifdef __NVCC__ or __CUDA_ARCH__?); give "
-                                "cubind-gen the options nvcc had",
+                                "signature under #ifdef __NVCC__ or __CUDA_ARCH__, or under a "
+                                "macro only clang defines: __clang__, CUDA_VERSION without "
+                                "#include <cuda.h>?); give cubind-gen the options nvcc had",
                                 kernel->display_name, kernel->binary_num_params, binary,
                                 (unsigned)kernel->num_params, parsed));
     free(binary);

@@ -44,6 +44,19 @@ static const char omp_shim[] =
     "#include_next <omp.h>\n"
     "#pragma pop_macro(\"__malloc__\")\n";
 
+/*
+ * What clang's CUDA wrapper (which clang includes before everything) defines and nvcc does not,
+ * undone before the .cu, whose own #if tests then read as under nvcc (a stub's element type may
+ * hang on one): __USE_FAST_MATH__ and __CUDA_PREC_DIV, defined to 0 for the toolkit's math
+ * headers, which the wrapper has included by then. (CUDA_VERSION, from the cuda.h the wrapper
+ * includes, must stay: CCCL takes clang's CUDA version from it, docs/libclang.md.)
+ */
+static const char nvcc_view_shim[] =
+    "#undef __USE_FAST_MATH__\n"
+    "#undef __CUDA_PREC_DIV\n";
+
+#define NVCC_VIEW_SHIM "cubind_nvcc_view.h"
+
 /* A shim header: its name, its text, and the newest libclang it is for (0: every one). */
 typedef struct shim_file {
   const char *name, *text;
@@ -54,6 +67,7 @@ static const shim_file shim_files[] = {
     {"texture_fetch_functions.h", "", 0}, /* CUDA 13 removed it; clang's wrapper includes it */
     {"cuda_runtime.h", texture_shim, 16},
     {"omp.h", omp_shim, 0},
+    {NVCC_VIEW_SHIM, nvcc_view_shim, 0},
 };
 
 /* Fills dir with the shim headers of libclang `major`. */
@@ -225,6 +239,8 @@ static void build_arguments(clang_session *session) {
   add_arg(args, "%s/include/cccl", options->cuda_path);
   cubind_strlist_add(args, "-isystem");
   cubind_strlist_add(args, session->shim_dir);
+  cubind_strlist_add(args, "-include");
+  add_arg(args, "%s/" NVCC_VIEW_SHIM, session->shim_dir);
   cubind_strlist_add(args, "-Xclang");
   cubind_strlist_add(args, "-fcuda-allow-variadic-functions");
   cubind_strlist_add(args, "-ferror-limit=0");
