@@ -93,9 +93,13 @@ static enum CXVisitorResult visit_field(CXCursor field, CXClientData data) {
   cubind_buf_puts(&dims, "");
   /* an anonymous struct or union member (`union { float f; int i; };`): C99 has none */
   if (!name[0] || clang_Cursor_isAnonymousRecordDecl(field) ||
-      clang_Cursor_isAnonymousRecordDecl(clang_getTypeDeclaration(cx_strip_sugar(type))) ||
-      !cubind_is_identifier(name))
+      clang_Cursor_isAnonymousRecordDecl(clang_getTypeDeclaration(cx_strip_sugar(type))))
     walk->error = cubind_xasprintf("'%s' has an unnamed member: C cannot name it", walk->record);
+  else if (!cubind_is_identifier(name))
+    walk->error = cubind_xasprintf("field '%s' of '%s' has a name the C copy of the struct "
+                                   "cannot spell (only ASCII letters, digits and '_'): rename "
+                                   "the field",
+                                   name, walk->record);
   else if (clang_Cursor_isBitField(field))
     walk->error = cubind_xasprintf(
         "bitfield '%s' in '%s': bitfield layout is up to each compiler, so a C caller could not "
@@ -122,6 +126,10 @@ static enum CXVisitorResult visit_field(CXCursor field, CXClientData data) {
   }
   if (!walk->error) {
     map_field_type(walk, type, name, &mapped, &record);
+    if (mapped.is_empty && !dims.length)
+      /* an empty struct member (a tag type): C has no empty structs, and C++ gives it a byte
+         of its own, which the C copy keeps as one (the layout checks confirm where it lies) */
+      mapped.spelling = cubind_xstrdup("unsigned char");
     if (!mapped.spelling)
       walk->error = cubind_xasprintf("field '%s' of '%s': %s", name, walk->record,
                                      mapped.unsupported ? mapped.unsupported : "unknown type");

@@ -135,6 +135,20 @@ typedef struct window {
 #error "window: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_window to 1 first)"
 #endif
 
+/* tagged (structs.cu): 16 bytes, aligned to 8; the .cubind.c checks the layout */
+#ifndef CUBIND_RECORD_tagged
+#define CUBIND_RECORD_tagged 0xc2606d9au
+typedef struct tagged {
+#line 50 "structs.cu"
+  unsigned char tag;
+  int n;
+  float *data;
+#line 147 "structs.cubind.h"
+} tagged;
+#elif CUBIND_RECORD_tagged != 0xc2606d9au && CUBIND_RECORD_tagged != 1
+#error "tagged: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_tagged to 1 first)"
+#endif
+
 cubind_status with_params_launch(const cubind_config *cfg, params p, float *out, int n);
 /* with_params_call host buffers: out: copied out, n x 4 bytes. */
 cubind_status with_params_call(const cubind_config *cfg, params p, float *out, int n);
@@ -151,6 +165,11 @@ cubind_status with_window_launch(const cubind_config *cfg, window w, float *out)
 cubind_status with_window_call(const cubind_config *cfg, window w, float *out);
 cubind_status with_window_attributes(cubind_kernel_attributes *out);
 cubind_status with_window_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
+cubind_status with_tagged_launch(const cubind_config *cfg, tagged t);
+cubind_status with_tagged_call(const cubind_config *cfg, tagged t);
+cubind_status with_tagged_attributes(cubind_kernel_attributes *out);
+cubind_status with_tagged_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 #ifdef __cplusplus
 }
@@ -225,6 +244,12 @@ CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_7_window_alignof, offsetof(struct cub
 CUBIND_LAYOUT_CHECK(cubind_g_structs_7_window_field_range, offsetof(window, range) == 0);
 CUBIND_LAYOUT_CHECK(cubind_g_structs_7_window_field_value, offsetof(window, value) == 8);
 CUBIND_LAYOUT_CHECK(cubind_g_structs_7_window_field_limits, offsetof(window, limits) == 12);
+struct cubind_g_structs_8_tagged_align { char c; tagged t; };
+CUBIND_LAYOUT_CHECK(cubind_g_structs_8_tagged_sizeof, sizeof(tagged) == 16);
+CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_8_tagged_alignof, offsetof(struct cubind_g_structs_8_tagged_align, t) == 8);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_8_tagged_field_tag, offsetof(tagged, tag) == 0);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_8_tagged_field_n, offsetof(tagged, n) == 4);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_8_tagged_field_data, offsetof(tagged, data) == 8);
 
 /* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
    runtime checks them against the loaded kernel. */
@@ -236,12 +261,14 @@ static const cubind_param_info cubind_g_structs_params1[] = {
     {"b", 28, 4},
 };
 static const cubind_param_info cubind_g_structs_params2[] = {{"w", 0, 20}, {"out", 24, 8}};
+static const cubind_param_info cubind_g_structs_params3[] = {{"t", 0, 16}};
 
 /* {C name, cubin symbol, parameters, number of parameters} */
 static const cubind_kernel_info cubind_g_structs_kernels[] = {
     {"with_params", "with_params", cubind_g_structs_params0, 3},
     {"with_inner", "with_inner", cubind_g_structs_params1, 4},
     {"with_window", "with_window", cubind_g_structs_params2, 2},
+    {"with_tagged", "with_tagged", cubind_g_structs_params3, 1},
 };
 
 /* The module: its descriptor (read-only) and the runtime's state for it (written only by
@@ -249,7 +276,7 @@ static const cubind_kernel_info cubind_g_structs_kernels[] = {
 static cubind_module_state cubind_g_structs_state;
 static const cubind_module cubind_g_structs_module = {
     3, "structs", cubind_fatbin_structs, &cubind_fatbin_structs_size,
-    cubind_g_structs_kernels, 3, &cubind_g_structs_state, NULL, 0};
+    cubind_g_structs_kernels, 4, &cubind_g_structs_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -314,6 +341,24 @@ cubind_status with_window_attributes(cubind_kernel_attributes *out) {
 
 cubind_status with_window_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cubind_g_structs_module, 2, n, shared_bytes, out);
+}
+
+cubind_status with_tagged_launch(const cubind_config *cfg, tagged t) {
+  void *cubind_args[1] = {&t};
+  return cubind_module_launch(&cubind_g_structs_module, 3, cfg, cubind_args);
+}
+
+cubind_status with_tagged_call(const cubind_config *cfg, tagged t) {
+  void *cubind_args[1] = {&t};
+  return cubind_module_call(&cubind_g_structs_module, 3, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status with_tagged_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_structs_module, 3, out);
+}
+
+cubind_status with_tagged_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_structs_module, 3, n, shared_bytes, out);
 }
 
 #endif /* CUBIND_GENERATED_STRUCTS_IMPLEMENTATION */
