@@ -358,7 +358,7 @@ static char *kernel_refusal(const cubind_model *model, const cubind_kernel *kern
     return cubind_xasprintf("it is declared in a system header (%s)", kernel->declared_in);
   if (kernel->bound_by)
     return cubind_xasprintf("it is declared in %s and bound by the stubs of an earlier source "
-                            "of the same library (%s holds it too)",
+                            "of the same library (whose binary, %s, holds it)",
                             kernel->declared_in, kernel->bound_by);
   if (!kernel->defined && !kernel->in_binary)
     return cubind_xstrdup("it is only declared here, not defined: the stubs of the .cu that "
