@@ -21,14 +21,15 @@
 # one of the libraries, and taken where its parse shows them read. OPENMP: each list's groups also as host OpenMP code sees
 # them (nvcc -Xcompiler -fopenmp: its _OPENMP changes what the C++ library's headers declare,
 # so they make preludes of their own); the OpenMP base prelude is built either way. STANDARDS:
-# C++ standards besides the default c++17 whose base prelude each list gets (`-std=c++20`
-# code: the toolkit's headers parse as C++20 sees them, a prelude of their own). VARIANTS: nvcc
-# options that define a macro the toolkit's headers name (--extended-lambda: cuda_runtime.h
-# includes <functional> for __CUDACC_EXTENDED_LAMBDA__), so that no prelude built without it
-# fits a run with it; each list gets the base and VARIANT_GROUPS (groups of GROUPS, or the
-# headers of CHECKED ones) built with each option; LIGHT_VARIANTS: such options for which the
-# base and LIGHT_VARIANT_GROUPS are built. <DIR>/variants names them all: a run with one takes
-# them (the macro keys them, parse.h: variant_defines). BASE_ARCH_LISTS: more architecture
+# C++ standards besides the default c++17 whose base prelude each list gets (`-std=c++14`
+# code: the toolkit's headers parse as that standard sees them, a prelude of their own).
+# VARIANTS: nvcc options that define a macro the toolkit's headers name (--extended-lambda:
+# cuda_runtime.h includes <functional> for __CUDACC_EXTENDED_LAMBDA__), so that no prelude
+# built without it fits a run with it, or that set the standard (-std=c++20); each list gets
+# the base and VARIANT_GROUPS (groups of GROUPS, or the headers of CHECKED ones) built with
+# each option; LIGHT_VARIANTS: such options for which the base and LIGHT_VARIANT_GROUPS are
+# built. <DIR>/variants names them all: a run with one takes them (a macro's option: the macro
+# keys them, parse.h: variant_defines; -std keys every prelude). BASE_ARCH_LISTS: more architecture
 # lists, each given the base alone (plain, and with OPENMP as host OpenMP code sees it): a
 # binary of sm_80 alone parses with __CUDA_ARCH__ 800, which no list's prelude fits. What an
 # earlier run left in the directory (preludes, shim headers) is removed first, and nothing else:
