@@ -123,8 +123,10 @@ static cubind_binary_kernel *add_kernel(cubind_binary *binary, const char *symbo
   return kernel;
 }
 
-/* 1 when two kernels' parameter layouts are the same (an unknown one matches any). */
-/* Whether two cubins' layouts of a kernel agree: their offsets too when `offsets` is 1. */
+/*
+ * 1 when two cubins' layouts of a kernel agree (an unknown one matches any): their sizes, and
+ * their offsets too when `offsets` is 1.
+ */
 static int same_layout(const cubind_binary_kernel *a, const cubind_binary_kernel *b,
                        int offsets) {
   long i;
