@@ -639,6 +639,14 @@ static void check_findings(const cubind_model *model) {
                                       "(overloads): its explicit instantiations are skipped",
                                       finding->name));
       break;
+    case CUBIND_FINDING_VARIABLE_TEMPLATE:
+      warning_take(&finding->location,
+                   cubind_xasprintf("variable template '%s' gets no copy functions: they are "
+                                    "generated for the variables the .cu defines, not for a "
+                                    "template's instances (define a variable of each type "
+                                    "the host copies to)",
+                                    finding->name));
+      break;
     case CUBIND_FINDING_INVALID_KERNEL:
       /* clang has reported why, in the user's file or in a header it included */
       error_take(&finding->location,

@@ -153,8 +153,10 @@ typedef enum cubind_finding_kind {
   CUBIND_FINDING_AMBIGUOUS_INSTANTIATION,  /* an explicit instantiation names a template of
                                               which the .cu has several in the scope it names
                                               (overloads) */
-  CUBIND_FINDING_INVALID_KERNEL            /* clang marked a kernel declaration invalid without
+  CUBIND_FINDING_INVALID_KERNEL,           /* clang marked a kernel declaration invalid without
                                               an error in the user's files */
+  CUBIND_FINDING_VARIABLE_TEMPLATE         /* a __device__ / __constant__ variable template:
+                                              its instances get no copy functions */
 } cubind_finding_kind;
 
 typedef struct cubind_finding {

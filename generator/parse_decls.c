@@ -419,6 +419,48 @@ static void add_variable(parse_context *ctx, CXCursor cursor) {
 }
 
 /*
+ * Whether an UnexposedDecl of the .cu is a variable template in device memory (`template <class
+ * T> __device__ T scale;`, or an instance of one): libclang exposes neither, so its tokens tell
+ * (the first is `template`, a memory space comes before its initializer or the end).
+ */
+static int is_device_variable_template(CXCursor cursor) {
+  CXTranslationUnit tu = clang_Cursor_getTranslationUnit(cursor);
+  CXToken *tokens = NULL;
+  unsigned count = 0, i;
+  int found = 0;
+  clang_tokenize(tu, clang_getCursorExtent(cursor), &tokens, &count);
+  for (i = 0; i < count && !found; i++) {
+    char *text = cx_string(clang_getTokenSpelling(tu, tokens[i]));
+    int stop = (i == 0 && strcmp(text, "template") != 0) || strcmp(text, "=") == 0 ||
+               strcmp(text, "{") == 0 || strcmp(text, ";") == 0 || strcmp(text, "__global__") == 0;
+    found = !stop && (strcmp(text, "__device__") == 0 || strcmp(text, "__constant__") == 0 ||
+                      strcmp(text, "__managed__") == 0);
+    free(text);
+    if (stop)
+      break;
+  }
+  clang_disposeTokens(tu, tokens, count);
+  return found;
+}
+
+/* A variable template in device memory: a warning (once per name) that it gets no functions. */
+static void add_variable_template(parse_context *ctx, CXCursor cursor) {
+  char *name = cx_spelling(cursor);
+  cubind_location where;
+  size_t i;
+  for (i = 0; i < ctx->model->num_findings; i++)
+    if (ctx->model->findings[i].kind == CUBIND_FINDING_VARIABLE_TEMPLATE &&
+        strcmp(ctx->model->findings[i].name, name) == 0)
+      break;
+  if (i == ctx->model->num_findings) {
+    parse_location(ctx, cursor, &where);
+    cubind_model_add_finding(ctx->model, CUBIND_FINDING_VARIABLE_TEMPLATE, name, NULL, &where);
+    free(where.file);
+  }
+  free(name);
+}
+
+/*
  * Kernels and templates of the .cu and of the user's headers it includes (a header's kernels
  * are bound like the .cu's: check.c decides by their place); variables of the .cu only (a
  * header's variable would be one per module that includes it).
@@ -437,8 +479,13 @@ static enum CXChildVisitResult visit_declaration(CXCursor cursor, CXCursor paren
      instantiations among them, which parse_instantiations records) */
   if (kind == CXCursor_FunctionDecl && cx_is_instantiation(cursor))
     return CXChildVisit_Continue;
+  if (kind == CXCursor_UnexposedDecl &&
+      clang_Location_isFromMainFile(clang_getCursorLocation(cursor)) &&
+      is_device_variable_template(cursor))
+    add_variable_template(ctx, cursor);
   /* libclang < 15 reports extern "C" blocks as UnexposedDecl */
-  if (kind == CXCursor_Namespace || kind == CXCursor_LinkageSpec || kind == CXCursor_UnexposedDecl)
+  else if (kind == CXCursor_Namespace || kind == CXCursor_LinkageSpec ||
+           kind == CXCursor_UnexposedDecl)
     clang_visitChildren(cursor, visit_declaration, ctx);
   else if (kind == CXCursor_FunctionDecl && cx_is_global(cursor))
     add_kernel(ctx, cursor);
