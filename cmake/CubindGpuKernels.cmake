@@ -35,7 +35,9 @@
 # CMAKE_CUDA_FLAGS_<CONFIG>, the target's INCLUDE_DIRECTORIES and COMPILE_DEFINITIONS
 # (target_include_directories(), target_compile_definitions(), with generator expressions; the
 # usage requirements of what it links too; $<COMPILE_LANGUAGE:CUDA> there is true for nvcc and
-# cubind-gen, false for the target's C sources), COMPILE_OPTIONS. The include directories CMake
+# cubind-gen, false for the target's C sources), the target's compile options that name CUDA
+# (target_compile_options($<$<COMPILE_LANGUAGE:CUDA>:...>), those of what it links; options
+# naming no language, -Wall, are the C sources'), COMPILE_OPTIONS. The include directories CMake
 # makes system ones (IMPORTED targets', SYSTEM ones) come after the others, as -isystem for nvcc
 # and -I for cubind-gen (whose parse binds no kernel of a system header). So
 # `-DCMAKE_CUDA_FLAGS_DEBUG="-G -g"` gives a Debug build device debug information. nvcc runs
@@ -449,9 +451,12 @@ function(_cubind_nvcc_flags target out gen_out rdc_out)
        "$<$<BOOL:${system_dirs}>:${isystem}$<JOIN:${system_dirs},$<SEMICOLON>${isystem}>>")
   list(APPEND gen_flags "$<$<BOOL:${system_dirs}>:-I$<JOIN:${system_dirs},$<SEMICOLON>-I>>")
   set(defines "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
+  # the target's and its links' compile options that name CUDA (_cubind_compile_language_as_cuda
+  # keeps the others out of this read), before COMPILE_OPTIONS, which is nvcc's alone
+  set(target_options "$<TARGET_PROPERTY:${target},COMPILE_OPTIONS>")
   foreach(list_name IN ITEMS flags gen_flags)
     list(APPEND ${list_name} "$<$<BOOL:${defines}>:-D$<JOIN:${defines},$<SEMICOLON>-D>>"
-                             ${options})
+                             "${target_options}" ${options})
   endforeach()
   set(${out} "${flags}" PARENT_SCOPE)
   set(${gen_out} "${gen_flags}" PARENT_SCOPE)
@@ -630,13 +635,14 @@ function(_cubind_source_path path out)
 endfunction()
 
 # $<COMPILE_LANGUAGE:CUDA> (or a list naming CUDA) and $<COMPILE_LANG_AND_ID:CUDA,...NVIDIA...>
-# in the compile definitions and include directories of a kernel target, or in the usage
-# requirements of what it links, are for nvcc and cubind-gen. Their steps read those through
-# $<TARGET_PROPERTY:...>, which CMake evaluates with no language, so such a test gave 0 there
-# (a define kept off the C stubs reached no CUDA either); file(GENERATE) evaluates only enabled
-# languages, and CUDA need not be one. Each such test is written as
+# in the compile definitions, include directories and compile options of a kernel target, or
+# in the usage requirements of what it links, are for nvcc and cubind-gen. Their steps read
+# those through $<TARGET_PROPERTY:...>, which CMake evaluates with no language, so such a test
+# gave 0 there (a define kept off the C stubs reached no CUDA either); file(GENERATE) evaluates
+# only enabled languages, and CUDA need not be one. Each such test is written as
 # $<OR:$<NOT:$<BOOL:$<COMPILE_LANGUAGE>>>,test>: also true where there is no language, which
 # only such property reads see; every compile (the C stubs: C) keeps its language's meaning.
+# Compile options are also written so that the steps read CUDA's only (_cubind_options_for_steps).
 # Idempotent: run at the end of the kernel's directory (imported targets visible there only)
 # and again at the end of the top-level one (links and properties added since).
 function(_cubind_compile_language_as_cuda target)
@@ -646,22 +652,82 @@ function(_cubind_compile_language_as_cuda target)
   string(APPEND test "(,[^<>]*)?>")
   _cubind_linked_targets(${target} linked)
   foreach(current IN LISTS linked)
-    set(properties INTERFACE_COMPILE_DEFINITIONS INTERFACE_INCLUDE_DIRECTORIES)
+    set(properties INTERFACE_COMPILE_DEFINITIONS INTERFACE_INCLUDE_DIRECTORIES
+                   INTERFACE_COMPILE_OPTIONS)
     if(current STREQUAL target)
-      list(APPEND properties COMPILE_DEFINITIONS INCLUDE_DIRECTORIES)
+      list(APPEND properties COMPILE_DEFINITIONS INCLUDE_DIRECTORIES COMPILE_OPTIONS)
     endif()
     foreach(property IN LISTS properties)
       get_property(value TARGET ${current} PROPERTY ${property})
-      if(NOT value MATCHES "${test}")
-        continue()
-      endif()
       string(REGEX REPLACE "${wrapped}(${test})>" "\\1" written "${value}")
       string(REGEX REPLACE "${test}" "${no_language}\\0>" written "${written}")
+      if(property MATCHES "COMPILE_OPTIONS$")
+        _cubind_options_for_steps("${written}" written)
+      endif()
       if(NOT written STREQUAL value)
         set_property(TARGET ${current} PROPERTY ${property} "${written}")
       endif()
     endforeach()
   endforeach()
+endfunction()
+
+# A COMPILE_OPTIONS value (its CUDA tests written as above), written so that the steps' read,
+# with no language, gives what a CUDA compile would, and every compile what it gave before. An
+# option that names no language is C's (-Wall, -fPIC: nvcc rejects them): it becomes
+# $<$<BOOL:$<COMPILE_LANGUAGE>>:option>, absent from the steps. In one that names a language,
+# "SHELL:-Xcompiler -DX" (which CMake splits in compiles only) becomes
+# $<$<BOOL:$<COMPILE_LANGUAGE>>:SHELL:-Xcompiler -DX>$<$<NOT:...>:-Xcompiler;-DX>. An option is
+# one list item or one generator expression (its pieces joined again: "$<$<CONFIG:Debug>:-G;-g>").
+# Idempotent: an earlier SHELL: rewrite is undone first, a wrapped option is kept.
+function(_cubind_options_for_steps value out)
+  set(compiles "$<$<BOOL:$<COMPILE_LANGUAGE>>:")
+  set(steps "$<$<NOT:$<BOOL:$<COMPILE_LANGUAGE>>>:")
+  _cubind_regex_escape("${compiles}" compiles_regex)
+  _cubind_regex_escape("${steps}" steps_regex)
+  string(REGEX REPLACE "${compiles_regex}(SHELL:[^;<>$]*)>${steps_regex}[^<>$]*>" "\\1"
+         value "${value}")
+  set(written "")
+  set(separator "")
+  set(pending "")
+  set(joining FALSE)
+  foreach(item IN LISTS value)
+    if(joining)
+      string(APPEND pending ";${item}")
+    else()
+      set(pending "${item}")
+    endif()
+    string(REGEX MATCHALL "\\$<" opened "${pending}")
+    string(REGEX MATCHALL ">" closed "${pending}")
+    list(LENGTH opened opened)
+    list(LENGTH closed closed)
+    set(joining FALSE)
+    if(opened GREATER closed)
+      set(joining TRUE)
+      continue()
+    endif()
+    string(FIND "${pending}" "${compiles}" at)
+    if(pending MATCHES "\\$<COMPILE_LANG(UAGE|_AND_ID):")
+      set(rest "${pending}") # each SHELL: item, the last first
+      set(pending "")
+      while(rest MATCHES "^(.*)SHELL:([^;<>$]*)([;>].*)?$")
+        set(before "${CMAKE_MATCH_1}")
+        set(shell "${CMAKE_MATCH_2}")
+        set(after "${CMAKE_MATCH_3}")
+        separate_arguments(pieces UNIX_COMMAND "${shell}")
+        set(pending "${compiles}SHELL:${shell}>${steps}${pieces}>${after}${pending}")
+        set(rest "${before}")
+      endwhile()
+      set(pending "${rest}${pending}")
+    elseif(NOT pending STREQUAL "" AND NOT at EQUAL 0) # (at 0: wrapped by an earlier run)
+      set(pending "${compiles}${pending}>")
+    endif()
+    string(APPEND written "${separator}${pending}")
+    set(separator ";")
+  endforeach()
+  if(joining) # an unclosed generator expression: CMake reports it
+    string(APPEND written "${separator}${pending}")
+  endif()
+  set(${out} "${written}" PARENT_SCOPE)
 endfunction()
 
 # The include directories that CMake makes system ones (-isystem) for a CUDA compile of `target`:
@@ -917,7 +983,11 @@ function(_cubind_add_build_steps target)
     # text, and a list that a generator expression gives stays one argument (split when read)
     set(line "cubind_compile_command([==[${CMAKE_CURRENT_BINARY_DIR}]==] [==[${source}]==] "
              "[==[${fatbin}]==] [==[${CUBIND_NVCC_EXECUTABLE}]==]")
-    foreach(arg IN LISTS nvcc_args ITEMS -o "${fatbin}" "${source}")
+    # without the target's compile options: file(GENERATE) evaluates them for C (or each
+    # enabled language), which would give nvcc the C stubs' options
+    set(database_args ${nvcc_args})
+    list(REMOVE_ITEM database_args "$<TARGET_PROPERTY:${target},COMPILE_OPTIONS>")
+    foreach(arg IN LISTS database_args ITEMS -o "${fatbin}" "${source}")
       string(APPEND line " [==[${arg}]==]")
     endforeach()
     string(APPEND compile_commands ${line} ")\n")

@@ -7,7 +7,11 @@
 # $<COMPILE_LANG_AND_ID:CUDA,NVIDIA>) in the target's definitions and include directories, or
 # an INTERFACE library's, is true for
 # nvcc and the parse (was 0: float stubs, real.h not found) and false for the target's C
-# sources (c_side.c errs otherwise). Then the Debug build with CMAKE_CUDA_FLAGS_DEBUG="-G -g".
+# sources (c_side.c errs otherwise). So are target_compile_options() naming CUDA, the target's
+# or an INTERFACE library's (were dropped: float), while those naming no language (-Wall, which
+# nvcc rejects) stay the C sources', whose flags (and those of C code linking the same library)
+# are CMake's own. Then the Debug build with CMAKE_CUDA_FLAGS_DEBUG="-G -g" (which a CUDA option
+# for Debug, after it, overrides).
 #   cmake -DPREFIX=... -DWORK_DIR=... -DGENERATOR=Ninja -DC_COMPILER=cc -P preprocessor.cmake
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
 cubind_require(PREFIX WORK_DIR GENERATOR C_COMPILER)
@@ -85,6 +89,34 @@ target_link_libraries(language_interface PRIVATE cuda_double)
 target_sources(language_interface PRIVATE c_side.c)
 add_gpu_kernels(language_c SOURCES ${scale} ARCHS 75)          # C's, not CUDA's: float
 target_compile_definitions(language_c PRIVATE $<$<COMPILE_LANGUAGE:C>:USE_DOUBLE>)
+# target_compile_options() naming CUDA reach nvcc and the parse (were dropped: float); those
+# naming no language (-Wall: nvcc fails on it) or C stay the C sources'
+add_gpu_kernels(options SOURCES ${scale} ARCHS 75)
+target_compile_options(options PRIVATE -Wall $<$<COMPILE_LANGUAGE:CUDA>:-DUSE_DOUBLE>
+                                       $<$<COMPILE_LANGUAGE:C>:-DC_SIDE>)
+target_sources(options PRIVATE c_side.c)
+# per configuration: Release defines USE_DOUBLE, Debug undefines CMAKE_CUDA_FLAGS_DEBUG's
+add_gpu_kernels(options_config SOURCES ${scale} ARCHS 75)
+target_compile_options(options_config PRIVATE
+                       $<$<AND:$<CONFIG:Release>,$<COMPILE_LANGUAGE:CUDA>>:-DUSE_DOUBLE>
+                       $<$<AND:$<CONFIG:Debug>,$<COMPILE_LANGUAGE:CUDA>>:-UUSE_DOUBLE>)
+# a project's INTERFACE options library, linked to kernels and to C code; cuda_options_copy,
+# linked to C code only (add_gpu_kernels() never rewrites it), gives the flags CMake would
+foreach(library IN ITEMS cuda_options cuda_options_copy)
+  add_library(${library} INTERFACE)
+  target_compile_options(${library} INTERFACE -Wextra "$<$<CONFIG:Release>:-O1;-DC_SIDE>"
+                         $<$<COMPILE_LANG_AND_ID:CUDA,NVIDIA>:SHELL:-Xcompiler -DUSE_DOUBLE>
+                         $<$<COMPILE_LANGUAGE:C>:-DC_ONLY>)
+endforeach()
+add_gpu_kernels(options_interface SOURCES ${scale} ARCHS 75)
+target_link_libraries(options_interface PRIVATE cuda_options)
+target_sources(options_interface PRIVATE c_side.c)
+add_library(options_c STATIC c_side.c)
+target_link_libraries(options_c PRIVATE cuda_options)
+add_library(options_c_copy STATIC c_side.c)
+target_link_libraries(options_c_copy PRIVATE cuda_options_copy)
+add_library(options_stubs_copy STATIC c_side.c)                # options_interface's C flags
+target_link_libraries(options_stubs_copy PRIVATE cuda_options_copy cubind::runtime)
 # nvcc preprocesses device code with the host compiler: -Xcompiler's -D reaches it too
 add_gpu_kernels(host_compiler SOURCES ${scale} ARCHS 75 COMPILE_OPTIONS -Xcompiler -O2,-DUSE_DOUBLE)
 # as target_compile_options() reads them: SHELL: split (repeated -Xcompiler kept), and a
@@ -129,7 +161,8 @@ cubind_run(output "${CMAKE_COMMAND}" --build "${dir}/build")
 foreach(target IN ITEMS attached separate long_form long_equals pre_include std definitions
                         include_dirs host_compiler shell genex_list standard_property language
                         language_and_id language_include_dirs language_interface feature
-                        feature_interface feature_lower)
+                        feature_interface feature_lower options options_interface
+                        options_config)
   expect_type(${target} double)
 endforeach()
 expect_type(cuda_flags double flags/)
@@ -137,6 +170,31 @@ expect_type(cuda_standard double standard/)
 foreach(target IN ITEMS control undefine debug_flags language_c)
   expect_type(${target} float)
 endforeach()
+# The C compiles keep their exact flags: of the C library and of the kernel target's C sources,
+# as those of the same options never rewritten.
+function(expect_c_flags target copy)
+  foreach(name IN ITEMS target copy)
+    if(GENERATOR MATCHES "Ninja")
+      file(READ "${dir}/build/build.ninja" rules)
+      set(regex "build CMakeFiles/${${name}}\\.dir/c_side\\.c\\.o:[^\n]*\n")
+      string(APPEND regex "(  [^\n]*\n)*  FLAGS = ") # (its variables, FLAGS among them)
+    else()
+      file(READ "${dir}/build/CMakeFiles/${${name}}.dir/flags.make" rules)
+      set(regex "()C_FLAGS = ")
+    endif()
+    if(NOT rules MATCHES "${regex}([^\n]*)")
+      message(FATAL_ERROR "no C flags for ${${name}}'s c_side.c:\n${rules}")
+    endif()
+    set(${name}_flags "${CMAKE_MATCH_2}")
+  endforeach()
+  if(NOT target_flags STREQUAL copy_flags
+     OR NOT target_flags MATCHES "-Wextra -O1 -DC_SIDE -DC_ONLY")
+    message(FATAL_ERROR "${target}'s C flags '${target_flags}', expected '${copy_flags}'")
+  endif()
+  message(STATUS "${target}: C flags ${target_flags}")
+endfunction()
+expect_c_flags(options_c options_c_copy)
+expect_c_flags(options_interface options_stubs_copy)
 
 # Debug: CMAKE_CUDA_FLAGS_DEBUG reaches nvcc and the parse; -G makes nvcc compress the cubin
 # (zstd), which cubind-gen reads. CMAKE_CONFIGURATION_TYPES, which this single-configuration
@@ -145,8 +203,10 @@ cubind_run(output "${CMAKE_COMMAND}" -S "${dir}" -B "${dir}/build-debug" -G "${G
            "-DCMAKE_PREFIX_PATH=${PREFIX}" "-DCMAKE_C_COMPILER=${C_COMPILER}"
            -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CUDA_FLAGS_DEBUG=-DUSE_DOUBLE -G"
            "-DCMAKE_CONFIGURATION_TYPES=Release;RelWithDebInfo")
-cubind_run(output "${CMAKE_COMMAND}" --build "${dir}/build-debug" --target debug_flags)
+cubind_run(output "${CMAKE_COMMAND}" --build "${dir}/build-debug" --target debug_flags
+           options_config)
 expect_type(debug_flags double ../build-debug/)
+expect_type(options_config float ../build-debug/)
 cubind_fatbin_entries(entries "${dir}/build-debug/debug_flags/scale.fatbin" FLAGS flags)
 cubind_expect("${flags}" "^sm_75=0x[0-9a-f]*8[0-9a-f][0-9a-f][0-9a-f]$"
               "Debug with -G: one compressed (zstd) cubin")
