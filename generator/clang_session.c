@@ -245,6 +245,9 @@ static void build_arguments(clang_session *session) {
   cubind_strlist_add(args, "-fcuda-allow-variadic-functions");
   cubind_strlist_add(args, "-ferror-limit=0");
   cubind_strlist_add(args, "-Wno-unknown-cuda-version");
+  /* nvcc takes C++17's removed `register` (legacy HPC code) without a word; clang's error
+     stands in the bodies it parses (deduced return types, constexpr functions, lambdas) */
+  cubind_strlist_add(args, "-Wno-register");
   /* nvcc takes a template argument such as (Kind)5, outside the enum's values; clang 16 to 19
      reject it by default, as a warning that can still be turned off */
   if (session->major >= 16 && session->major <= 19)

@@ -639,6 +639,8 @@ static int scan_text(leading_scan *scan, const char *text, size_t size, const ch
   const char *at = text, *end = text + size;
   int first = 1;
   directive d, define;
+  if (size >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+    at += 3; /* a UTF-8 byte order mark (editors on Windows write one), which clang skips */
   while ((at = skip_blank(at, end)) < end && read_directive(at, end, &d)) {
     const char *hash = at;
     if (d.stop >= end && end[-1] != '\n')

@@ -446,6 +446,9 @@ expect "installed base" "^cubind-gen: prelude $inst_base \\(0 of 0 leading lines
 run_installed "fp16, -I, -D and -U that change nothing" fp16 -I "$include" -DCUBIND_TEST_X=1 -UCUBIND_TEST_Y \
   -DNDEBUG
 expect "installed list" "^cubind-gen: prelude $inst_fp16 \\(1 of 1 leading lines\\)\$"
+printf '\xEF\xBB\xBF' | cat - "$work/fp16.cu" >"$work/fp16_bom.cu" # a UTF-8 byte order mark first
+run_installed "fp16 after a byte order mark" fp16_bom -I "$include"
+expect "a byte order mark" "^cubind-gen: prelude $inst_fp16 \\(1 of 1 leading lines\\)\$"
 run_installed "fp16, a macro it tests" fp16 -I "$include" -D__CUDA_NO_HALF_CONVERSIONS__
 expect "a macro the list's header tests" "^cubind-gen: prelude $inst_base \\(0 of 1 leading lines\\)\$"
 mkdir -p "$work/shadow16"
