@@ -507,6 +507,25 @@ void map_array_param(CXType array, c_type *out, char **elem_type, unsigned long 
       cubind_buf_free(&buf);
     return;
   }
+  if (cx_strip_sugar(element).kind == CXType_Pointer) { /* int *p[]: int **p, as C reads it */
+    char *inner_elem;
+    unsigned long long inner_size;
+    map_pointer_at(element, &value, &inner_elem, &inner_size, 0, 1);
+    free(inner_elem);
+    if (!value.spelling) {
+      out->unsupported = value.unsupported;
+      return;
+    }
+    cubind_buf_puts(&buf, value.spelling);
+    /* a typedef of an array of pointers (`const fptrs p`): C qualifies the pointers */
+    if ((outer & QUALIFIED_CONST) && !clang_isConstQualifiedType(clang_getCanonicalType(element)))
+      cubind_buf_puts(&buf, buf.data[buf.length - 1] == '*' ? "const" : " const");
+    *elem_type = value.spelling;
+    out->needs |= value.needs;
+    cubind_buf_puts(&buf, buf.data[buf.length - 1] == '*' ? "*" : " *");
+    out->spelling = buf.data;
+    return;
+  }
   map_value_type(element, &value);
   append_qualifiers(&buf, element, outer);
   if (value.spelling) {

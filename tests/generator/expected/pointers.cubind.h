@@ -83,6 +83,13 @@ cubind_status array_typedef_params_call(const cubind_config *cfg, const float *a
 cubind_status array_typedef_params_attributes(cubind_kernel_attributes *out);
 cubind_status array_typedef_params_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+cubind_status pointer_arrays_launch(const cubind_config *cfg, int **rows, const char **names,
+    double *const *columns, const float *CUBIND_RESTRICT *batch);
+cubind_status pointer_arrays_call(const cubind_config *cfg, int **rows, const char **names,
+    double *const *columns, const float *CUBIND_RESTRICT *batch);
+cubind_status pointer_arrays_attributes(cubind_kernel_attributes *out);
+cubind_status pointer_arrays_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
 #ifdef __cplusplus
 }
 #endif
@@ -131,6 +138,12 @@ static const cubind_param_info cubind_g_pointers_params7[] = {
     {"v", 16, 8},
     {"out", 24, 8},
 };
+static const cubind_param_info cubind_g_pointers_params8[] = {
+    {"rows", 0, 8},
+    {"names", 8, 8},
+    {"columns", 16, 8},
+    {"batch", 24, 8},
+};
 
 /* {C name, cubin symbol, parameters, number of parameters} */
 static const cubind_kernel_info cubind_g_pointers_kernels[] = {
@@ -142,6 +155,7 @@ static const cubind_kernel_info cubind_g_pointers_kernels[] = {
     {"array_params", "_Z12array_paramsPKfPii", cubind_g_pointers_params5, 3},
     {"array_typedef_ptrs", "_Z18array_typedef_ptrsPA3_iPA3_Ki", cubind_g_pointers_params6, 2},
     {"array_typedef_params", "_Z20array_typedef_paramsPKfPA4_KiPVhPf", cubind_g_pointers_params7, 4},
+    {"pointer_arrays", "pointer_arrays", cubind_g_pointers_params8, 4},
 };
 
 /* The module: its descriptor (read-only) and the runtime's state for it (written only by
@@ -149,7 +163,7 @@ static const cubind_kernel_info cubind_g_pointers_kernels[] = {
 static cubind_module_state cubind_g_pointers_state;
 static const cubind_module cubind_g_pointers_module = {
     3, "pointers", cubind_fatbin_pointers, &cubind_fatbin_pointers_size,
-    cubind_g_pointers_kernels, 8, &cubind_g_pointers_state, NULL, 0};
+    cubind_g_pointers_kernels, 9, &cubind_g_pointers_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -316,6 +330,26 @@ cubind_status array_typedef_params_attributes(cubind_kernel_attributes *out) {
 
 cubind_status array_typedef_params_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cubind_g_pointers_module, 7, n, shared_bytes, out);
+}
+
+cubind_status pointer_arrays_launch(const cubind_config *cfg, int **rows, const char **names,
+    double *const *columns, const float *CUBIND_RESTRICT *batch) {
+  void *cubind_args[4] = {&rows, &names, &columns, &batch};
+  return cubind_module_launch(&cubind_g_pointers_module, 8, cfg, cubind_args);
+}
+
+cubind_status pointer_arrays_call(const cubind_config *cfg, int **rows, const char **names,
+    double *const *columns, const float *CUBIND_RESTRICT *batch) {
+  void *cubind_args[4] = {&rows, &names, &columns, &batch};
+  return cubind_module_call(&cubind_g_pointers_module, 8, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status pointer_arrays_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_pointers_module, 8, out);
+}
+
+cubind_status pointer_arrays_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_pointers_module, 8, n, shared_bytes, out);
 }
 
 #endif /* CUBIND_GENERATED_POINTERS_IMPLEMENTATION */
