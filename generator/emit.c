@@ -369,6 +369,13 @@ static void append_block_text(cubind_buf *out, const char *at, const char *end, 
  * would splice the next line (the prototype) into it, becomes a block comment (of all its lines
  * where the doc is `//` comments alone: "/// text" -> " * text").
  */
+/* 1 when the line [start, end) ends in a backslash (before a CRLF's '\r'): it splices the next. */
+static int line_spliced(const char *start, const char *end) {
+  if (end > start && end[-1] == '\r')
+    end--;
+  return end > start && end[-1] == '\\';
+}
+
 static void append_doc_text(cubind_buf *out, const char *doc) {
   const char *at, *end, *line;
   int line_comments_only = 1, spliced = 0;
@@ -377,7 +384,7 @@ static void append_doc_text(cubind_buf *out, const char *doc) {
     line = at + strspn(at, " \t");
     if (line[0] != '/' || line[1] != '/')
       line_comments_only = 0;
-    if (end > at && end[-1] == '\\')
+    if (line_spliced(at, end))
       spliced = 1;
   }
   if (line_comments_only && spliced) {
@@ -409,9 +416,16 @@ static void append_doc_text(cubind_buf *out, const char *doc) {
       append_block_text(out, at + 2, end, 0);
       cubind_buf_puts(out, "*/");
       at = close ? close + 2 : end;
-    } else if (at[0] == '/' && at[1] == '/') { /* a line comment, to its line's end */
+    } else if (at[0] == '/' && at[1] == '/') {
+      /* a line comment, to its line's end and through the lines a backslash splices to it
+         (which the compiler reads as the comment's: "/// a \\", "   b") */
+      const char *start = at;
       end = at + strcspn(at, "\n");
-      if (end[-1] == '\\') {
+      while (line_spliced(start, end) && *end == '\n') {
+        start = end + 1;
+        end = start + strcspn(start, "\n");
+      }
+      if (start != at || line_spliced(start, end)) {
         const char *text = at + 2;
         while (*text == '/' || *text == '!') /* its "///": the opening */
           text++;

@@ -128,18 +128,36 @@ cubind_status two_blocks_config_occupancy(size_t n, unsigned shared_bytes, cubin
 
 #line 40 "doc_comments.cu"
 /** A block comment, then `///` lines, one ending in a backslash (LaTeX): */
-/* A = (a b \\ */
-///      c d)
+/* A = (a b \\
+///      c d) */
 #line 134 "doc_comments.cubind.h"
 cubind_status block_then_lines_launch(const cubind_config *cfg, int *p);
 #line 40 "doc_comments.cu"
 /** A block comment, then `///` lines, one ending in a backslash (LaTeX): */
-/* A = (a b \\ */
-///      c d)
+/* A = (a b \\
+///      c d) */
 #line 140 "doc_comments.cubind.h"
 cubind_status block_then_lines_call(const cubind_config *cfg, int *p);
 cubind_status block_then_lines_attributes(cubind_kernel_attributes *out);
 cubind_status block_then_lines_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
+#line 45 "doc_comments.cu"
+/* A `///` line ending in a backslash splices the next line, of no comment mark, into the \
+comment (the compiler reads it so) */
+#line 148 "doc_comments.cubind.h"
+cubind_status spliced_line_launch(const cubind_config *cfg, int *p);
+#line 45 "doc_comments.cu"
+/* A `///` line ending in a backslash splices the next line, of no comment mark, into the \
+comment (the compiler reads it so) */
+#line 153 "doc_comments.cubind.h"
+cubind_status spliced_line_call(const cubind_config *cfg, int *p);
+cubind_status spliced_line_attributes(cubind_kernel_attributes *out);
+cubind_status spliced_line_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
+cubind_status after_commented_out_launch(const cubind_config *cfg, int *p);
+cubind_status after_commented_out_call(const cubind_config *cfg, int *p);
+cubind_status after_commented_out_attributes(cubind_kernel_attributes *out);
+cubind_status after_commented_out_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 #ifdef __cplusplus
 }
@@ -178,6 +196,8 @@ static const cubind_param_info cubind_g_doc_comments_params6[] = {{"p", 0, 8}};
 static const cubind_param_info cubind_g_doc_comments_params7[] = {{"p", 0, 8}};
 static const cubind_param_info cubind_g_doc_comments_params8[] = {{"p", 0, 8}};
 static const cubind_param_info cubind_g_doc_comments_params9[] = {{"p", 0, 8}};
+static const cubind_param_info cubind_g_doc_comments_params10[] = {{"p", 0, 8}};
+static const cubind_param_info cubind_g_doc_comments_params11[] = {{"p", 0, 8}};
 
 /* {C name, cubin symbol, parameters, number of parameters} */
 static const cubind_kernel_info cubind_g_doc_comments_kernels[] = {
@@ -191,6 +211,8 @@ static const cubind_kernel_info cubind_g_doc_comments_kernels[] = {
     {"comment_opener", "_Z14comment_openerPi", cubind_g_doc_comments_params7, 1},
     {"two_blocks", "_Z10two_blocksPi", cubind_g_doc_comments_params8, 1},
     {"block_then_lines", "_Z16block_then_linesPi", cubind_g_doc_comments_params9, 1},
+    {"spliced_line", "_Z12spliced_linePi", cubind_g_doc_comments_params10, 1},
+    {"after_commented_out", "_Z19after_commented_outPi", cubind_g_doc_comments_params11, 1},
 };
 
 /* The module: its descriptor (read-only) and the runtime's state for it (written only by
@@ -198,7 +220,7 @@ static const cubind_kernel_info cubind_g_doc_comments_kernels[] = {
 static cubind_module_state cubind_g_doc_comments_state;
 static const cubind_module cubind_g_doc_comments_module = {
     3, "doc_comments", cubind_fatbin_doc_comments, &cubind_fatbin_doc_comments_size,
-    cubind_g_doc_comments_kernels, 10, &cubind_g_doc_comments_state, NULL, 0};
+    cubind_g_doc_comments_kernels, 12, &cubind_g_doc_comments_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -385,6 +407,42 @@ cubind_status block_then_lines_attributes(cubind_kernel_attributes *out) {
 
 cubind_status block_then_lines_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cubind_g_doc_comments_module, 9, n, shared_bytes, out);
+}
+
+cubind_status spliced_line_launch(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_launch(&cubind_g_doc_comments_module, 10, cfg, cubind_args);
+}
+
+cubind_status spliced_line_call(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_call(&cubind_g_doc_comments_module, 10, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status spliced_line_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_doc_comments_module, 10, out);
+}
+
+cubind_status spliced_line_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_doc_comments_module, 10, n, shared_bytes, out);
+}
+
+cubind_status after_commented_out_launch(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_launch(&cubind_g_doc_comments_module, 11, cfg, cubind_args);
+}
+
+cubind_status after_commented_out_call(const cubind_config *cfg, int *p) {
+  void *cubind_args[1] = {&p};
+  return cubind_module_call(&cubind_g_doc_comments_module, 11, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status after_commented_out_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_doc_comments_module, 11, out);
+}
+
+cubind_status after_commented_out_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_doc_comments_module, 11, n, shared_bytes, out);
 }
 
 #endif /* CUBIND_GENERATED_DOC_COMMENTS_IMPLEMENTATION */
