@@ -155,9 +155,12 @@ static void add_arg(cubind_strlist *args, const char *format, const char *value)
 
 /*
  * nvcc's __CUDACC_VER_MAJOR__ and __CUDACC_VER_MINOR__, which clang does not define and code
- * gates declarations on (PyTorch, CUTLASS): the toolkit's version, from its cuda.h
- * (CUDA_VERSION 13000: 13 and 0, near its top). __NVCC__ stays undefined: CCCL would take
- * clang for nvcc.
+ * gates declarations on (PyTorch, CUTLASS), and __CUDA_API_VER_MAJOR__ / _MINOR__ (which
+ * cuda_runtime_api.h reads too): the toolkit's version, from its cuda.h (CUDA_VERSION 13000:
+ * 13 and 0, near its top); and the macros nvcc defines that no toolkit header reads under clang
+ * (__NVCC_DIAG_PRAGMA_SUPPORT__, CUDA_DOUBLE_MATH_FUNCTIONS). __NVCC__ stays undefined: CCCL
+ * would take clang for nvcc. Left out: __CUDACC_VER_BUILD__ (only nvcc's binary holds it) and
+ * __CUDACC_DEVICE_ATOMIC_BUILTINS__ (what it guards, nvcc's __nv_atomic builtins, clang lacks).
  */
 static void add_toolkit_version(cubind_strlist *args, const char *cuda_path) {
   char *path = cubind_xasprintf("%s/include/cuda.h", cuda_path), *text = NULL, *at;
@@ -171,7 +174,13 @@ static void add_toolkit_version(cubind_strlist *args, const char *cuda_path) {
     cubind_strlist_add(args, define);
     snprintf(define, sizeof define, "-D__CUDACC_VER_MINOR__=%ld", version % 1000 / 10);
     cubind_strlist_add(args, define);
+    snprintf(define, sizeof define, "-D__CUDA_API_VER_MAJOR__=%ld", version / 1000);
+    cubind_strlist_add(args, define);
+    snprintf(define, sizeof define, "-D__CUDA_API_VER_MINOR__=%ld", version % 1000 / 10);
+    cubind_strlist_add(args, define);
   }
+  cubind_strlist_add(args, "-D__NVCC_DIAG_PRAGMA_SUPPORT__=1");
+  cubind_strlist_add(args, "-DCUDA_DOUBLE_MATH_FUNCTIONS");
   free(text);
   free(path);
 }
