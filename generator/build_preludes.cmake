@@ -10,7 +10,7 @@
 #         "-DCHECKED=thrust:thrust/transform.h" [-DOPENMP=ON] [-DSTANDARDS=c++14;c++20]
 #         [-DVARIANTS=--extended-lambda "-DVARIANT_GROUPS=cub/cub.cuh;thrust/transform.h"]
 #         [-DLIGHT_VARIANTS=-rdc=true -DLIGHT_VARIANT_GROUPS=cooperative_groups.h]
-#         [-DBASE_ARCH_LISTS=80;86]
+#         [-DBASE_ARCH_LISTS=80;86 -DBASE_ARCH_GROUPS=cub/cub.cuh]
 #         [-DSTAMP=<file>]
 #         -P build_preludes.cmake
 #
@@ -29,10 +29,11 @@
 # the base and VARIANT_GROUPS (groups of GROUPS, or the headers of CHECKED ones) built with
 # each option; LIGHT_VARIANTS: such options for which the base and LIGHT_VARIANT_GROUPS are
 # built. <DIR>/variants names them all: a run with one takes them (a macro's option: the macro
-# keys them, parse.h: variant_defines; -std keys every prelude). BASE_ARCH_LISTS: more architecture
-# lists, each given the base alone (plain, and with OPENMP as host OpenMP code sees it): a
-# binary of sm_80 alone parses with __CUDA_ARCH__ 800, which no list's prelude fits. What an
-# earlier run left in the directory (preludes, shim headers) is removed first, and nothing else:
+# keys them, parse.h: variant_defines; -std keys every prelude). BASE_ARCH_LISTS: more
+# architecture lists, each given the base (plain, and with OPENMP as host OpenMP code sees it)
+# and BASE_ARCH_GROUPS: a binary of sm_80 alone parses with __CUDA_ARCH__ 800, which no list's
+# prelude fits. What an earlier run left in the directory (preludes, shim headers) is removed
+# first, and nothing else:
 # an older cubind-gen's are never read again (a key holds every clang argument). A prelude that
 # fails to build is reported and left out; the build goes on (the cache is an optimisation).
 cmake_minimum_required(VERSION 3.20)
@@ -87,7 +88,7 @@ if(NOT seeds)
 endif()
 # The variants' seeds, the base's first; the options, before any run reads the directory
 file(WRITE "${work}/variant_base.cu" "")
-foreach(kind variant light_variant)
+foreach(kind variant light_variant base_arch)
   string(TOUPPER "${kind}_GROUPS" groups)
   set(${kind}_seeds "${work}/variant_base.cu")
   foreach(group IN LISTS ${groups})
@@ -146,6 +147,9 @@ foreach(archs IN LISTS BASE_ARCH_LISTS)
   foreach(variant IN LISTS openmp_variants)
     prepare("${work}/variant_base.cu" ${${variant}_args} --binary-archs "${archs}")
   endforeach()
+  foreach(seed IN LISTS base_arch_seeds) # the base again (prepared above), then the groups
+    prepare("${seed}" --binary-archs "${archs}")
+  endforeach()
 endforeach()
 # host OpenMP code's base (one for every architecture list: the shared base leaves
 # __CUDA_ARCH_LIST__ out), when no group made it
@@ -173,7 +177,7 @@ foreach(prelude IN LISTS preludes)
   math(EXPR bytes "${bytes} + ${size} / 1048576")
 endforeach()
 message(STATUS "cubind-gen preludes: ${count} in ${DIR} (${bytes} MiB), for ${ARCH_LISTS}"
-               " (${openmp_variants}); the base for ${BASE_ARCH_LISTS}")
+               " (${openmp_variants}); the base and ${BASE_ARCH_GROUPS} for ${BASE_ARCH_LISTS}")
 if(STAMP)
   file(TOUCH "${STAMP}")
 endif()
