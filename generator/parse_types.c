@@ -323,7 +323,10 @@ void map_value_type(CXType type, c_type *out) {
   }
   default: {
     char *spelled = cx_type_spelling(type), *canonical_spelling = cx_type_spelling(canonical);
-    if (strcmp(canonical_spelling, "char8_t") == 0) { /* libclang has no kind for C++20's */
+    const char *bare = canonical_spelling; /* a pointee keeps its qualifiers: const char8_t */
+    while (strncmp(bare, "const ", 6) == 0 || strncmp(bare, "volatile ", 9) == 0)
+      bare = strchr(bare, ' ') + 1;
+    if (strcmp(bare, "char8_t") == 0) { /* libclang has no kind for C++20's */
       out->spelling = cubind_xstrdup("unsigned char"); /* C23's char8_t */
       out->is_scalar = 1;
     } else

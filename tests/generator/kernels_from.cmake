@@ -4,7 +4,8 @@
 #         -DINCLUDE_DIR=runtime/include -DCC=cc -DCXX=c++ -DCUDA_INCLUDE=dir "-DARCHS=80;90"
 #         [-DNVCC_OPTIONS=opt^^opt] [-DGEN_OPTIONS=opt^^opt] [-DEXPECTED_DIR=dir]
 #         [-DEXPECT_BOUND=n] [-DEXPECT_EXPLICIT=n] [-DEXPECT_NAMES=name^^name]
-#         [-DEXPECT_UNBOUND=regex^^regex] [-DEXPECT_STDERR=regex] [-DEXPLICIT_STDERR=regex]
+#         [-DEXPECT_UNBOUND=regex^^regex] [-DEXPECT_HEADER=regex^^regex]
+#         [-DEXPECT_STDERR=regex] [-DEXPLICIT_STDERR=regex]
 #         [-DEXPECT_PARSES=what^^what] -P kernels_from.cmake
 #
 # 1. nvcc builds the fatbin for ARCHS (as add_gpu_kernels does), keeping the cubins it holds;
@@ -12,7 +13,8 @@
 # 2. cubind-gen --kernels-from <fatbin>: every kernel readelf lists is either bound (in the
 #    kernel table of the generated .c) or listed as unbound in the header; exactly
 #    EXPECT_BOUND are bound, EXPECT_NAMES among them (each declares <name>_launch); each
-#    EXPECT_UNBOUND regex matches the header; stderr matches
+#    EXPECT_UNBOUND regex matches the header's list of unbound kernels, each EXPECT_HEADER regex
+#    the header (a prototype's types); stderr matches
 #    EXPECT_STDERR (empty: nothing). With EXPECTED_DIR the outputs equal the golden files
 #    (CUBIND_UPDATE_GOLDEN=1 rewrites them). Its parses, in order, are EXPECT_PARSES (as
 #    CUBIND_GEN_REPORT names them).
@@ -34,6 +36,7 @@ file(MAKE_DIRECTORY "${OUT_DIR}/binary" "${OUT_DIR}/cubins" "${OUT_DIR}/explicit
 string(REPLACE "^^" ";" nvcc_options "${NVCC_OPTIONS}")
 string(REPLACE "^^" ";" gen_options "${GEN_OPTIONS}") # given to every cubind-gen run
 string(REPLACE "^^" ";" expect_unbound "${EXPECT_UNBOUND}")
+string(REPLACE "^^" ";" expect_header "${EXPECT_HEADER}")
 string(REPLACE "^^" ";" expect_names "${EXPECT_NAMES}")
 
 function(run)
@@ -137,6 +140,11 @@ foreach(regex IN LISTS expect_unbound)
   if(NOT unbound_text MATCHES "${regex}")
     message(FATAL_ERROR "the list of unbound kernels does not match '${regex}':\n"
                         "${unbound_text}")
+  endif()
+endforeach()
+foreach(regex IN LISTS expect_header)
+  if(NOT header_text MATCHES "${regex}")
+    message(FATAL_ERROR "the header does not match '${regex}':\n${header_text}")
   endif()
 endforeach()
 if(EXPECTED_DIR)
