@@ -232,10 +232,15 @@ static char *record_problem(parse_context *ctx, CXCursor decl, const char *displ
                             "pointer",
                             display, *header);
   /* (a template first: moving it to the global scope would not help) */
-  if (!clang_Cursor_isNull(clang_getSpecializedCursorTemplate(decl)))
+  if (!clang_Cursor_isNull(clang_getSpecializedCursorTemplate(decl)) &&
+      clang_Type_getNumTemplateArguments(clang_getCursorType(decl)) > 0)
     return cubind_xasprintf(
         "'%s' is a class template specialization, which C cannot name: use a plain struct",
         display);
+  if (!clang_Cursor_isNull(clang_getSpecializedCursorTemplate(decl))) /* Gemm<float>::Params */
+    return cubind_xasprintf("%s '%s' is a member of a class template's instance, which C "
+                            "cannot name: declare it at global scope",
+                            what, display);
   if (!cx_at_file_scope(decl) && !(defined_here && nested_record(decl)))
     return cubind_xasprintf(
         "%s '%s' is declared inside a namespace or class, where C cannot name it: declare it at "
