@@ -878,8 +878,8 @@ void parse_binary_references(const cubind_binary *binary, cubind_strlist *lines)
 
 /*
  * Resolves the candidates that `takes` picks for `arch` (0: the main parse's __CUDA_ARCH__;
- * else arch * 10; the main one again for the decayed): from the main parse's own reference lines when it holds them
- * (parse_binary_references), else in one wrapper.
+ * else arch * 10; main_arch: the main one again, for the decayed): from the main parse's own
+ * reference lines when it holds them (parse_binary_references), else in one wrapper.
  */
 static void resolve_candidates(parse_context *ctx, clang_session *session, candidate *cands,
                                size_t count, unsigned arch, unsigned main_arch) {

@@ -114,6 +114,17 @@ typedef struct cubind_module {
 } cubind_module;
 
 /*
+ * CUBIND_CONVERT_(type, value): the conversions of this header's inline code and of the
+ * generated stubs, which the user's C++ compiles too: a static_cast there, so that projects
+ * building with -Wold-style-cast stay quiet.
+ */
+#ifdef __cplusplus
+#define CUBIND_CONVERT_(type, value) (static_cast<type>(value))
+#else
+#define CUBIND_CONVERT_(type, value) ((type)(value))
+#endif
+
+/*
  * Counts. The element count of a host buffer of `<kernel>_call`: the value of its
  * CUBIND_IN_N(expr) expression, computed by the generated code with the helpers below, or the
  * `size_t <param>_count` argument the caller passed.
@@ -143,17 +154,6 @@ typedef struct cubind_module {
  *   size_t cubind_count_result(cubind_count_value v)   v, or CUBIND_COUNT_INVALID for NAN or
  *                                                      a negative value
  */
-/*
- * CUBIND_CONVERT_(type, value): the conversions of this header's inline code and of the
- * generated stubs, which the user's C++ compiles too: a static_cast there, so that projects
- * building with -Wold-style-cast stay quiet.
- */
-#ifdef __cplusplus
-#define CUBIND_CONVERT_(type, value) (static_cast<type>(value))
-#else
-#define CUBIND_CONVERT_(type, value) ((type)(value))
-#endif
-
 #define CUBIND_COUNT_INVALID CUBIND_CONVERT_(size_t, -1)
 
 typedef long long cubind_count_value;
@@ -161,10 +161,12 @@ typedef long long cubind_count_value;
 #define CUBIND_COUNT_MAX 0x7fffffffffffffffLL        /* LLONG_MAX */
 
 static inline cubind_count_value cubind_count_int(intmax_t v) {
-  return v < -CUBIND_COUNT_MAX || v > CUBIND_COUNT_MAX ? CUBIND_COUNT_NAN : CUBIND_CONVERT_(cubind_count_value, v);
+  return v < -CUBIND_COUNT_MAX || v > CUBIND_COUNT_MAX ? CUBIND_COUNT_NAN
+                                                       : CUBIND_CONVERT_(cubind_count_value, v);
 }
 static inline cubind_count_value cubind_count_uint(uintmax_t v) {
-  return v > CUBIND_CONVERT_(uintmax_t, CUBIND_COUNT_MAX) ? CUBIND_COUNT_NAN : CUBIND_CONVERT_(cubind_count_value, v);
+  return v > CUBIND_CONVERT_(uintmax_t, CUBIND_COUNT_MAX) ? CUBIND_COUNT_NAN
+                                                         : CUBIND_CONVERT_(cubind_count_value, v);
 }
 /* 1 when either operand is NAN (every binary helper starts with it). */
 static inline int cubind_count_nan2_(cubind_count_value a, cubind_count_value b) {
