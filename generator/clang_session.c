@@ -804,6 +804,8 @@ typedef struct include_visit {
   CXTranslationUnit tu;
   cubind_strlist *deps;
   const char *prelude; /* the prelude's .pch, whose own main file (<name>.cu) is no input */
+  const char *shim_dir; /* cubind-gen's own headers (NVCC_VIEW_SHIM, -include'd by path: not a
+                           system header to clang), no input either */
 } include_visit;
 
 /* 1 when `name` is the main file of the prelude `prelude` (its basename, .cu for .pch). */
@@ -826,7 +828,9 @@ static void visit_inclusion(CXFile file, CXSourceLocation *stack, unsigned depth
   if (clang_Location_isInSystemHeader(clang_getLocationForOffset(visit->tu, file, 0)))
     return;
   name = cx_string(clang_getFileName(file));
-  if (visit->prelude && is_prelude_source(name, visit->prelude)) {
+  if ((visit->prelude && is_prelude_source(name, visit->prelude)) ||
+      (visit->shim_dir && strncmp(name, visit->shim_dir, strlen(visit->shim_dir)) == 0 &&
+       name[strlen(visit->shim_dir)] == '/')) {
     free(name);
     return;
   }
@@ -841,6 +845,7 @@ void session_add_inclusions(const clang_session *session, cubind_strlist *deps) 
   visit.tu = session->unit;
   visit.deps = deps;
   visit.prelude = session->prelude;
+  visit.shim_dir = session->shim_dir;
   if (session->unit)
     clang_getInclusions(session->unit, visit_inclusion, &visit);
 }
