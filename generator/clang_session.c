@@ -514,7 +514,7 @@ static CXTranslationUnit parse_with_references(clang_session *session,
   session->first_reference_line = session_reference_text(source, size, references, &text);
   session->num_reference_lines = references->count;
   free(source);
-  tu = parse(session, "the .cu and the binary's references", &session->args, session->prelude,
+  tu = parse(session, "the .cu and its reference lines", &session->args, session->prelude,
              text.data, text.length, 0, &status);
   cubind_buf_free(&text);
   count = tu ? clang_getNumDiagnostics(tu) : 0;

@@ -50,7 +50,7 @@ int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubin
   }
   model->relocatable = cubind_strlist_contains(options->variant_defines, "-D__CUDACC_RDC__") ||
                        cubind_strlist_contains(options->implied_defines, "-D__CUDACC_RDC__");
-  parse_binary_references(options->binary, &references);
+  parse_reference_lines(&ctx, &references);
   if (session_open(&session, options) == 0)
     tu = session_parse_input(&session, &references);
   cubind_strlist_free(&references);
@@ -69,6 +69,8 @@ int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubin
   session_close(&session);
   free(ctx.input_real);
   free(ctx.input_dir_real);
+  free(ctx.instantiation_offsets);
+  cubind_strlist_free(&ctx.instantiation_lines);
   return cubind_error_count() > errors_before ? 1 : 0;
 }
 

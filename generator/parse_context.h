@@ -27,6 +27,12 @@ typedef struct parse_context {
   char *input_real;         /* its real path (NULL when it has none) */
   char *input_dir_real;     /* the real path of its directory */
   cubind_model *model;      /* where the facts go */
+  /* the main parse's reference lines (parse_wrapper.c): the binary's kernels', then the
+     explicit instantiations' */
+  size_t num_binary_lines;
+  size_t num_instantiation_lines;
+  size_t *instantiation_offsets;        /* [i]: where line i's `template` is in the .cu */
+  cubind_strlist instantiation_lines;   /* [i]: line i */
 } parse_context;
 
 /* parse_place: where the cursor's declaration lies: the .cu, a user header or a system header. */

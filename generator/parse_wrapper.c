@@ -8,6 +8,8 @@
 
 #include "binary.h"
 #include "clang_util.h"
+#include "fs.h"
+#include "instantiation_scan.h"
 #include "parse_decls.h"
 #include "parse_templates.h"
 #include "util.h"
@@ -17,9 +19,10 @@
 /* A parsed wrapper: what each of its reference lines resolved to. */
 typedef struct wrapper {
   CXTranslationUnit tu;
-  unsigned first_line; /* the line of cubind_ref_0 */
+  unsigned first_line; /* the line of its first reference */
+  const char *variable; /* the name of its references' variables, before their index */
   size_t count;
-  CXCursor *functions; /* [i]: the function cubind_ref_<i> names, or a null cursor */
+  CXCursor *functions; /* [i]: the function reference i names, or a null cursor */
   char **errors;       /* [i]: clang's first error on that line (new string), or NULL */
 } wrapper;
 
@@ -56,9 +59,11 @@ static enum CXChildVisitResult visit_wrapper(CXCursor cursor, CXCursor parent,
     clang_visitChildren(cursor, visit_wrapper, data);
   } else if (clang_getCursorKind(cursor) == CXCursor_VarDecl) {
     char *name = cx_spelling(cursor);
-    unsigned index;
-    char tail;
-    if (sscanf(name, "cubind_ref_%u%c", &index, &tail) == 1 && index < w->count)
+    size_t prefix = strlen(w->variable);
+    char *end;
+    unsigned long index;
+    if (strncmp(name, w->variable, prefix) == 0 && isdigit((unsigned char)name[prefix]) &&
+        (index = strtoul(name + prefix, &end, 10), !*end) && index < w->count)
       clang_visitChildren(cursor, find_function_reference, &w->functions[index]);
     free(name);
   }
@@ -66,15 +71,18 @@ static enum CXChildVisitResult visit_wrapper(CXCursor cursor, CXCursor parent,
 }
 
 /*
- * Reads what the `count` reference lines of `tu` from `first_line` on resolved to: the function
- * each names, clang's first error on each. w->tu is `tu` (not w's to dispose).
+ * Reads what the `count` reference lines of `tu` from `first_line` on, which declare
+ * `variable`<i>, resolved to: the function each names, clang's first error on each. w->tu is
+ * `tu` (not w's to dispose).
  */
-static void wrapper_read(CXTranslationUnit tu, unsigned first_line, size_t count, wrapper *w) {
+static void wrapper_read(CXTranslationUnit tu, unsigned first_line, size_t count,
+                         const char *variable, wrapper *w) {
   unsigned d, num_diags = tu ? clang_getNumDiagnostics(tu) : 0;
   size_t i;
   memset(w, 0, sizeof *w);
   w->tu = tu;
   w->first_line = first_line;
+  w->variable = variable;
   w->count = count;
   w->functions = cubind_xcalloc(count + 1, sizeof *w->functions);
   w->errors = cubind_xcalloc(count + 1, sizeof *w->errors);
@@ -93,12 +101,12 @@ static void wrapper_read(CXTranslationUnit tu, unsigned first_line, size_t count
 }
 
 /*
- * Parses the .cu's text (as the main parse read it) followed by `lines` (each declares
- * cubind_ref_<i>), with __CUDA_ARCH__ = cuda_arch (0: the main parse's), and reads it into *w;
+ * Parses the .cu's text (as the main parse read it) followed by `lines` (line i declares
+ * `variable`<i>), with __CUDA_ARCH__ = cuda_arch (0: the main parse's), and reads it into *w;
  * w->tu is NULL when clang could not parse it at all.
  */
 static void wrapper_parse(clang_session *session, const cubind_strlist *lines,
-                          unsigned cuda_arch, wrapper *w) {
+                          unsigned cuda_arch, const char *variable, wrapper *w) {
   cubind_buf text = {0};
   unsigned first_line = 0;
   CXTranslationUnit tu = NULL;
@@ -107,7 +115,7 @@ static void wrapper_parse(clang_session *session, const cubind_strlist *lines,
     tu = session_parse_text(session, text.data, text.length, cuda_arch);
     cubind_buf_free(&text);
   }
-  wrapper_read(tu, tu ? first_line : 0, lines->count, w);
+  wrapper_read(tu, tu ? first_line : 0, lines->count, variable, w);
 }
 
 static void wrapper_free(wrapper *w) {
@@ -145,63 +153,8 @@ static cubind_kernel *add_specialization(parse_context *ctx, CXCursor function,
 
 /* ---- 1. Explicit instantiations ---------------------------------------------------------- */
 
-/* One explicit instantiation found in the tokens. */
-typedef struct instantiation {
-  size_t template_index; /* into model->templates */
-  char *args;            /* "< float >" as written, or "" when deduced */
-  char *params;          /* "( float * , float )" as written */
-  cubind_location location;
-} instantiation;
-
-/* Joins the spellings of tokens[first..last] with spaces. */
-static char *join_tokens(CXTranslationUnit tu, CXToken *tokens, unsigned first, unsigned last) {
-  cubind_buf out = {0};
-  unsigned i;
-  cubind_buf_puts(&out, "");
-  for (i = first; i <= last; i++) {
-    char *spelling = cx_string(clang_getTokenSpelling(tu, tokens[i]));
-    cubind_buf_printf(&out, "%s%s", i > first ? " " : "", spelling);
-    free(spelling);
-  }
-  return out.data;
-}
-
-static int token_is(CXTranslationUnit tu, CXToken token, const char *text) {
-  char *spelling = cx_string(clang_getTokenSpelling(tu, token));
-  int same = strcmp(spelling, text) == 0;
-  free(spelling);
-  return same;
-}
-
-/* The location of a token in the .cu, named as the user named it. */
-static void token_location(parse_context *ctx, CXTranslationUnit tu, CXToken token,
-                           cubind_location *location) {
-  CXFile file;
-  unsigned offset;
-  clang_getExpansionLocation(clang_getTokenLocation(tu, token), &file, &location->line,
-                             &location->column, &offset);
-  location->file = cubind_xstrdup(ctx->input);
-}
-
-/*
- * The name at tokens[name] with the scopes written before it ("v1::scale" of `void
- * v1::scale<float>(...)`, "::scale", "scale"), as a new string; tokens before `first` are not
- * looked at.
- */
-static char *written_qualified_name(CXTranslationUnit tu, CXToken *tokens, unsigned first,
-                                    unsigned name) {
-  unsigned begin = name;
-  for (;;) { /* back over "scope ::" pairs, then a leading "::" */
-    if (begin >= first + 2 && token_is(tu, tokens[begin - 1], "::") &&
-        clang_getTokenKind(tokens[begin - 2]) == CXToken_Identifier) {
-      begin -= 2;
-      continue;
-    }
-    if (begin >= first + 1 && token_is(tu, tokens[begin - 1], "::"))
-      begin--;
-    return join_tokens(tu, tokens, begin, name);
-  }
-}
+/* The variable of instantiation reference lines: cubind_inst_<i>. */
+#define INSTANTIATION_VARIABLE "cubind_inst_"
 
 /*
  * 1 when the qualified name `qualified` ("ns::v1::scale") is what `written` ("v1 :: scale",
@@ -225,98 +178,8 @@ static int ends_with_scope(const char *qualified, const char *written) {
   return result;
 }
 
-/*
- * Reads the explicit instantiation whose declaration starts after the `template` keyword at
- * tokens[start - 1]. Fills *found and returns 1 when it names exactly one template kernel of
- * this file (a name several namespaces use is recorded as a finding).
- */
-static int read_instantiation(parse_context *ctx, CXTranslationUnit tu, CXToken *tokens,
-                              unsigned count, unsigned start, instantiation *found) {
-  const cubind_model *model = ctx->model;
-  unsigned open = start, close, name, i;
-  int depth = 0;
-  char *spelling, *written;
-  size_t match = 0, matches = 0, t;
-  /* the parameter list's '(': the first outside the template arguments, which may hold
-     parentheses of their own (f<(1 + 2)>, f<sizeof(double)>, h<int (*)[3]>) */
-  {
-    int angle = 0, paren = 0;
-    for (; open < count && !token_is(tu, tokens[open], ";"); open++) {
-      if (token_is(tu, tokens[open], "(")) {
-        if (angle <= 0 && paren == 0)
-          break;
-        paren++;
-      } else if (token_is(tu, tokens[open], ")")) {
-        paren--;
-      } else if (paren == 0 && token_is(tu, tokens[open], "<")) {
-        angle++;
-      } else if (paren == 0 && token_is(tu, tokens[open], ">")) {
-        angle--;
-      } else if (paren == 0 && token_is(tu, tokens[open], ">>")) {
-        angle -= 2;
-      }
-    }
-  }
-  if (open >= count || open == start || !token_is(tu, tokens[open], "("))
-    return 0;
-  for (close = open; close < count; close++) {
-    if (token_is(tu, tokens[close], "("))
-      depth++;
-    else if (token_is(tu, tokens[close], ")") && --depth == 0)
-      break;
-  }
-  if (close >= count)
-    return 0;
-  name = open - 1;
-  /* skip back over the template arguments; `f<float, Max<float>>(` ends in one `>>` token */
-  if (token_is(tu, tokens[name], ">") || token_is(tu, tokens[name], ">>")) {
-    int paren = 0; /* a '<' or '>' inside parentheses, (a > b), is an operator */
-    depth = 0;
-    for (i = name + 1; i-- > start;) {
-      if (token_is(tu, tokens[i], ")"))
-        paren++;
-      else if (token_is(tu, tokens[i], "("))
-        paren--;
-      else if (paren == 0 && token_is(tu, tokens[i], ">"))
-        depth++;
-      else if (paren == 0 && token_is(tu, tokens[i], ">>"))
-        depth += 2;
-      else if (paren == 0 && token_is(tu, tokens[i], "<") && --depth == 0)
-        break;
-    }
-    if (i <= start || i > name)
-      return 0;
-    found->args = join_tokens(tu, tokens, i, name);
-    name = i - 1;
-  } else {
-    found->args = cubind_xstrdup("");
-  }
-  spelling = cx_string(clang_getTokenSpelling(tu, tokens[name]));
-  written = written_qualified_name(tu, tokens, start, name);
-  for (t = 0; t < model->num_templates; t++)
-    if (strcmp(model->templates[t].name, spelling) == 0 &&
-        ends_with_scope(model->templates[t].qualified, written)) {
-      match = t;
-      matches++;
-    }
-  free(written);
-  token_location(ctx, tu, tokens[name], &found->location);
-  if (matches > 1)
-    cubind_model_add_finding(ctx->model, CUBIND_FINDING_AMBIGUOUS_INSTANTIATION, spelling, NULL,
-                             &found->location);
-  free(spelling);
-  if (matches != 1) { /* no template kernel of that name here, or one per namespace */
-    free(found->args);
-    free(found->location.file);
-    return 0;
-  }
-  found->template_index = match;
-  found->params = join_tokens(tu, tokens, open, close);
-  return 1;
-}
-
 /* 1 when `offset` lies in a block the preprocessor skipped (#if 0, an undefined #ifdef). */
-static int in_skipped_range(CXSourceRangeList *skipped, unsigned offset) {
+static int in_skipped_range(CXSourceRangeList *skipped, size_t offset) {
   unsigned i;
   for (i = 0; skipped && i < skipped->count; i++) {
     CXFile file;
@@ -332,145 +195,225 @@ static int in_skipped_range(CXSourceRangeList *skipped, unsigned offset) {
 }
 
 /*
- * 1 when the byte at `offset` of `text` lies in a preprocessor directive (a #define's body, say):
- * its logical line, continuation lines joined, starts with '#'.
+ * The template kernel of the model an explicit instantiation names (its name in the scopes
+ * written), as an index into model->templates; -1 when none does, or when several do (a name
+ * several namespaces use: recorded as a finding).
  */
-static int in_directive(const char *text, size_t offset) {
-  size_t start = offset;
-  for (;;) {
-    while (start > 0 && text[start - 1] != '\n')
-      start--;
-    /* a line continued from the one before (backslash-newline) belongs to it */
-    if (start >= 2 && text[start - 2] == '\\') {
-      start--;
-      continue;
+static long instantiated_template(parse_context *ctx, const written_instantiation *inst) {
+  const cubind_model *model = ctx->model;
+  size_t t, matches = 0, match = 0;
+  for (t = 0; t < model->num_templates; t++)
+    if (strcmp(model->templates[t].name, inst->name) == 0 &&
+        ends_with_scope(model->templates[t].qualified, inst->written)) {
+      match = t;
+      matches++;
     }
-    if (start >= 3 && text[start - 2] == '\r' && text[start - 3] == '\\') {
-      start -= 2;
-      continue;
-    }
-    break;
+  if (matches > 1) {
+    cubind_location location;
+    location.file = cubind_xstrdup(ctx->input);
+    location.line = inst->line;
+    location.column = inst->column;
+    cubind_model_add_finding(ctx->model, CUBIND_FINDING_AMBIGUOUS_INSTANTIATION, inst->name,
+                             NULL, &location);
+    free(location.file);
   }
-  while (text[start] == ' ' || text[start] == '\t')
-    start++;
-  return text[start] == '#';
+  return matches == 1 ? (long)match : -1;
+}
+
+/* Visitor state of namespaces_at. */
+typedef struct scope_search {
+  CXFile file;           /* the .cu */
+  size_t offset;         /* in it */
+  cubind_strlist *scope; /* the names of the namespaces found around it */
+} scope_search;
+
+static enum CXChildVisitResult find_scope(CXCursor cursor, CXCursor parent, CXClientData data) {
+  scope_search *search = data;
+  enum CXCursorKind kind = clang_getCursorKind(cursor);
+  CXSourceRange extent;
+  CXFile file;
+  unsigned line, column, begin, end;
+  (void)parent;
+  /* an extern "C++" block is a LinkageSpec (libclang < 15: an UnexposedDecl) */
+  if (kind != CXCursor_Namespace && kind != CXCursor_LinkageSpec &&
+      kind != CXCursor_UnexposedDecl)
+    return CXChildVisit_Continue;
+  /* where the .cu writes it: a macro's use, for a namespace a macro opens */
+  extent = clang_getCursorExtent(cursor);
+  clang_getExpansionLocation(clang_getRangeStart(extent), &file, &line, &column, &begin);
+  if (!file || !clang_File_isEqual(file, search->file))
+    return CXChildVisit_Continue;
+  clang_getExpansionLocation(clang_getRangeEnd(extent), &file, &line, &column, &end);
+  if (search->offset < begin || search->offset >= end)
+    return CXChildVisit_Continue;
+  if (kind == CXCursor_Namespace) {
+    char *name = cx_spelling(cursor);
+    cubind_strlist_add(search->scope, name);
+    free(name);
+  }
+  clang_visitChildren(cursor, find_scope, data);
+  return CXChildVisit_Break;
 }
 
 /*
- * Finds the explicit instantiations of this file's template kernels in its tokens that are
- * code: not in blocks the preprocessor skipped, not in directives (a macro that instantiates
- * is seen only through nvcc's binary).
+ * The namespaces around `offset` of the .cu as clang parsed them (macros that open them, blocks
+ * under #if, included), outermost first, "" for an anonymous one.
  */
-static size_t find_instantiations(parse_context *ctx, CXTranslationUnit tu,
-                                  instantiation **out) {
-  CXFile file = clang_getFile(tu, ctx->input);
-  size_t size = 0, found = 0, capacity = 0;
-  CXToken *tokens = NULL;
-  CXSourceRangeList *skipped;
-  const char *text;
-  unsigned count = 0, i;
-  *out = NULL;
-  if (!file || !ctx->model->num_templates || !(text = clang_getFileContents(tu, file, &size)))
-    return 0;
-  clang_tokenize(tu,
-                 clang_getRange(clang_getLocationForOffset(tu, file, 0),
-                                clang_getLocationForOffset(tu, file, (unsigned)size)),
-                 &tokens, &count);
-  skipped = clang_getSkippedRanges(tu, file);
-  for (i = 0; i + 1 < count; i++) {
-    instantiation next;
-    CXFile where;
-    unsigned line, column, offset;
-    if (clang_getTokenKind(tokens[i]) != CXToken_Keyword || !token_is(tu, tokens[i], "template") ||
-        token_is(tu, tokens[i + 1], "<") || (i > 0 && token_is(tu, tokens[i - 1], "extern")))
-      continue;
-    clang_getSpellingLocation(clang_getTokenLocation(tu, tokens[i]), &where, &line, &column,
-                              &offset);
-    if (in_skipped_range(skipped, offset) || (offset < size && in_directive(text, offset)))
-      continue;
-    memset(&next, 0, sizeof next);
-    if (!read_instantiation(ctx, tu, tokens, count, i + 1, &next))
-      continue;
-    if (found == capacity) {
-      capacity = capacity ? capacity * 2 : 8;
-      *out = cubind_xrealloc(*out, capacity * sizeof **out);
-    }
-    (*out)[found++] = next;
-  }
-  if (skipped)
-    clang_disposeSourceRangeList(skipped);
-  clang_disposeTokens(tu, tokens, count);
-  return found;
+static void namespaces_at(CXTranslationUnit tu, CXFile file, size_t offset,
+                          cubind_strlist *scope) {
+  scope_search search;
+  search.file = file;
+  search.offset = offset;
+  search.scope = scope;
+  clang_visitChildren(clang_getTranslationUnitCursor(tu), find_scope, &search);
 }
 
-/*
- * The wrapper line of one explicit instantiation, inside the template's namespaces: C++ looks
- * the names of an explicit instantiation up there (it must be written in that namespace, or
- * qualified with it), so they resolve to the same types here:
- *   namespace ns { static void *cubind_ref_0 = (void *)static_cast<void (*)(P *)>(&::ns::f<P>); }
- */
-static char *instantiation_line(size_t index, const instantiation *inst, const char *qualified) {
-  cubind_buf line = {0};
-  const char *scope = qualified, *next;
-  unsigned depth = 0;
-  while ((next = strstr(scope, "::")) != NULL) {
-    cubind_buf_printf(&line, "namespace %.*s { ", (int)(next - scope), scope);
-    depth++;
-    scope = next + 2;
+/* Records the kernel an explicit instantiation's line resolved to, or a finding saying why not. */
+static void record_instantiation(parse_context *ctx, const written_instantiation *inst,
+                                 long template_index, CXCursor function, const char *error) {
+  const cubind_template *pattern = &ctx->model->templates[template_index];
+  cubind_location location;
+  char *usr = clang_Cursor_isNull(function)
+                  ? NULL
+                  : cx_usr(clang_getSpecializedCursorTemplate(function));
+  location.file = cubind_xstrdup(ctx->input);
+  location.line = inst->line;
+  location.column = inst->column;
+  /* one that does not resolve to a specialisation of the template matched, in clang's eyes
+     too, is reported, never turned into wrong code */
+  if (error || !usr || !cx_is_global(function) || strcmp(usr, pattern->usr) != 0) {
+    cubind_model_add_finding(ctx->model, CUBIND_FINDING_UNRESOLVED_INSTANTIATION, pattern->name,
+                             error, &location);
+    free(location.file);
+  } else {
+    char *display = cubind_xasprintf("%s%s", pattern->qualified, inst->args);
+    cubind_kernel *kernel =
+        add_specialization(ctx, function, CUBIND_ORIGIN_INSTANTIATION, inst->args, display);
+    if (kernel) { /* errors about this kernel point at its instantiation */
+      free(kernel->location.file);
+      kernel->location = location;
+    } else {
+      free(location.file);
+    }
+    free(display);
   }
-  cubind_buf_printf(&line,
-                    "static void *cubind_ref_%u = (void *)static_cast<void (*)%s>(&::%s%s);",
-                    (unsigned)index, inst->params, qualified, inst->args);
-  while (depth--)
-    cubind_buf_puts(&line, " }");
-  return line.data;
+  free(usr);
 }
 
 /* parse_instantiations: see parse_wrapper.h. */
 void parse_instantiations(parse_context *ctx, clang_session *session, CXTranslationUnit tu) {
-  instantiation *insts;
-  size_t count = find_instantiations(ctx, tu, &insts), i;
-  cubind_strlist lines = {0};
-  wrapper w;
+  CXFile file = clang_getFile(tu, ctx->input);
+  CXSourceRangeList *skipped;
+  written_instantiation *insts;
+  cubind_strlist retried = {0}; /* lines of those the main parse did not resolve */
+  long *pattern;
+  size_t *main_line, count, i, j;
+  int any_in_main = 0;
+  wrapper in_main, again;
+  if (!file || !ctx->model->num_templates || !session->main_text)
+    return;
+  /* the text as clang parsed it: offsets are clang's */
+  count = scan_instantiations(session->main_text, session->main_length, &insts);
   if (!count)
     return;
+  skipped = clang_getSkippedRanges(tu, file);
+  pattern = cubind_xcalloc(count, sizeof *pattern);
+  main_line = cubind_xcalloc(count, sizeof *main_line);
   for (i = 0; i < count; i++) {
-    char *line = instantiation_line(i, &insts[i],
-                                    ctx->model->templates[insts[i].template_index].qualified);
-    cubind_strlist_add(&lines, line);
-    free(line);
-  }
-  wrapper_parse(session, &lines, 0, &w);
-  for (i = 0; i < count; i++) {
-    const cubind_template *pattern = &ctx->model->templates[insts[i].template_index];
-    /* one the wrapper cannot resolve (e.g. its types live in a namespace) is reported, never
-       turned into wrong code */
-    if (w.errors[i] || clang_Cursor_isNull(w.functions[i]) || !cx_is_global(w.functions[i])) {
-      cubind_model_add_finding(ctx->model, CUBIND_FINDING_UNRESOLVED_INSTANTIATION,
-                               pattern->name, w.errors[i], &insts[i].location);
-    } else {
-      char *display = cubind_xasprintf("%s%s", pattern->qualified, insts[i].args);
-      cubind_kernel *kernel = add_specialization(ctx, w.functions[i], CUBIND_ORIGIN_INSTANTIATION,
-                                                 insts[i].args, display);
-      if (kernel) { /* errors about this kernel point at its instantiation */
-        free(kernel->location.file);
-        kernel->location = insts[i].location;
-        insts[i].location.file = NULL;
+    cubind_strlist scope = {0};
+    char *line;
+    pattern[i] = in_skipped_range(skipped, insts[i].offset) ? -1
+                                                             : instantiated_template(ctx, &insts[i]);
+    if (pattern[i] < 0)
+      continue;
+    /* the main parse's line for it holds when it was written in the scope clang saw */
+    namespaces_at(tu, file, insts[i].offset, &scope);
+    main_line[i] = (size_t)-1;
+    for (j = 0; session->first_reference_line && j < ctx->num_instantiation_lines; j++)
+      if (ctx->instantiation_offsets[j] == insts[i].offset) {
+        char *variable = cubind_xasprintf(INSTANTIATION_VARIABLE "%u", (unsigned)j);
+        line = scan_reference_line(variable, &scope, &insts[i]);
+        if (strcmp(line, ctx->instantiation_lines.items[j]) == 0) {
+          main_line[i] = j;
+          any_in_main = 1;
+        }
+        free(line);
+        free(variable);
+        break;
       }
-      free(display);
+    if (main_line[i] == (size_t)-1) {
+      char *variable = cubind_xasprintf(INSTANTIATION_VARIABLE "%u", (unsigned)retried.count);
+      main_line[i] = ctx->num_instantiation_lines + retried.count;
+      line = scan_reference_line(variable, &scope, &insts[i]);
+      cubind_strlist_add(&retried, line);
+      free(line);
+      free(variable);
     }
+    cubind_strlist_free(&scope);
   }
-  wrapper_free(&w);
-  cubind_strlist_free(&lines);
+  if (skipped)
+    clang_disposeSourceRangeList(skipped);
+  memset(&in_main, 0, sizeof in_main);
+  memset(&again, 0, sizeof again);
+  if (any_in_main)
+    wrapper_read(session->unit, session->first_reference_line + (unsigned)ctx->num_binary_lines,
+                 ctx->num_instantiation_lines, INSTANTIATION_VARIABLE, &in_main);
+  if (retried.count) {
+    if (cubind_reporting())
+      cubind_report("%u explicit instantiations not resolved by the main parse",
+                    (unsigned)retried.count);
+    wrapper_parse(session, &retried, 0, INSTANTIATION_VARIABLE, &again);
+  }
   for (i = 0; i < count; i++) {
-    free(insts[i].args);
-    free(insts[i].params);
-    free(insts[i].location.file);
+    const wrapper *w = &in_main;
+    size_t at = main_line[i];
+    if (pattern[i] < 0)
+      continue;
+    if (at >= ctx->num_instantiation_lines) {
+      w = &again;
+      at -= ctx->num_instantiation_lines;
+    }
+    record_instantiation(ctx, &insts[i], pattern[i], w->functions[at], w->errors[at]);
   }
-  free(insts);
+  wrapper_free(&in_main);
+  wrapper_free(&again);
+  cubind_strlist_free(&retried);
+  free(pattern);
+  free(main_line);
+  scan_instantiations_free(insts, count);
+}
+
+/*
+ * The lines for the explicit instantiations the .cu's text writes (read from the file as it is
+ * now; parse_instantiations checks each against the text clang parsed), in the scopes the text
+ * opens around them. Kept in ctx for parse_instantiations.
+ */
+static void instantiation_lines(parse_context *ctx, cubind_strlist *lines) {
+  written_instantiation *insts;
+  char *source = NULL;
+  size_t size = 0, count, i;
+  if (cubind_read_file_quiet(ctx->input, CUBIND_MAX_SOURCE_BYTES, &source, &size) != 0)
+    return;
+  count = scan_instantiations(source, size, &insts);
+  ctx->instantiation_offsets = cubind_xcalloc(count + 1, sizeof *ctx->instantiation_offsets);
+  for (i = 0; i < count; i++) {
+    char *variable = cubind_xasprintf(INSTANTIATION_VARIABLE "%u", (unsigned)i);
+    char *line = scan_reference_line(variable, &insts[i].scope, &insts[i]);
+    ctx->instantiation_offsets[i] = insts[i].offset;
+    cubind_strlist_add(&ctx->instantiation_lines, line);
+    cubind_strlist_add(lines, line);
+    free(line);
+    free(variable);
+  }
+  ctx->num_instantiation_lines = count;
+  scan_instantiations_free(insts, count);
+  free(source);
 }
 
 /* ---- 2. The kernels of nvcc's binary ---------------------------------------------------- */
+
+/* The variable of the binary's reference lines: cubind_ref_<i>. */
+#define BINARY_VARIABLE "cubind_ref_"
 
 /* One kernel of the binary that the source parse did not record. */
 typedef struct candidate {
@@ -721,12 +664,14 @@ static char *candidate_line(size_t index, const candidate *c) {
   if (c->decayed)
     drop_address_arguments(name);
   if (!c->params) { /* extern "C": one function per name */
-    line = cubind_xasprintf("static void *cubind_ref_%u = (void *)&::%s;", (unsigned)index, name);
+    line = cubind_xasprintf("static void *" BINARY_VARIABLE "%u = (void *)&::%s;",
+                            (unsigned)index, name);
     free(name);
     return line;
   }
   params = speakable_name(c->params, 0);
-  line = cubind_xasprintf("static void *cubind_ref_%u = (void *)static_cast<void (*)%s>(&::%s);",
+  line = cubind_xasprintf("static void *" BINARY_VARIABLE
+                          "%u = (void *)static_cast<void (*)%s>(&::%s);",
                           (unsigned)index, params, name);
   free(params);
   free(name);
@@ -855,8 +800,11 @@ static int takes(const candidate *c, unsigned arch, unsigned main_arch) {
          c->kernel->archs[0] == arch;
 }
 
-/* parse_binary_references: see parse_wrapper.h. */
-void parse_binary_references(const cubind_binary *binary, cubind_strlist *lines) {
+/*
+ * Adds the lines for the binary's kernels: line i names binary->kernels[i], or is empty when its
+ * symbol names nothing C++ can spell. Returns how many name one.
+ */
+static size_t binary_lines(const cubind_binary *binary, cubind_strlist *lines) {
   size_t i, named = 0;
   for (i = 0; binary && i < binary->num_kernels; i++) {
     candidate c;
@@ -866,20 +814,28 @@ void parse_binary_references(const cubind_binary *binary, cubind_strlist *lines)
       line = candidate_line(i, &c);
       named++;
     }
-    cubind_strlist_add(lines, line ? line : ""); /* line i names kernel i */
+    cubind_strlist_add(lines, line ? line : "");
     free(line);
     free(c.name);
     free(c.params);
     free(c.reason);
   }
-  if (!named) /* nothing for the main parse to resolve: it parses the .cu alone */
+  return named;
+}
+
+/* parse_reference_lines: see parse_wrapper.h. */
+void parse_reference_lines(parse_context *ctx, cubind_strlist *lines) {
+  size_t named = binary_lines(ctx->options->binary, lines);
+  ctx->num_binary_lines = lines->count;
+  instantiation_lines(ctx, lines);
+  if (!named && !ctx->num_instantiation_lines) /* nothing to resolve: the .cu is parsed alone */
     cubind_strlist_free(lines);
 }
 
 /*
  * Resolves the candidates that `takes` picks for `arch` (0: the main parse's __CUDA_ARCH__;
  * else arch * 10; main_arch: the main one again, for the decayed): from the main parse's own
- * reference lines when it holds them (parse_binary_references), else in one wrapper.
+ * reference lines when it holds them (parse_reference_lines), else in one wrapper.
  */
 static void resolve_candidates(parse_context *ctx, clang_session *session, candidate *cands,
                                size_t count, unsigned arch, unsigned main_arch) {
@@ -906,9 +862,10 @@ static void resolve_candidates(parse_context *ctx, clang_session *session, candi
     return;
   }
   if (in_main)
-    wrapper_read(session->unit, session->first_reference_line, binary->num_kernels, &w);
+    wrapper_read(session->unit, session->first_reference_line, binary->num_kernels,
+                 BINARY_VARIABLE, &w);
   else
-    wrapper_parse(session, &lines, arch == main_arch ? 0 : arch * 10, &w);
+    wrapper_parse(session, &lines, arch == main_arch ? 0 : arch * 10, BINARY_VARIABLE, &w);
   for (i = 0; i < picked; i++) {
     candidate *c = &cands[which[i]];
     resolve_candidate(ctx, &w, in_main ? (size_t)(c->kernel - binary->kernels) : i, c);

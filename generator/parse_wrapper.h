@@ -7,18 +7,27 @@
  *
  * Parsing that text makes clang instantiate each named specialisation; following the
  * DeclRefExpr to its FunctionDecl gives the substituted parameter types, the annotations and
- * the device-side mangled name. Two sources of names:
+ * the device-side mangled name. Two sources of names, both known before any parse, so that the
+ * main parse holds their lines itself (parse_reference_lines):
  *
  *  1. Explicit instantiations (`template __global__ void scale<float>(float *, float);`),
- *     which produce no cursor in libclang 14-19: found in the main file's tokens (outside the
- *     blocks the preprocessor skipped).
+ *     which produce no cursor in libclang 14-19: read from the .cu's text
+ *     (instantiation_scan.h), each line written in the namespaces around it. After the parse,
+ *     one counts only where clang saw it as code (outside the blocks the preprocessor skipped)
+ *     in the namespaces the text showed; the others are resolved in a wrapper parse, with the
+ *     namespaces clang saw.
  *  2. nvcc's binary (--kernels-from): every kernel symbol the source parse did not bind
  *     (templates instantiated by host code that launches them, kernels behind other
- *     architectures' guards), demangled into a name and a parameter list. Their lines are
- *     known before any parse, so the main parse holds them itself; a kernel they leave
- *     unresolved is tried again under each other architecture's __CUDA_ARCH__. A kernel is recorded
- *     only when clang's mangling of what the name resolves to is the symbol itself, so a wrong
- *     guess can never become a wrong stub; the others are recorded as unbound, with the reason.
+ *     architectures' guards), demangled into a name and a parameter list. A kernel they leave
+ *     unresolved is tried again under each other architecture's __CUDA_ARCH__. A kernel is
+ *     recorded only when clang's mangling of what the name resolves to is the symbol itself, so
+ *     a wrong guess can never become a wrong stub; the others are recorded as unbound, with the
+ *     reason.
+ *
+ * Without them in the main parse every run with --kernels-from or an explicit instantiation
+ * parsed the .cu twice, and when the precompiled prelude lacked a header the second parse was as
+ * dear as the first (measured: a .cu of 2,000 plain kernels pays ~0.13 s for its lines, a first
+ * .cu with CUB saves ~1-3 s).
  */
 #ifndef CUBIND_GEN_PARSE_WRAPPER_H
 #define CUBIND_GEN_PARSE_WRAPPER_H
@@ -35,14 +44,13 @@
 void parse_instantiations(parse_context *ctx, clang_session *session, CXTranslationUnit tu);
 
 /*
- * parse_binary_references: the wrapper lines the main parse appends to the .cu
- * (session_parse_input) so that it also resolves the kernels of the binary: line i names
- * binary->kernels[i], or is empty when its symbol names nothing C++ can spell (no lines when
- * none can). Without them every run with --kernels-from parsed the .cu twice, and when the
- * precompiled prelude lacked a header the second parse was as dear as the first (measured: a
- * .cu of 2,000 plain kernels pays ~0.13 s for its lines, a first .cu with CUB saves ~1-3 s).
+ * parse_reference_lines: the lines the main parse appends to the .cu's text
+ * (session_parse_input) so that it also resolves the binary's kernels and the .cu's explicit
+ * instantiations: one per kernel of options->binary (empty when its symbol names nothing C++
+ * can spell), then one per explicit instantiation the text writes (kept in ctx for
+ * parse_instantiations); no lines when none names anything.
  */
-void parse_binary_references(const cubind_binary *binary, cubind_strlist *lines);
+void parse_reference_lines(parse_context *ctx, cubind_strlist *lines);
 
 /*
  * parse_binary_kernels: with options->binary, marks each recorded kernel found in it (and the

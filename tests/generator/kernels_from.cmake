@@ -6,7 +6,7 @@
 #         [-DEXPECT_BOUND=n] [-DEXPECT_EXPLICIT=n] [-DEXPECT_NAMES=name^^name]
 #         [-DEXPECT_UNBOUND=regex^^regex] [-DEXPECT_HEADER=regex^^regex]
 #         [-DEXPECT_STDERR=regex] [-DEXPLICIT_STDERR=regex]
-#         [-DEXPECT_PARSES=what^^what] -P kernels_from.cmake
+#         [-DEXPECT_PARSES=what^^what] [-DEXPLICIT_PARSES=n] -P kernels_from.cmake
 #
 # 1. nvcc builds the fatbin for ARCHS (as add_gpu_kernels does), keeping the cubins it holds;
 #    readelf lists each cubin's kernels (entry functions), the ground truth.
@@ -21,11 +21,11 @@
 # 3. The outputs compile as C99 and as C++17 with -Wall -Wextra -Wcast-qual -Werror -pedantic
 #    (C++: -Wold-style-cast too).
 # 4. --kernels-from the per-architecture cubins gives the same outputs as the fatbin.
-# 5. Without --kernels-from, EXPECT_EXPLICIT kernels are bound (those the source names), and
-#    stderr matches EXPLICIT_STDERR (empty: nothing).
+# 5. Without --kernels-from, EXPECT_EXPLICIT kernels are bound (those the source names), in
+#    EXPLICIT_PARSES parses (default: one), and stderr matches EXPLICIT_STDERR (empty: nothing).
 # 6. The .cu with an error on a last line it gains (a bad line, a namespace left open):
 #    --kernels-from reports that error, once, as a run without it does, and writes nothing (the
-#    main parse holds the binary's references after the .cu's text, and must not make the
+#    main parse holds its reference lines after the .cu's text, and must not make the
 #    user's error theirs or lose it).
 cmake_minimum_required(VERSION 3.20)
 
@@ -189,12 +189,23 @@ foreach(suffix cubind.h cubind.c)
 endforeach()
 
 # 5. without --kernels-from: only what the source names
-execute_process(COMMAND "${GEN}" ${gen_options} -I "${INCLUDE_DIR}" --no-cache
+execute_process(COMMAND "${CMAKE_COMMAND}" -E env CUBIND_GEN_REPORT=1
+                        "${GEN}" ${gen_options} -I "${INCLUDE_DIR}" --no-cache
                         -o "${OUT_DIR}/explicit"
                         "${FIXTURE}"
                 RESULT_VARIABLE rc ERROR_VARIABLE stderr)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "cubind-gen without --kernels-from failed (${rc}):\n${stderr}")
+endif()
+string(REGEX MATCHALL "cubind-gen: parse of [^,\n]*" parses "${stderr}")
+string(REGEX REPLACE "cubind-gen: [^\n]*\n" "" stderr "${stderr}")
+list(LENGTH parses num_parses)
+if(NOT DEFINED EXPLICIT_PARSES)
+  set(EXPLICIT_PARSES 1) # explicit instantiations are resolved by the main parse itself
+endif()
+if(NOT num_parses EQUAL EXPLICIT_PARSES)
+  message(FATAL_ERROR "without --kernels-from: ${num_parses} parses (${parses}), expected "
+                      "${EXPLICIT_PARSES}")
 endif()
 if(DEFINED EXPLICIT_STDERR AND NOT EXPLICIT_STDERR STREQUAL "")
   if(NOT stderr MATCHES "^${EXPLICIT_STDERR}$")

@@ -1,0 +1,125 @@
+/*
+ * test_instantiation_scan: the explicit instantiations generator/instantiation_scan.c reads
+ * from a .cu's text before clang parses it: what counts as one, the namespaces around it, and
+ * the text (comments, literals, directives) that must not be read as code.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "instantiation_scan.h"
+
+/* Scans `text`; the caller frees the list. */
+static size_t scan(const char *text, written_instantiation **found) {
+  return scan_instantiations(text, strlen(text), found);
+}
+
+static void test_shapes(void **state) {
+  const char *text = "template <class T, int N> __global__ void fill(T *);\n"
+                     "template __global__ void fill<float, 4>(float *);\n"
+                     "template __global__ void fill<Max<float>, (2 > 1)>(Max<float> *);\n"
+                     "template __global__ void scale(int *, int, int);\n"
+                     "template __global__ void ::second::mark<int>(int *);\n"
+                     "template __global__ void fill<pair{1, 2}, 3>(int *);\n"
+                     "extern template __global__ void fill<int, 1>(int *);\n"
+                     "template struct Holder<int>;\n";
+  written_instantiation *found;
+  size_t count = scan(text, &found);
+  (void)state;
+  assert_int_equal(count, 5);
+  assert_string_equal(found[0].name, "fill");
+  assert_string_equal(found[0].written, "fill");
+  assert_string_equal(found[0].args, "< float , 4 >");
+  assert_string_equal(found[0].params, "( float * )");
+  assert_int_equal(found[0].line, 2);
+  assert_int_equal(found[0].column, 26);
+  assert_int_equal(found[0].offset, strchr(text, '\n') + 1 - text);
+  assert_string_equal(found[1].args, "< Max < float > , ( 2 > 1 ) >");
+  assert_string_equal(found[1].params, "( Max < float > * )");
+  assert_string_equal(found[2].args, ""); /* deduced */
+  assert_string_equal(found[2].params, "( int * , int , int )");
+  assert_string_equal(found[3].name, "mark");
+  assert_string_equal(found[3].written, ":: second :: mark"); /* not `void :: second` */
+  assert_string_equal(found[4].args, "< pair { 1 , 2 } , 3 >"); /* a class-type argument */
+  scan_instantiations_free(found, count);
+}
+
+static void test_scopes(void **state) {
+  const char *text = "namespace a { namespace { template __global__ void k<int>(int *); } }\n"
+                     "namespace a::inline v1 { template __global__ void k<char>(char *); }\n"
+                     "extern \"C++\" { namespace b { template __global__ void k<long>(long *); } }\n"
+                     "namespace alias = a;\n"
+                     "template __global__ void a::k<short>(short *);\n";
+  written_instantiation *found;
+  size_t count = scan(text, &found);
+  char *line;
+  (void)state;
+  assert_int_equal(count, 4);
+  assert_int_equal(found[0].scope.count, 2);
+  assert_string_equal(found[0].scope.items[0], "a");
+  assert_string_equal(found[0].scope.items[1], "");
+  assert_int_equal(found[1].scope.count, 2);
+  assert_string_equal(found[1].scope.items[1], "v1");
+  assert_int_equal(found[2].scope.count, 1);
+  assert_string_equal(found[2].scope.items[0], "b");
+  assert_int_equal(found[3].scope.count, 0);
+  assert_string_equal(found[3].written, "a :: k");
+  line = scan_reference_line("v", &found[0].scope, &found[0]);
+  assert_string_equal(line, "namespace a { namespace { static void *v = (void *)static_cast<void "
+                            "(*)( int * )>(&k< int >); } }");
+  free(line);
+  scan_instantiations_free(found, count);
+}
+
+/* Text that is not code, or not at namespace scope, holds no instantiation. */
+static void test_not_code(void **state) {
+  const char *text =
+      "// template __global__ void k<int>(int *);\n"
+      "/* template __global__ void k<int>(int *); */\n"
+      "#define INSTANTIATE(T) \\\n  template __global__ void k<T>(T *);\n"
+      "const char *s = \"template __global__ void k<int>(int *);\";\n"
+      "const char *r = R\"x(template __global__ void k<int>(int *);)x\";\n"
+      "int n = 1'000; char c = '{';\n"
+      "struct S { template <class T> void f(); };\n"
+      "void g() { x.template f<int>(); }\n"
+      "// a comment continued \\\n template __global__ void k<int>(int *);\n"
+      "template __global__ void k<double>(double *);\n";
+  written_instantiation *found;
+  size_t count = scan(text, &found);
+  (void)state;
+  assert_int_equal(count, 1);
+  assert_string_equal(found[0].args, "< double >");
+  assert_int_equal(found[0].scope.count, 0); /* the '{' in a character literal opened nothing */
+  scan_instantiations_free(found, count);
+}
+
+/* Malformed text ends the scan without a crash: unclosed literals, comments and brackets. */
+static void test_malformed(void **state) {
+  static const char *const texts[] = {"template", "template __global__ void k<int>(int *",
+                                      "template void k<(>(int);", "}}} template void k(int);",
+                                      "/* template void k(int);", "\"template void k(int);",
+                                      "R\"x( template void k(int);", "namespace a::", "#"};
+  size_t i;
+  (void)state;
+  for (i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+    written_instantiation *found;
+    size_t count = scan(texts[i], &found);
+    assert_true(count <= 1);
+    scan_instantiations_free(found, count);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_shapes),
+      cmocka_unit_test(test_scopes),
+      cmocka_unit_test(test_not_code),
+      cmocka_unit_test(test_malformed),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
