@@ -25,9 +25,9 @@
 #   gen_fresh       cubind-gen into an empty directory (parse + emit + write), the cache warm
 #                   (without --kernels-from: its own option set, warmed by a run before)
 #   gen_binary      the same with --kernels-from the fatbin, as add_gpu_kernels runs it (reads
-#                   the cubins; resolves the kernels the source does not name in a second parse;
-#                   its prelude warmed by one run before: the binary's architecture list is
-#                   another option set)
+#                   the cubins; the kernels the source does not name are resolved by lines its
+#                   parse appends; its prelude warmed by one run before: the binary's
+#                   architecture list is another option set)
 #   gen_unchanged   cubind-gen again on the unchanged file (parse + compare; writes nothing)
 #   embed_fatbin    cubind-gen --embed-fatbin of the fatbin (writes the byte-array .c)
 # Reading the numbers: gen_binary / nvcc_fatbin is cubind's share of the kernel build time with
@@ -165,7 +165,8 @@ files_table() {
 corpus=$src/bench/kernels/corpus
 corpus_files=(saxpy_host block_sum_cub cg_reduce thrust_transform omp_host wmma_half curand_walk
               thrust_sort_ptr thrust_functional block_scan_cub device_reduce define_first
-              local_header cub_reordered cg_half block_reduce_cub thrust_device_sort)
+              local_header cub_reordered cg_half block_reduce_cub thrust_device_sort
+              instantiated_mix libcudacxx_views)
 declare -A ratios=() gen_ms=() nvcc_ms=() # [pass,file]: one value per repetition
 
 # corpus_pass PASS [OPTION...]: nvcc, then cubind-gen, on every corpus file in order, into one
