@@ -186,32 +186,98 @@ static int take_preprocessor_value(size_t k, const char *value, cubind_cli *cli)
 }
 
 /*
- * Records each value of an nvcc list option: nvcc splits -D, -U, -I, -isystem and -include
- * values at commas ("-DA,B=1": A and B=1; "-Ia,b": two directories; "-DF=(1,2)" too), takes
- * "\," for a comma and skips empty items. 0, or -1 after a usage error.
+ * Splits the value of an nvcc list option (-D, -U, -I, -isystem, -include, -Xcompiler) into
+ * its items as nvcc does: at commas outside "..." ("-DA,B=1": A and B=1; "-DF=(1,2)" too, but
+ * -DS="a,b" is one item), a backslash taking the next character as it is ("\,": a comma) and
+ * dropped, the quotes kept; empty items are skipped. Returns 0, or -1 after a usage error for a
+ * quote left open or a backslash at the end, which nvcc rejects ("Stray '\"' character").
  */
-static int take_nvcc_list(size_t k, const char *list, cubind_cli *cli) {
+static int split_nvcc_list(const char *list, cubind_strlist *items) {
   cubind_buf item = {0};
-  const char *at = list;
-  int status = 0, any = 0;
-  for (;;) {
-    if (*at == '\\' && at[1] == ',') {
-      cubind_buf_append(&item, ",", 1);
-      at += 2;
-    } else if (*at && *at != ',') {
-      cubind_buf_append(&item, at++, 1);
+  const char *at;
+  int quoted = 0;
+  for (at = list;; at++) {
+    if (*at == '\\' && at[1]) {
+      cubind_buf_append(&item, ++at, 1);
+    } else if (*at && *at != '\\' && (quoted || *at != ',')) {
+      quoted ^= *at == '"';
+      cubind_buf_append(&item, at, 1);
     } else {
-      if (item.length) {
-        status = take_preprocessor_value(k, item.data, cli);
-        any = 1;
-      }
+      if (*at == '\\' || (!*at && quoted))
+        break;
+      if (item.length)
+        cubind_strlist_add(items, item.data);
       item.length = 0;
-      if (status != 0 || !*at++)
+      if (!*at)
         break;
     }
   }
   cubind_buf_free(&item);
-  return status == 0 && !any ? take_preprocessor_value(k, "", cli) : status;
+  if (*at) /* the backslash at the end */
+    usage_error("nvcc's list ends in a backslash (nvcc: \"Stray '' character\")", list);
+  else if (quoted)
+    usage_error("nvcc's list leaves a '\"' open (nvcc: \"Stray '\"' character\")", list);
+  return *at || quoted ? -1 : 0;
+}
+
+/*
+ * Records each value of an nvcc list option (split_nvcc_list): "-Ia,b" is two directories.
+ * 0, or -1 after a usage error.
+ */
+static int take_nvcc_list(size_t k, const char *list, cubind_cli *cli) {
+  cubind_strlist items = {0};
+  size_t i;
+  int status = split_nvcc_list(list, &items);
+  for (i = 0; i < items.count && status == 0; i++)
+    status = take_preprocessor_value(k, items.items[i], cli);
+  if (status == 0 && !items.count)
+    status = take_preprocessor_value(k, "", cli);
+  cubind_strlist_free(&items);
+  return status;
+}
+
+/* How split_words reads quotes and backslashes. */
+typedef enum {
+  WORDS_NVCC_ENVIRONMENT, /* nvcc's NVCC_*_FLAGS: "..." holds white space; all is kept */
+  WORDS_NVCC_FILE,        /* an options file: "..." holds white space, dropped; \c is c */
+  WORDS_SHELL /* sh, which nvcc runs the host compiler through: '...', "..." (in which a
+                 backslash only escapes $ ` " \) and \c, all dropped; nothing is expanded */
+} words_rules;
+
+/*
+ * Splits `text` into words at white space outside quotes, as `rules` says, adding them to
+ * `words`; returns how many. The rules are nvcc's (NVCC_PREPEND_FLAGS="-DS=\"a b\"" gives S
+ * the quotes; an options file's "-DS=a b" gives S none; neither takes '...' for quotes) and the
+ * shell's for what nvcc hands the host compiler.
+ */
+static size_t split_words(const char *text, words_rules rules, cubind_strlist *words) {
+  size_t first = words->count;
+  const char *at = text;
+  while (*at) {
+    cubind_buf word = {0};
+    char quote = 0;
+    while (*at == ' ' || *at == '\t' || *at == '\n' || *at == '\r')
+      at++;
+    if (!*at)
+      break;
+    for (; *at && (quote || !(*at == ' ' || *at == '\t' || *at == '\n' || *at == '\r')); at++) {
+      int opens = !quote && (*at == '"' || (*at == '\'' && rules == WORDS_SHELL));
+      if (rules == WORDS_NVCC_ENVIRONMENT) {
+        quote ^= *at == '"' ? '"' : 0;
+        cubind_buf_append(&word, at, 1);
+      } else if (opens || (quote && *at == quote)) {
+        quote = opens ? *at : 0;
+      } else if (*at == '\\' && at[1] && quote != '\'' &&
+                 (quote != '"' || rules != WORDS_SHELL || strchr("$`\"\\", at[1]))) {
+        cubind_buf_append(&word, ++at, 1);
+      } else {
+        cubind_buf_append(&word, at, 1);
+      }
+    }
+    cubind_strlist_add(words, word.data ? word.data : "");
+    cubind_buf_free(&word);
+  }
+  return words->count - first;
 }
 
 /*
@@ -289,53 +355,67 @@ static int nvcc_passes_next_argument(const char *arg) {
 }
 
 /*
- * The list nvcc hands its host compiler (-Xcompiler "-O2,-DFOO,-include,x.h"): items split at
- * commas, and at white space, which nvcc leaves in the host compiler's command line for the
- * shell to split (-Xcompiler "-fPIC -fopenmp" gives gcc two options). nvcc preprocesses the
- * device code with the host compiler too, so its preprocessor options (-D, -U, -I, -isystem,
- * -include, -imacros, attached or as the next item) reach the device compile and the parse;
- * -fopenmp makes nvcc define _OPENMP for device code.
+ * The list nvcc hands its host compiler (-Xcompiler "-O2,-DFOO,-include,x.h"): its items
+ * (split_nvcc_list), joined by spaces into the host compiler's command line, which nvcc runs
+ * through the shell: the words the shell makes of them are the host compiler's options
+ * (-Xcompiler "-fPIC -fopenmp" gives gcc two, -Xcompiler '-DS="a b"' one: -DS=a b). nvcc
+ * preprocesses the device code with the host compiler too, so its preprocessor options (-D,
+ * -U, -I, -isystem, -include, -imacros, attached or as the next word) reach the device compile
+ * and the parse; -fopenmp makes nvcc define _OPENMP for device code. 0, or -1 after a usage
+ * error.
  */
-static void take_host_compiler_list(const char *value, cubind_cli *cli) {
+static int take_host_compiler_list(const char *value, cubind_cli *cli) {
   static const char *const spaced[] = {"-D", "-U", "-I", "-isystem", "-include", "-imacros"};
-  char *list = cubind_xstrdup(value), *item, *save = NULL;
-  const char *pending = NULL; /* the option whose value is the next item */
-  for (item = strtok_r(list, ", \t\n", &save); item; item = strtok_r(NULL, ", \t\n", &save)) {
+  cubind_strlist items = {0}, words = {0};
+  cubind_buf line = {0};
+  const char *pending = NULL; /* the option whose value is the next word */
+  size_t i;
+  if (split_nvcc_list(value, &items) != 0) {
+    cubind_strlist_free(&items);
+    return -1;
+  }
+  for (i = 0; i < items.count; i++)
+    cubind_buf_printf(&line, "%s%s", i ? " " : "", items.items[i]);
+  split_words(line.data ? line.data : "", WORDS_SHELL, &words);
+  for (i = 0; i < words.count; i++) {
+    const char *word = words.items[i];
     size_t k;
-    char *arg;
     if (pending) {
-      arg = cubind_xasprintf("%s%s", pending, item);
       if (strcmp(pending, "-isystem") == 0 || strcmp(pending, "-include") == 0 ||
           strcmp(pending, "-imacros") == 0) {
         cubind_strlist_add(&cli->clang_args, pending);
-        cubind_strlist_add(&cli->clang_args, item);
+        cubind_strlist_add(&cli->clang_args, word);
       } else {
+        char *arg = cubind_xasprintf("%s%s", pending, word);
         cubind_strlist_add(&cli->clang_args, arg);
+        free(arg);
       }
-      free(arg);
       pending = NULL;
       continue;
     }
     for (k = 0; k < sizeof spaced / sizeof spaced[0]; k++)
-      if (strcmp(item, spaced[k]) == 0)
+      if (strcmp(word, spaced[k]) == 0)
         pending = spaced[k];
     if (pending)
       continue;
-    if (strcmp(item, "-fopenmp") == 0 || strcmp(item, "-openmp") == 0 ||
-        strncmp(item, "-fopenmp=", 9) == 0)
+    if (strcmp(word, "-fopenmp") == 0 || strcmp(word, "-openmp") == 0 ||
+        strncmp(word, "-fopenmp=", 9) == 0)
       cli->host_openmp = 1;
-    else if ((item[0] == '-' && strchr("DUI", item[1]) && item[2]) ||
-             (strncmp(item, "-isystem", 8) == 0 && item[8]))
-      cubind_strlist_add(&cli->clang_args, item);
+    else if ((word[0] == '-' && strchr("DUI", word[1]) && word[2]) ||
+             (strncmp(word, "-isystem", 8) == 0 && word[8]))
+      cubind_strlist_add(&cli->clang_args, word);
   }
-  free(list);
+  cubind_strlist_free(&items);
+  cubind_strlist_free(&words);
+  cubind_buf_free(&line);
+  return 0;
 }
 
 /*
  * nvcc's options about its host compiler that change what the device compile sees: -ccbin /
  * --compiler-bindir CC (whose include directories the parse searches), and -Xcompiler /
- * --compiler-options (take_host_compiler_list). Returns 1
- * when argv[*index] was one of them (and moves *index past its value).
+ * --compiler-options (take_host_compiler_list). Returns 1 when argv[*index] was one of them
+ * (and moves *index past its value), -1 after a usage error in its value.
  */
 static int host_compiler_option(int argc, char **argv, int *index, cubind_cli *cli) {
   static const char *const bindir[] = {"-ccbin", "--compiler-bindir"};
@@ -362,8 +442,7 @@ static int host_compiler_option(int argc, char **argv, int *index, cubind_cli *c
   }
   if (!value)
     return 0;
-  take_host_compiler_list(value, cli);
-  return 1;
+  return take_host_compiler_list(value, cli) == 0 ? 1 : -1;
 }
 
 /* How deep options files may name options files (a file naming itself stops there). */
@@ -372,43 +451,13 @@ static int host_compiler_option(int argc, char **argv, int *index, cubind_cli *c
 static int take_nvcc_options(int argc, char **argv, int *index, cubind_cli *cli, int depth);
 
 /*
- * Splits `text` into words as nvcc splits an options file or its environment's flags: at white
- * space outside quotes ('...' or "..."; a backslash escapes the next character). The words are
- * added to cli->owned; returns how many.
+ * Takes nvcc options given as text (an options file's, an environment variable's, split by
+ * `rules`) as a command line of their own: "--nvcc-options" <the words of text> "--". Returns 0
+ * or CUBIND_EXIT_USAGE.
  */
-static size_t split_words(const char *text, cubind_cli *cli) {
-  size_t first = cli->owned.count;
-  const char *at = text;
-  while (at && *at) {
-    cubind_buf word = {0};
-    char quote = 0;
-    while (*at == ' ' || *at == '\t' || *at == '\n' || *at == '\r')
-      at++;
-    if (!*at)
-      break;
-    for (; *at && (quote || !(*at == ' ' || *at == '\t' || *at == '\n' || *at == '\r')); at++) {
-      if (quote && *at == quote)
-        quote = 0;
-      else if (!quote && (*at == '"' || *at == '\''))
-        quote = *at;
-      else if (*at == '\\' && at[1] && quote != '\'')
-        cubind_buf_append(&word, ++at, 1);
-      else
-        cubind_buf_append(&word, at, 1);
-    }
-    cubind_strlist_add(&cli->owned, word.data ? word.data : "");
-    cubind_buf_free(&word);
-  }
-  return cli->owned.count - first;
-}
-
-/*
- * Takes nvcc options given as text (an options file's, an environment variable's) as a command
- * line of their own: "--nvcc-options" <the words of text> "--". Returns 0 or CUBIND_EXIT_USAGE.
- */
-static int take_nvcc_text(const char *text, cubind_cli *cli, int depth) {
+static int take_nvcc_text(const char *text, words_rules rules, cubind_cli *cli, int depth) {
   char open[] = "--nvcc-options", close[] = "--", **argv;
-  size_t first = cli->owned.count, count = split_words(text, cli), i;
+  size_t first = cli->owned.count, count = split_words(text, rules, &cli->owned), i;
   int index = 0, status;
   argv = cubind_xcalloc(count + 2, sizeof *argv);
   argv[0] = open;
@@ -439,7 +488,7 @@ static int take_options_files(const char *list, cubind_cli *cli, int depth) {
       status = usage_error("cannot read nvcc's --options-file", name);
       break;
     }
-    status = take_nvcc_text(text, cli, depth + 1);
+    status = take_nvcc_text(text, WORDS_NVCC_FILE, cli, depth + 1);
     free(text);
   }
   free(names);
@@ -453,7 +502,7 @@ static int take_options_files(const char *list, cubind_cli *cli, int depth) {
  */
 static int take_nvcc_environment(const char *variable, cubind_cli *cli) {
   const char *text = getenv(variable);
-  return text ? take_nvcc_text(text, cli, 0) : 0;
+  return text ? take_nvcc_text(text, WORDS_NVCC_ENVIRONMENT, cli, 0) : 0;
 }
 
 /*
@@ -487,8 +536,9 @@ static int take_nvcc_options(int argc, char **argv, int *index, cubind_cli *cli,
       char *define = cubind_xasprintf("-D%s", implied);
       cubind_strlist_add(&cli->implied_defines, define);
       free(define);
-    } else if (host_compiler_option(argc, argv, &i, cli)) {
-      continue;
+    } else if ((taken = host_compiler_option(argc, argv, &i, cli)) != 0) {
+      if (taken < 0)
+        return CUBIND_EXIT_USAGE;
     } else if (nvcc_passes_next_argument(argv[i]) && i + 1 < argc &&
                strcmp(argv[i + 1], "--") != 0) {
       if ((strcmp(argv[i], "-rdc") == 0 || strcmp(argv[i], "--relocatable-device-code") == 0) &&
