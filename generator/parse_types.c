@@ -363,9 +363,14 @@ static void append_qualifiers(cubind_buf *buf, CXType type, unsigned extra) {
     cubind_buf_puts(buf, "volatile ");
 }
 
+/* Below: spell_array_pointer spells arrays of pointers with it. */
+static void map_pointer_at(CXType pointer, c_type *out, char **elem_type,
+                           unsigned long long *elem_size, int top_level, int depth);
+
 /*
  * A pointer to fixed-size arrays, what a `float a[N][16]` parameter is (`float (*)[16]`),
- * spelled as C declares it: "const float (*)[16]" (the stubs put the name after "(*").
+ * spelled as C declares it: "const float (*)[16]" (the stubs put the name after "(*"); arrays
+ * of pointers too, `float *const p[][3]` being "float *const (*)[3]".
  * 1 when spelled into `buf`; 0 when the innermost element has no C name (a struct), `buf`
  * then holding "void" with its qualifiers, for an opaque pointer; -1 when C cannot pass it,
  * out->unsupported saying why.
@@ -385,6 +390,28 @@ static int spell_array_pointer(CXType array, unsigned outer, cubind_buf *buf, c_
        element = cx_strip_sugar(clang_getArrayElementType(element)))
     cubind_buf_printf(&dims, "[%lld]", clang_getArraySize(element));
   canonical = clang_getCanonicalType(element);
+  if (element.kind == CXType_Pointer) {
+    /* the elements are pointers, which the array's qualifiers qualify (after the '*') */
+    char *inner_elem;
+    unsigned long long inner_size;
+    map_pointer_at(element, &value, &inner_elem, &inner_size, 0, 1);
+    free(inner_elem);
+    if (value.spelling) {
+      cubind_buf_puts(buf, value.spelling);
+      if (is_const && !clang_isConstQualifiedType(canonical))
+        cubind_buf_puts(buf, buf->data[buf->length - 1] == '*' ? "const" : " const");
+      cubind_buf_printf(buf, "%s(*)%s", buf->data[buf->length - 1] == '*' ? "" : " ", dims.data);
+      out->needs |= value.needs;
+      result = 1;
+    } else {
+      out->unsupported = value.unsupported;
+      value.unsupported = NULL;
+      result = -1;
+    }
+    c_type_free(&value);
+    cubind_buf_free(&dims);
+    return result;
+  }
   is_const = is_const || clang_isConstQualifiedType(canonical);
   is_volatile = is_volatile || clang_isVolatileQualifiedType(canonical);
   cubind_buf_printf(&qualifiers, "%s%s", is_const ? "const " : "", is_volatile ? "volatile " : "");

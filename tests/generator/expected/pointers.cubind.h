@@ -90,6 +90,13 @@ cubind_status pointer_arrays_call(const cubind_config *cfg, int **rows, const ch
 cubind_status pointer_arrays_attributes(cubind_kernel_attributes *out);
 cubind_status pointer_arrays_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+cubind_status pointer_array_rows_launch(const cubind_config *cfg, float *const (*p)[3],
+    int *(*q)[2], double *const (*r)[3], float *(*s)[3]);
+cubind_status pointer_array_rows_call(const cubind_config *cfg, float *const (*p)[3], int *(*q)[2],
+    double *const (*r)[3], float *(*s)[3]);
+cubind_status pointer_array_rows_attributes(cubind_kernel_attributes *out);
+cubind_status pointer_array_rows_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
 #ifdef __cplusplus
 }
 #endif
@@ -144,6 +151,12 @@ static const cubind_param_info cubind_g_pointers_params8[] = {
     {"columns", 16, 8},
     {"batch", 24, 8},
 };
+static const cubind_param_info cubind_g_pointers_params9[] = {
+    {"p", 0, 8},
+    {"q", 8, 8},
+    {"r", 16, 8},
+    {"s", 24, 8},
+};
 
 /* {C name, cubin symbol, parameters, number of parameters} */
 static const cubind_kernel_info cubind_g_pointers_kernels[] = {
@@ -156,6 +169,7 @@ static const cubind_kernel_info cubind_g_pointers_kernels[] = {
     {"array_typedef_ptrs", "_Z18array_typedef_ptrsPA3_iPA3_Ki", cubind_g_pointers_params6, 2},
     {"array_typedef_params", "_Z20array_typedef_paramsPKfPA4_KiPVhPf", cubind_g_pointers_params7, 4},
     {"pointer_arrays", "pointer_arrays", cubind_g_pointers_params8, 4},
+    {"pointer_array_rows", "pointer_array_rows", cubind_g_pointers_params9, 4},
 };
 
 /* The module: its descriptor (read-only) and the runtime's state for it (written only by
@@ -163,7 +177,7 @@ static const cubind_kernel_info cubind_g_pointers_kernels[] = {
 static cubind_module_state cubind_g_pointers_state;
 static const cubind_module cubind_g_pointers_module = {
     3, "pointers", cubind_fatbin_pointers, &cubind_fatbin_pointers_size,
-    cubind_g_pointers_kernels, 9, &cubind_g_pointers_state, NULL, 0};
+    cubind_g_pointers_kernels, 10, &cubind_g_pointers_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -350,6 +364,26 @@ cubind_status pointer_arrays_attributes(cubind_kernel_attributes *out) {
 
 cubind_status pointer_arrays_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cubind_g_pointers_module, 8, n, shared_bytes, out);
+}
+
+cubind_status pointer_array_rows_launch(const cubind_config *cfg, float *const (*p)[3],
+    int *(*q)[2], double *const (*r)[3], float *(*s)[3]) {
+  void *cubind_args[4] = {&p, &q, &r, &s};
+  return cubind_module_launch(&cubind_g_pointers_module, 9, cfg, cubind_args);
+}
+
+cubind_status pointer_array_rows_call(const cubind_config *cfg, float *const (*p)[3], int *(*q)[2],
+    double *const (*r)[3], float *(*s)[3]) {
+  void *cubind_args[4] = {&p, &q, &r, &s};
+  return cubind_module_call(&cubind_g_pointers_module, 9, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status pointer_array_rows_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_pointers_module, 9, out);
+}
+
+cubind_status pointer_array_rows_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_pointers_module, 9, n, shared_bytes, out);
 }
 
 #endif /* CUBIND_GENERATED_POINTERS_IMPLEMENTATION */
