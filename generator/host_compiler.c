@@ -193,3 +193,16 @@ void host_compiler_arguments(const char *compiler, int openmp, const char *cache
   free(path);
   free(id);
 }
+
+/* host_compiler_program: see host_compiler.h. */
+char *host_compiler_program(const char *named) {
+  char *program;
+  if (!is_dir(named))
+    return cubind_xstrdup(named);
+  /* nvcc looks for gcc alone there, never g++ or clang (it fails without one) */
+  program = cubind_xasprintf("%s/gcc", named);
+  if (is_program(program))
+    return program;
+  free(program);
+  return NULL;
+}

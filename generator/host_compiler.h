@@ -15,4 +15,11 @@
 void host_compiler_arguments(const char *compiler, int openmp, const char *cache_dir,
                              cubind_strlist *args);
 
+/*
+ * host_compiler_program: the compiler nvcc runs for -ccbin `named`: `named` itself, or, for a
+ * directory, as nvcc reads one, the gcc in it (-ccbin /usr/bin runs /usr/bin/gcc). A new
+ * string; NULL when `named` is a directory that holds no gcc that can be run.
+ */
+char *host_compiler_program(const char *named);
+
 #endif

@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "emit.h"
 #include "fs.h"
+#include "host_compiler.h"
 #include "model.h"
 #include "names.h"
 #include "parse.h"
@@ -229,7 +230,7 @@ static int generate(const cubind_cli *cli) {
   cubind_buf contents[4] = {{0}, {0}, {0}, {0}};
   const char *paths[4];
   char *header_path = NULL, *source_path = NULL, *names_path = NULL, *name, *cache = NULL,
-       *installed = NULL, *toolkit = NULL;
+       *installed = NULL, *toolkit = NULL, *host_compiler = NULL;
   char *input = NULL;
   cubind_parse_options options;
   int status = CUBIND_EXIT_ERROR;
@@ -265,6 +266,17 @@ static int generate(const cubind_cli *cli) {
     }
     fclose(header);
   }
+  if (cli->host_compiler && strcmp(cli->host_compiler, "none") != 0 &&
+      !(host_compiler = host_compiler_program(cli->host_compiler))) {
+    /* nvcc stops there too ("Failed to preprocess host compiler properties") */
+    cubind_diag(NULL, 0, 0, "error",
+                "the host compiler '%s' (nvcc's -ccbin, --host-compiler) is a directory without "
+                "gcc: nvcc runs '%s/gcc' for a directory; name the compiler itself",
+                cli->host_compiler, cli->host_compiler);
+    cubind_model_free(&model);
+    free(toolkit);
+    return CUBIND_EXIT_ERROR;
+  }
   options.std = cli->std;
   options.user_args = &cli->clang_args;
   options.binary = cli->kernels_from.count ? &binary : NULL;
@@ -272,6 +284,7 @@ static int generate(const cubind_cli *cli) {
     free_binaries(cli, &binary, earlier);
     cubind_model_free(&model);
     free(toolkit);
+    free(host_compiler);
     return CUBIND_EXIT_ERROR;
   }
   /* clang reads a file name beginning with '-' as an option (cubind-gen's own "--" ended
@@ -283,7 +296,7 @@ static int generate(const cubind_cli *cli) {
   options.host_openmp = cli->host_openmp;
   options.host_compiler = !cli->host_compiler ? "g++"
                           : strcmp(cli->host_compiler, "none") == 0 ? NULL
-                                                                    : cli->host_compiler;
+                                                                    : host_compiler;
   options.cache_dir = cache = cache_dir(cli);
   options.installed_preludes = installed = installed_preludes();
   split_implied_defines(cli, installed, &variant_defines, &implied_defines);
@@ -345,6 +358,7 @@ static int generate(const cubind_cli *cli) {
   free(cache);
   free(installed);
   free(toolkit);
+  free(host_compiler);
   cubind_buf_free(&contents[0]);
   cubind_buf_free(&contents[1]);
   cubind_buf_free(&contents[2]);

@@ -8,6 +8,7 @@
 #   - later runs do not ask, until: its file changes, a directory it skipped as missing appears,
 #     a directory it listed is gone, or CPLUS_INCLUDE_PATH is set (another record)
 #   - a compiler that fails is asked every time; so is every one under --no-cache
+#   - a directory (nvcc's -ccbin /usr/bin) is the gcc in it; one without gcc is an error
 #   host_compiler.sh <cubind-gen> <work dir>
 set -u
 gen=$1 work=$2
@@ -98,4 +99,23 @@ expect_runs "a failing compiler" failing 2
 run "--no-cache" cc --no-cache
 run "--no-cache again" cc --no-cache
 expect_runs "--no-cache" cc 7
+
+# a directory, as nvcc takes one for -ccbin: the gcc in it (not g++ or another compiler)
+mkdir -p "$work/bin" "$work/no_gcc"
+make_compiler bin/gcc 0
+make_compiler no_gcc/g++ 0
+run "a directory" bin --no-cache
+expect_runs "a directory" bin/gcc 1
+rm -rf "$work/out"
+"$gen" --nvcc-options -ccbin "$work/bin/" -Xcompiler -fopenmp -- --no-cache -o "$work/out" \
+  "$work/k.cu" >/dev/null 2>"$work/err" || fail "-ccbin DIR/: cubind-gen failed: $(cat "$work/err")"
+expect_runs "-ccbin DIR/" bin/gcc 2
+"$gen" --nvcc-options -ccbin "$work/no_gcc" -- --no-cache -o "$work/out" "$work/k.cu" \
+  >/dev/null 2>"$work/err"
+status=$?
+[[ $status -eq 1 ]] || fail "a directory without gcc: exit status $status, not 1"
+grep -q "error: the host compiler '$work/no_gcc' (nvcc's -ccbin, --host-compiler) is a directory \
+without gcc: nvcc runs '$work/no_gcc/gcc'" "$work/err" ||
+  fail "a directory without gcc: $(cat "$work/err")"
+expect_runs "a directory without gcc" no_gcc/g++ 0
 echo "host_compiler: passed"
