@@ -295,22 +295,52 @@ static void close_block(scanner *s) {
 }
 
 /*
- * At `namespace` (tokens[i]): opens the block of `namespace a::inline b {` (or `namespace {`)
- * and returns the index of its '{'; returns i when no block follows (an alias).
+ * The index after the attribute at tokens[i] (`[[gnu::visibility("hidden")]]`,
+ * `__attribute__((visibility("hidden")))`), or i when none starts there.
+ */
+static size_t skip_attribute(const scanner *s, size_t i) {
+  const char *open = is(s, i, "[") && is(s, i + 1, "[") ? "[" : is(s, i, "__attribute__") ? "(" : NULL;
+  const char *close = open && open[0] == '[' ? "]" : ")";
+  size_t j = open && open[0] == '(' ? i + 1 : i;
+  int depth = 0;
+  if (!open)
+    return i;
+  for (; j < s->lx.count; j++) {
+    if (is(s, j, open))
+      depth++;
+    else if (is(s, j, close) && --depth == 0)
+      return j + 1;
+  }
+  return i;
+}
+
+/*
+ * At `namespace` (tokens[i]): opens the block of `namespace a::inline b {` (or `namespace {`,
+ * attributes read past) and returns the index of its '{'; returns i when no block follows (an
+ * alias, or what the scan cannot read: the '{' then opens a block of unknown scope).
  */
 static size_t open_namespace(scanner *s, size_t i) {
-  size_t j = i + 1, names = 0;
-  while (is_word(s, j) || is(s, j, "::"))
-    j++;
+  size_t j = i + 1, names = 0, next;
+  for (;;) {
+    if ((next = skip_attribute(s, j)) != j)
+      j = next;
+    else if (is_word(s, j) || is(s, j, "::"))
+      j++;
+    else
+      break;
+  }
   if (!is(s, j, "{"))
     return i;
-  for (j = i + 1; !is(s, j, "{"); j++)
-    if (is_word(s, j) && !is(s, j, "inline")) {
+  for (j = i + 1; !is(s, j, "{"); j++) {
+    if ((next = skip_attribute(s, j)) != j) {
+      j = next - 1;
+    } else if (is_word(s, j) && !is(s, j, "inline")) {
       char *name = join(s, j, j);
       cubind_strlist_add(&s->scope, name);
       free(name);
       names++;
     }
+  }
   if (!names) /* anonymous */
     cubind_strlist_add(&s->scope, "");
   open_block(s, BLOCK_NAMESPACE, names ? names : 1);
@@ -408,9 +438,14 @@ static int read_instantiation(scanner *s, size_t start, written_instantiation *f
   return 1;
 }
 
-/* Whether the `template` at tokens[i] may begin an explicit instantiation at namespace scope. */
+/*
+ * Whether the `template` at tokens[i] may begin an explicit instantiation: not a template's
+ * head, not an explicit instantiation declaration (`extern template`), not a disambiguator
+ * (`x.template f<int>()`). One in a block the scan did not read as a namespace is kept too,
+ * its scope unknown: braces under #if, a macro that opens a namespace, may be why.
+ */
 static int may_instantiate(const scanner *s, size_t i) {
-  return !s->other_blocks && is(s, i, "template") && i + 1 < s->lx.count && !is(s, i + 1, "<") &&
+  return is(s, i, "template") && i + 1 < s->lx.count && !is(s, i + 1, "<") &&
          (i == 0 || (!is(s, i - 1, "extern") && !is(s, i - 1, ".") && !is(s, i - 1, "->") &&
                      !is(s, i - 1, "::")));
 }
@@ -445,6 +480,7 @@ size_t scan_instantiations(const char *text, size_t size, written_instantiation 
       if (!read_instantiation(&s, i + 1, &next))
         continue;
       next.offset = s.lx.tokens[i].start;
+      next.scope_known = !s.other_blocks;
       for (k = 0; k < s.scope.count; k++)
         cubind_strlist_add(&next.scope, s.scope.items[k]);
       if (count == capacity) {

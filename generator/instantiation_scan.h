@@ -22,6 +22,8 @@ typedef struct written_instantiation {
   unsigned line, column; /* of the template's name (1-based; columns count bytes, as clang's) */
   cubind_strlist scope;  /* the namespaces the text opened around it, outermost first ("" for
                             an anonymous one) */
+  int scope_known;       /* 0: it lies in a block the scan did not read as a namespace's (a
+                            function's, a class's, or one a macro or an #if opened) */
   char *name;            /* the template's name: "scale" */
   char *written;         /* the name with the scopes written before it: "v1 :: scale" */
   char *args;            /* its template arguments as written, "< float >", or "" (deduced) */
@@ -29,9 +31,9 @@ typedef struct written_instantiation {
 } written_instantiation;
 
 /*
- * scan_instantiations: the explicit instantiations of function templates written at namespace
- * scope in `text` (`size` bytes), in the order they appear; *found gets a new array (NULL when
- * there are none). Tokens are joined by one space, as clang spells them.
+ * scan_instantiations: the explicit instantiations of function templates written in `text`
+ * (`size` bytes), in the order they appear; *found gets a new array (NULL when there are none).
+ * Tokens are joined by one space, as clang spells them.
  */
 size_t scan_instantiations(const char *text, size_t size, written_instantiation **found);
 

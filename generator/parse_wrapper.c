@@ -397,15 +397,19 @@ static void instantiation_lines(parse_context *ctx, cubind_strlist *lines) {
   count = scan_instantiations(source, size, &insts);
   ctx->instantiation_offsets = cubind_xcalloc(count + 1, sizeof *ctx->instantiation_offsets);
   for (i = 0; i < count; i++) {
-    char *variable = cubind_xasprintf(INSTANTIATION_VARIABLE "%u", (unsigned)i);
-    char *line = scan_reference_line(variable, &insts[i].scope, &insts[i]);
-    ctx->instantiation_offsets[i] = insts[i].offset;
+    size_t index = ctx->instantiation_lines.count;
+    char *variable, *line;
+    if (!insts[i].scope_known) /* resolved after the parse, in the scope clang saw */
+      continue;
+    variable = cubind_xasprintf(INSTANTIATION_VARIABLE "%u", (unsigned)index);
+    line = scan_reference_line(variable, &insts[i].scope, &insts[i]);
+    ctx->instantiation_offsets[index] = insts[i].offset;
     cubind_strlist_add(&ctx->instantiation_lines, line);
     cubind_strlist_add(lines, line);
     free(line);
     free(variable);
   }
-  ctx->num_instantiation_lines = count;
+  ctx->num_instantiation_lines = ctx->instantiation_lines.count;
   scan_instantiations_free(insts, count);
   free(source);
 }

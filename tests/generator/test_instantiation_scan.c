@@ -54,12 +54,17 @@ static void test_scopes(void **state) {
                      "namespace a::inline v1 { template __global__ void k<char>(char *); }\n"
                      "extern \"C++\" { namespace b { template __global__ void k<long>(long *); } }\n"
                      "namespace alias = a;\n"
-                     "template __global__ void a::k<short>(short *);\n";
+                     "template __global__ void a::k<short>(short *);\n"
+                     "namespace [[deprecated]] c { template void k<int>(int *); }\n"
+                     "namespace __attribute__((visibility(\"default\"))) d {\n"
+                     "template void k<int>(int *); }\n"
+                     "OPEN(e) { template void k<int>(int *); }\n"
+                     "template void k<char>(char *);\n";
   written_instantiation *found;
   size_t count = scan(text, &found);
   char *line;
   (void)state;
-  assert_int_equal(count, 4);
+  assert_int_equal(count, 8);
   assert_int_equal(found[0].scope.count, 2);
   assert_string_equal(found[0].scope.items[0], "a");
   assert_string_equal(found[0].scope.items[1], "");
@@ -69,6 +74,14 @@ static void test_scopes(void **state) {
   assert_string_equal(found[2].scope.items[0], "b");
   assert_int_equal(found[3].scope.count, 0);
   assert_string_equal(found[3].written, "a :: k");
+  assert_true(found[3].scope_known);
+  assert_int_equal(found[4].scope.count, 1); /* attributes read past */
+  assert_string_equal(found[4].scope.items[0], "c");
+  assert_int_equal(found[5].scope.count, 1);
+  assert_string_equal(found[5].scope.items[0], "d");
+  assert_false(found[6].scope_known); /* a block a macro opened: the parse knows its scope */
+  assert_true(found[7].scope_known);
+  assert_int_equal(found[7].scope.count, 0);
   line = scan_reference_line("v", &found[0].scope, &found[0]);
   assert_string_equal(line, "namespace a { namespace { static void *v = (void *)static_cast<void "
                             "(*)( int * )>(&k< int >); } }");
