@@ -6,11 +6,19 @@
 
 /* ---- Tokens --------------------------------------------------------------------------------- */
 
-typedef enum token_kind { TOKEN_WORD, TOKEN_NUMBER, TOKEN_LITERAL, TOKEN_PUNCT } token_kind;
+typedef enum token_kind {
+  TOKEN_WORD,
+  TOKEN_NUMBER,
+  TOKEN_LITERAL,
+  TOKEN_PUNCT,
+  TOKEN_CONDITIONAL /* a directive of a conditional block: #if, #ifdef, #else, #endif, ...; its
+                       spelling is the directive's name ("ifdef") */
+} token_kind;
 
 typedef struct token {
   token_kind kind;
   size_t start, length; /* in the text */
+  int if_zero;          /* an `#if 0` */
 } token;
 
 typedef struct lexer {
@@ -87,12 +95,44 @@ static int skip_space(lexer *lx) {
   return 0;
 }
 
-/* Skips a directive from its '#': its logical line, and the block comments that run past it. */
+static void skip_quoted(lexer *lx);
+static void add_token(lexer *lx, token_kind kind, size_t start);
+
+/* The directive names that open, continue or close a conditional block. */
+static const char *const conditionals[] = {"if",   "ifdef",   "ifndef",   "elif", "elifdef",
+                                           "elifndef", "else", "endif"};
+
+/*
+ * Reads a directive from its '#': a conditional one becomes a token (named by the directive);
+ * the rest of its logical line is skipped, with its literals and the block comments that run
+ * past it.
+ */
 static void skip_directive(lexer *lx) {
+  size_t name, i;
+  lx->at++;
+  while (lx->at < lx->size && (lx->text[lx->at] == ' ' || lx->text[lx->at] == '\t'))
+    lx->at++;
+  name = lx->at;
+  while (lx->at < lx->size && is_word_char((unsigned char)lx->text[lx->at]))
+    lx->at++;
+  for (i = 0; i < sizeof conditionals / sizeof conditionals[0]; i++)
+    if (strlen(conditionals[i]) == lx->at - name &&
+        memcmp(lx->text + name, conditionals[i], lx->at - name) == 0) {
+      size_t rest = lx->at;
+      add_token(lx, TOKEN_CONDITIONAL, name);
+      while (rest < lx->size && (lx->text[rest] == ' ' || lx->text[rest] == '\t'))
+        rest++;
+      lx->tokens[lx->count - 1].if_zero =
+          i == 0 && rest < lx->size && lx->text[rest] == '0' &&
+          (rest + 1 >= lx->size || !is_word_char((unsigned char)lx->text[rest + 1]));
+      break;
+    }
   while (lx->at < lx->size && lx->text[lx->at] != '\n') {
     size_t splice = splice_at(lx, lx->at);
     if (splice)
       lx->at += splice;
+    else if (lx->text[lx->at] == '"' || lx->text[lx->at] == '\'')
+      skip_quoted(lx); /* a string opens no comment, whatever it holds */
     else if (lx->text[lx->at] == '/' && lx->at + 1 < lx->size && lx->text[lx->at + 1] == '*')
       skip_block_comment(lx);
     else if (lx->text[lx->at] == '/' && lx->at + 1 < lx->size && lx->text[lx->at + 1] == '/')
@@ -141,6 +181,7 @@ static void add_token(lexer *lx, token_kind kind, size_t start) {
   lx->tokens[lx->count].kind = kind;
   lx->tokens[lx->count].start = start;
   lx->tokens[lx->count].length = lx->at - start;
+  lx->tokens[lx->count].if_zero = 0;
   lx->count++;
 }
 
@@ -223,10 +264,24 @@ typedef struct block {
   size_t num_names; /* the names a namespace block added to the scope (`namespace a::b {`: 2) */
 } block;
 
+/*
+ * An open conditional block (#if ... #endif). Its branches are alternatives: each starts from
+ * the blocks open at its #if, and after #endif no more stay open than after the first branch
+ * (`#ifdef A` `if (x) {` `#else` `if (y) {` `#endif` opens one block, not two).
+ */
+typedef struct conditional {
+  size_t depth_at_if;  /* blocks open at the #if */
+  size_t depth_after;  /* blocks open at the end of the first branch read (with first_read) */
+  int first_read;
+} conditional;
+
 typedef struct scanner {
   lexer lx;
   block *blocks;
   size_t depth, capacity;
+  conditional *conditionals;
+  size_t num_conditionals, conditionals_capacity;
+  size_t skipping;      /* > 0: in the branch of an #if 0, conditionals[skipping - 1]: no code */
   size_t other_blocks;  /* blocks open that are not namespaces or linkage blocks */
   cubind_strlist scope; /* the names of the open namespaces */
   size_t counted;       /* line_and_column: the text before this offset is counted */
@@ -347,6 +402,44 @@ static size_t open_namespace(scanner *s, size_t i) {
   return j;
 }
 
+/* Reads the conditional directive at tokens[i] (conditional's comment says how). */
+static void take_conditional(scanner *s, size_t i) {
+  const token *t = &s->lx.tokens[i];
+  conditional *top = s->num_conditionals ? &s->conditionals[s->num_conditionals - 1] : NULL;
+  if (t->length >= 2 && memcmp(s->lx.text + t->start, "if", 2) == 0) {
+    if (s->num_conditionals == s->conditionals_capacity) {
+      s->conditionals_capacity = s->conditionals_capacity ? s->conditionals_capacity * 2 : 8;
+      s->conditionals =
+          cubind_xrealloc(s->conditionals, s->conditionals_capacity * sizeof *s->conditionals);
+    }
+    top = &s->conditionals[s->num_conditionals++];
+    top->depth_at_if = s->depth;
+    top->depth_after = 0;
+    top->first_read = 0;
+    if (t->if_zero && !s->skipping)
+      s->skipping = s->num_conditionals;
+  } else if (!top) { /* an #else or #endif without its #if: nothing to do */
+  } else if (is(s, i, "endif")) {
+    if (s->skipping == s->num_conditionals)
+      s->skipping = 0;
+    else if (!s->skipping && top->first_read)
+      while (s->depth > top->depth_after)
+        close_block(s);
+    s->num_conditionals--;
+  } else { /* #elif, #else */
+    if (s->skipping == s->num_conditionals) {
+      s->skipping = 0; /* the #if 0 branch ends; it counts as none */
+    } else if (!s->skipping) {
+      if (!top->first_read) {
+        top->first_read = 1;
+        top->depth_after = s->depth;
+      }
+      while (s->depth > top->depth_at_if)
+        close_block(s);
+    }
+  }
+}
+
 /*
  * The line and 1-based byte column of `offset` in the text; offsets come in increasing order,
  * so the count of lines goes on from the last one.
@@ -433,6 +526,13 @@ static int read_instantiation(scanner *s, size_t start, written_instantiation *f
     found->args = cubind_xstrdup("");
   found->name = join(s, name, name);
   found->written = join(s, begin, name);
+  found->global = is(s, begin, "::");
+  for (i = begin; i < name; i++)
+    if (is_word(s, i)) {
+      char *qualifier = join(s, i, i);
+      cubind_strlist_add(&found->qualifiers, qualifier);
+      free(qualifier);
+    }
   found->params = join(s, open, close);
   line_and_column(s, s->lx.tokens[name].start, &found->line, &found->column);
   return 1;
@@ -463,7 +563,11 @@ size_t scan_instantiations(const char *text, size_t size, written_instantiation 
   while (lex_one(&s.lx))
     ;
   for (i = 0; i < s.lx.count; i++) {
-    if (is(&s, i, "namespace")) {
+    if (s.lx.tokens[i].kind == TOKEN_CONDITIONAL) {
+      take_conditional(&s, i);
+    } else if (s.skipping) {
+      continue;
+    } else if (is(&s, i, "namespace")) {
       i = open_namespace(&s, i);
     } else if (is(&s, i, "extern") && i + 2 < s.lx.count &&
                s.lx.tokens[i + 1].kind == TOKEN_LITERAL && is(&s, i + 2, "{")) {
@@ -492,6 +596,7 @@ size_t scan_instantiations(const char *text, size_t size, written_instantiation 
   }
   free(s.lx.tokens);
   free(s.blocks);
+  free(s.conditionals);
   cubind_strlist_free(&s.scope);
   return count;
 }
@@ -501,6 +606,7 @@ void scan_instantiations_free(written_instantiation *list, size_t count) {
   size_t i;
   for (i = 0; i < count; i++) {
     cubind_strlist_free(&list[i].scope);
+    cubind_strlist_free(&list[i].qualifiers);
     free(list[i].name);
     free(list[i].written);
     free(list[i].args);
@@ -509,16 +615,27 @@ void scan_instantiations_free(written_instantiation *list, size_t count) {
   free(list);
 }
 
+/* scan_template_namespaces: see instantiation_scan.h. */
+void scan_template_namespaces(const cubind_strlist *scope, const written_instantiation *inst,
+                              cubind_strlist *namespaces) {
+  size_t i;
+  for (i = 0; !inst->global && i < scope->count; i++)
+    cubind_strlist_add(namespaces, scope->items[i]);
+  for (i = 0; i < inst->qualifiers.count; i++)
+    cubind_strlist_add(namespaces, inst->qualifiers.items[i]);
+}
+
 /* scan_reference_line: see instantiation_scan.h. */
-char *scan_reference_line(const char *variable, const cubind_strlist *scope,
+char *scan_reference_line(const char *variable, const cubind_strlist *namespaces,
                           const written_instantiation *inst) {
   cubind_buf line = {0};
   size_t i;
-  for (i = 0; i < scope->count; i++)
-    cubind_buf_printf(&line, "namespace %s%s{ ", scope->items[i], scope->items[i][0] ? " " : "");
+  for (i = 0; i < namespaces->count; i++)
+    cubind_buf_printf(&line, "namespace %s%s{ ", namespaces->items[i],
+                      namespaces->items[i][0] ? " " : "");
   cubind_buf_printf(&line, "static void *%s = (void *)static_cast<void (*)%s>(&%s%s);", variable,
-                    inst->params, inst->written, inst->args);
-  for (i = 0; i < scope->count; i++)
+                    inst->params, inst->name, inst->args);
+  for (i = 0; i < namespaces->count; i++)
     cubind_buf_puts(&line, " }");
   return line.data;
 }

@@ -26,6 +26,8 @@ typedef struct written_instantiation {
                             function's, a class's, or one a macro or an #if opened) */
   char *name;            /* the template's name: "scale" */
   char *written;         /* the name with the scopes written before it: "v1 :: scale" */
+  cubind_strlist qualifiers; /* those scopes: "v1" */
+  int global;            /* they start at the global scope: "::v1::scale" */
   char *args;            /* its template arguments as written, "< float >", or "" (deduced) */
   char *params;          /* its parameter list as written, "( float * , float )" */
 } written_instantiation;
@@ -41,12 +43,20 @@ size_t scan_instantiations(const char *text, size_t size, written_instantiation 
 void scan_instantiations_free(written_instantiation *list, size_t count);
 
 /*
+ * scan_template_namespaces: adds to `namespaces` those of the template an instantiation written
+ * in the namespaces `scope` names, as its text says: `scope` then its qualifiers (only these
+ * when they start with "::"). C++ looks up the names after a qualified name there.
+ */
+void scan_template_namespaces(const cubind_strlist *scope, const written_instantiation *inst,
+                              cubind_strlist *namespaces);
+
+/*
  * scan_reference_line: a line that, appended to the .cu, takes the address of the
- * specialisation `inst` names, in the namespaces `scope` (where C++ looks its names up), as
- * the variable `variable`; parsing it makes clang instantiate that specialisation:
+ * specialisation `inst` names, inside `namespaces` (the template's: scan_template_namespaces),
+ * as the variable `variable`; parsing it makes clang instantiate that specialisation:
  *   namespace ns { static void *v = (void *)static_cast<void (*)( float * )>(&scale< float >); }
  */
-char *scan_reference_line(const char *variable, const cubind_strlist *scope,
+char *scan_reference_line(const char *variable, const cubind_strlist *namespaces,
                           const written_instantiation *inst);
 
 #endif /* CUBIND_GEN_INSTANTIATION_SCAN_H */

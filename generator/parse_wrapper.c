@@ -156,10 +156,14 @@ static cubind_kernel *add_specialization(parse_context *ctx, CXCursor function,
 /* The variable of instantiation reference lines: cubind_inst_<i>. */
 #define INSTANTIATION_VARIABLE "cubind_inst_"
 
+/* A namespace as a qualified name spells it: "(anonymous namespace)" for "". */
+static const char *spelled_namespace(const char *name) {
+  return name[0] ? name : "(anonymous namespace)";
+}
+
 /*
- * 1 when the qualified name `qualified` ("ns::v1::scale") is what `written` ("v1 :: scale",
- * tokens joined by spaces) names: the same name in the same scopes, or in scopes enclosing
- * the written ones (a partly qualified name; "::" first: from the global scope).
+ * 1 when the qualified name `qualified` ("ns::v1::scale") ends in `written` ("v1 :: scale",
+ * tokens joined by spaces): the same name in the same scopes, or in scopes enclosing them.
  */
 static int ends_with_scope(const char *qualified, const char *written) {
   cubind_buf bare = {0};
@@ -194,15 +198,45 @@ static int in_skipped_range(CXSourceRangeList *skipped, size_t offset) {
   return 0;
 }
 
+/* The template kernel of the model whose USR is `usr`, as an index; -1 when none is. */
+static long template_by_usr(const cubind_model *model, const char *usr) {
+  size_t t;
+  for (t = 0; usr && t < model->num_templates; t++)
+    if (strcmp(model->templates[t].usr, usr) == 0)
+      return (long)t;
+  return -1;
+}
+
 /*
- * The template kernel of the model an explicit instantiation names (its name in the scopes
- * written), as an index into model->templates; -1 when none does, or when several do (a name
- * several namespaces use: recorded as a finding).
+ * The template kernel of the model an explicit instantiation written in the namespaces `scope`
+ * names, as C++ looks the name up: in `scope`, then in each enclosing namespace (the innermost
+ * that has one wins); else one whose name merely ends in the written one (an inline namespace
+ * between). An index into model->templates; -1 when none does, or several do (recorded as a
+ * finding).
  */
-static long instantiated_template(parse_context *ctx, const written_instantiation *inst) {
+static long instantiated_template(parse_context *ctx, const written_instantiation *inst,
+                                  const cubind_strlist *scope) {
   const cubind_model *model = ctx->model;
-  size_t t, matches = 0, match = 0;
-  for (t = 0; t < model->num_templates; t++)
+  const size_t levels = inst->global ? 1 : scope->count + 1; /* scopes to look in */
+  size_t t, k, matches = 0, match = 0;
+  for (k = 0; k < levels && !matches; k++) {
+    const size_t depth = inst->global ? 0 : scope->count - k; /* the innermost first */
+    cubind_buf qualified = {0};
+    size_t i;
+    cubind_buf_puts(&qualified, "");
+    for (i = 0; i < depth; i++)
+      cubind_buf_printf(&qualified, "%s::", spelled_namespace(scope->items[i]));
+    for (i = 0; i < inst->qualifiers.count; i++)
+      cubind_buf_printf(&qualified, "%s::", inst->qualifiers.items[i]);
+    cubind_buf_puts(&qualified, inst->name);
+    for (t = 0; t < model->num_templates; t++)
+      if (strcmp(model->templates[t].qualified, qualified.data) == 0) {
+        match = t;
+        matches++;
+      }
+    cubind_buf_free(&qualified);
+  }
+  for (t = 0; !matches && t < model->num_templates; t++)
     if (strcmp(model->templates[t].name, inst->name) == 0 &&
         ends_with_scope(model->templates[t].qualified, inst->written)) {
       match = t;
@@ -220,19 +254,21 @@ static long instantiated_template(parse_context *ctx, const written_instantiatio
   return matches == 1 ? (long)match : -1;
 }
 
-/* Visitor state of namespaces_at. */
+/* Visitor state of find_scopes: the instantiations whose namespaces it finds. */
 typedef struct scope_search {
-  CXFile file;           /* the .cu */
-  size_t offset;         /* in it */
-  cubind_strlist *scope; /* the names of the namespaces found around it */
+  CXFile file;                  /* the .cu */
+  const written_instantiation *insts; /* in the order of their offsets */
+  size_t count;
+  cubind_strlist *scopes;       /* [i]: the namespaces around insts[i] */
 } scope_search;
 
-static enum CXChildVisitResult find_scope(CXCursor cursor, CXCursor parent, CXClientData data) {
+static enum CXChildVisitResult find_scopes(CXCursor cursor, CXCursor parent, CXClientData data) {
   scope_search *search = data;
   enum CXCursorKind kind = clang_getCursorKind(cursor);
   CXSourceRange extent;
   CXFile file;
   unsigned line, column, begin, end;
+  size_t low, high, i;
   (void)parent;
   /* an extern "C++" block is a LinkageSpec (libclang < 15: an UnexposedDecl) */
   if (kind != CXCursor_Namespace && kind != CXCursor_LinkageSpec &&
@@ -241,34 +277,52 @@ static enum CXChildVisitResult find_scope(CXCursor cursor, CXCursor parent, CXCl
   /* where the .cu writes it: a macro's use, for a namespace a macro opens */
   extent = clang_getCursorExtent(cursor);
   clang_getExpansionLocation(clang_getRangeStart(extent), &file, &line, &column, &begin);
-  if (!file || !clang_File_isEqual(file, search->file))
+  if (!file || !clang_File_isEqual(file, search->file) ||
+      begin > search->insts[search->count - 1].offset)
     return CXChildVisit_Continue;
   clang_getExpansionLocation(clang_getRangeEnd(extent), &file, &line, &column, &end);
-  if (search->offset < begin || search->offset >= end)
+  /* the instantiations inside it: the first at or after `begin` (a binary search), on */
+  for (low = 0, high = search->count; low < high;) {
+    size_t middle = low + (high - low) / 2;
+    if (search->insts[middle].offset < begin)
+      low = middle + 1;
+    else
+      high = middle;
+  }
+  if (low == search->count || search->insts[low].offset >= end)
     return CXChildVisit_Continue;
   if (kind == CXCursor_Namespace) {
     char *name = cx_spelling(cursor);
-    cubind_strlist_add(search->scope, name);
+    for (i = low; i < search->count && search->insts[i].offset < end; i++)
+      cubind_strlist_add(&search->scopes[i], name);
     free(name);
   }
-  clang_visitChildren(cursor, find_scope, data);
-  return CXChildVisit_Break;
+  clang_visitChildren(cursor, find_scopes, data);
+  return CXChildVisit_Continue;
 }
 
 /*
- * The namespaces around `offset` of the .cu as clang parsed them (macros that open them, blocks
- * under #if, included), outermost first, "" for an anonymous one.
+ * The namespaces around each of `count` instantiations of the .cu as clang parsed it (macros
+ * that open them, blocks under #if, included), outermost first, "" for an anonymous one, in
+ * one walk of the unit: scopes[i] for insts[i], whose offsets increase.
  */
-static void namespaces_at(CXTranslationUnit tu, CXFile file, size_t offset,
-                          cubind_strlist *scope) {
+static void namespaces_around(CXTranslationUnit tu, CXFile file,
+                              const written_instantiation *insts, size_t count,
+                              cubind_strlist *scopes) {
   scope_search search;
   search.file = file;
-  search.offset = offset;
-  search.scope = scope;
-  clang_visitChildren(clang_getTranslationUnitCursor(tu), find_scope, &search);
+  search.insts = insts;
+  search.count = count;
+  search.scopes = scopes;
+  if (count)
+    clang_visitChildren(clang_getTranslationUnitCursor(tu), find_scopes, &search);
 }
 
-/* Records the kernel an explicit instantiation's line resolved to, or a finding saying why not. */
+/*
+ * Records the specialisation `function` of the model's template `template_index` that an
+ * explicit instantiation names, or, when it is none (`error`, or another function), a finding
+ * saying why.
+ */
 static void record_instantiation(parse_context *ctx, const written_instantiation *inst,
                                  long template_index, CXCursor function, const char *error) {
   const cubind_template *pattern = &ctx->model->templates[template_index];
@@ -279,8 +333,8 @@ static void record_instantiation(parse_context *ctx, const written_instantiation
   location.file = cubind_xstrdup(ctx->input);
   location.line = inst->line;
   location.column = inst->column;
-  /* one that does not resolve to a specialisation of the template matched, in clang's eyes
-     too, is reported, never turned into wrong code */
+  /* one that does not resolve to a specialisation of the template, in clang's eyes too, is
+     reported, never turned into wrong code */
   if (error || !usr || !cx_is_global(function) || strcmp(usr, pattern->usr) != 0) {
     cubind_model_add_finding(ctx->model, CUBIND_FINDING_UNRESOLVED_INSTANTIATION, pattern->name,
                              error, &location);
@@ -300,15 +354,28 @@ static void record_instantiation(parse_context *ctx, const written_instantiation
   free(usr);
 }
 
+/*
+ * The namespaces of the model's template `pattern` ("ns::(anonymous namespace)::k": ns, ""),
+ * for a line that names it from inside them.
+ */
+static void template_namespaces(const cubind_template *pattern, cubind_strlist *namespaces) {
+  const char *at = pattern->qualified, *next;
+  while ((next = strstr(at, "::")) != NULL) {
+    char *name = cubind_xstrndup(at, (size_t)(next - at));
+    cubind_strlist_add(namespaces, strcmp(name, "(anonymous namespace)") == 0 ? "" : name);
+    free(name);
+    at = next + 2;
+  }
+}
+
 /* parse_instantiations: see parse_wrapper.h. */
 void parse_instantiations(parse_context *ctx, clang_session *session, CXTranslationUnit tu) {
   CXFile file = clang_getFile(tu, ctx->input);
   CXSourceRangeList *skipped;
   written_instantiation *insts;
-  cubind_strlist retried = {0}; /* lines of those the main parse did not resolve */
+  cubind_strlist *scopes, retried = {0}; /* the lines of those the main parse did not resolve */
   long *pattern;
-  size_t *main_line, count, i, j;
-  int any_in_main = 0;
+  size_t *retried_as, count, i, j = 0;
   wrapper in_main, again;
   if (!file || !ctx->model->num_templates || !session->main_text)
     return;
@@ -317,76 +384,86 @@ void parse_instantiations(parse_context *ctx, clang_session *session, CXTranslat
   if (!count)
     return;
   skipped = clang_getSkippedRanges(tu, file);
+  scopes = cubind_xcalloc(count, sizeof *scopes);
   pattern = cubind_xcalloc(count, sizeof *pattern);
-  main_line = cubind_xcalloc(count, sizeof *main_line);
+  retried_as = cubind_xcalloc(count, sizeof *retried_as);
+  namespaces_around(tu, file, insts, count, scopes);
+  memset(&in_main, 0, sizeof in_main);
+  memset(&again, 0, sizeof again);
+  if (session->first_reference_line && ctx->num_instantiation_lines)
+    wrapper_read(session->unit, session->first_reference_line + (unsigned)ctx->num_binary_lines,
+                 ctx->num_instantiation_lines, INSTANTIATION_VARIABLE, &in_main);
   for (i = 0; i < count; i++) {
-    cubind_strlist scope = {0};
-    char *line;
-    pattern[i] = in_skipped_range(skipped, insts[i].offset) ? -1
-                                                             : instantiated_template(ctx, &insts[i]);
-    if (pattern[i] < 0)
+    cubind_strlist namespaces = {0};
+    char *variable, *line;
+    pattern[i] = -1;
+    if (in_skipped_range(skipped, insts[i].offset))
       continue;
-    /* the main parse's line for it holds when it was written in the scope clang saw */
-    namespaces_at(tu, file, insts[i].offset, &scope);
-    main_line[i] = (size_t)-1;
-    for (j = 0; session->first_reference_line && j < ctx->num_instantiation_lines; j++)
-      if (ctx->instantiation_offsets[j] == insts[i].offset) {
-        char *variable = cubind_xasprintf(INSTANTIATION_VARIABLE "%u", (unsigned)j);
-        line = scan_reference_line(variable, &scope, &insts[i]);
-        if (strcmp(line, ctx->instantiation_lines.items[j]) == 0) {
-          main_line[i] = j;
-          any_in_main = 1;
-        }
+    /* the main parse's line for it (both lists in the order of their offsets), which holds
+       when it was written in the namespaces clang saw: then clang says what it names */
+    while (j < ctx->num_instantiation_lines && ctx->instantiation_offsets[j] < insts[i].offset)
+      j++;
+    if (in_main.tu && j < ctx->num_instantiation_lines &&
+        ctx->instantiation_offsets[j] == insts[i].offset && !in_main.errors[j] &&
+        !clang_Cursor_isNull(in_main.functions[j])) {
+      variable = cubind_xasprintf(INSTANTIATION_VARIABLE "%u", (unsigned)j);
+      scan_template_namespaces(&scopes[i], &insts[i], &namespaces);
+      line = scan_reference_line(variable, &namespaces, &insts[i]);
+      if (strcmp(line, ctx->instantiation_lines.items[j]) == 0) {
+        char *usr = cx_usr(clang_getSpecializedCursorTemplate(in_main.functions[j]));
+        long found = template_by_usr(ctx->model, usr);
+        /* another template than a kernel of the .cu's (a host function's): not ours */
+        if (found >= 0)
+          record_instantiation(ctx, &insts[i], found, in_main.functions[j], NULL);
+        free(usr);
         free(line);
         free(variable);
-        break;
+        cubind_strlist_free(&namespaces);
+        continue;
       }
-    if (main_line[i] == (size_t)-1) {
-      char *variable = cubind_xasprintf(INSTANTIATION_VARIABLE "%u", (unsigned)retried.count);
-      main_line[i] = ctx->num_instantiation_lines + retried.count;
-      line = scan_reference_line(variable, &scope, &insts[i]);
-      cubind_strlist_add(&retried, line);
       free(line);
       free(variable);
+      cubind_strlist_free(&namespaces);
     }
-    cubind_strlist_free(&scope);
+    /* else a line in the namespaces of the template the name finds, in a parse of its own */
+    if ((pattern[i] = instantiated_template(ctx, &insts[i], &scopes[i])) < 0)
+      continue;
+    template_namespaces(&ctx->model->templates[pattern[i]], &namespaces);
+    variable = cubind_xasprintf(INSTANTIATION_VARIABLE "%u", (unsigned)retried.count);
+    line = scan_reference_line(variable, &namespaces, &insts[i]);
+    retried_as[i] = retried.count;
+    cubind_strlist_add(&retried, line);
+    free(line);
+    free(variable);
+    cubind_strlist_free(&namespaces);
   }
   if (skipped)
     clang_disposeSourceRangeList(skipped);
-  memset(&in_main, 0, sizeof in_main);
-  memset(&again, 0, sizeof again);
-  if (any_in_main)
-    wrapper_read(session->unit, session->first_reference_line + (unsigned)ctx->num_binary_lines,
-                 ctx->num_instantiation_lines, INSTANTIATION_VARIABLE, &in_main);
   if (retried.count) {
     if (cubind_reporting())
       cubind_report("%u explicit instantiations not resolved by the main parse",
                     (unsigned)retried.count);
     wrapper_parse(session, &retried, 0, INSTANTIATION_VARIABLE, &again);
-  }
-  for (i = 0; i < count; i++) {
-    const wrapper *w = &in_main;
-    size_t at = main_line[i];
-    if (pattern[i] < 0)
-      continue;
-    if (at >= ctx->num_instantiation_lines) {
-      w = &again;
-      at -= ctx->num_instantiation_lines;
-    }
-    record_instantiation(ctx, &insts[i], pattern[i], w->functions[at], w->errors[at]);
+    for (i = 0; i < count; i++)
+      if (pattern[i] >= 0)
+        record_instantiation(ctx, &insts[i], pattern[i], again.functions[retried_as[i]],
+                             again.errors[retried_as[i]]);
   }
   wrapper_free(&in_main);
   wrapper_free(&again);
   cubind_strlist_free(&retried);
+  for (i = 0; i < count; i++)
+    cubind_strlist_free(&scopes[i]);
+  free(scopes);
   free(pattern);
-  free(main_line);
+  free(retried_as);
   scan_instantiations_free(insts, count);
 }
 
 /*
  * The lines for the explicit instantiations the .cu's text writes (read from the file as it is
- * now; parse_instantiations checks each against the text clang parsed), in the scopes the text
- * opens around them. Kept in ctx for parse_instantiations.
+ * now; parse_instantiations checks each against the text clang parsed), in the namespaces of
+ * the template each names, as the text shows them. Kept in ctx for parse_instantiations.
  */
 static void instantiation_lines(parse_context *ctx, cubind_strlist *lines) {
   written_instantiation *insts;
@@ -398,16 +475,19 @@ static void instantiation_lines(parse_context *ctx, cubind_strlist *lines) {
   ctx->instantiation_offsets = cubind_xcalloc(count + 1, sizeof *ctx->instantiation_offsets);
   for (i = 0; i < count; i++) {
     size_t index = ctx->instantiation_lines.count;
+    cubind_strlist namespaces = {0};
     char *variable, *line;
-    if (!insts[i].scope_known) /* resolved after the parse, in the scope clang saw */
+    if (!insts[i].scope_known) /* resolved after the parse, in the namespaces clang saw */
       continue;
     variable = cubind_xasprintf(INSTANTIATION_VARIABLE "%u", (unsigned)index);
-    line = scan_reference_line(variable, &insts[i].scope, &insts[i]);
+    scan_template_namespaces(&insts[i].scope, &insts[i], &namespaces);
+    line = scan_reference_line(variable, &namespaces, &insts[i]);
     ctx->instantiation_offsets[index] = insts[i].offset;
     cubind_strlist_add(&ctx->instantiation_lines, line);
     cubind_strlist_add(lines, line);
     free(line);
     free(variable);
+    cubind_strlist_free(&namespaces);
   }
   ctx->num_instantiation_lines = ctx->instantiation_lines.count;
   scan_instantiations_free(insts, count);

@@ -111,12 +111,50 @@ static void test_not_code(void **state) {
   scan_instantiations_free(found, count);
 }
 
+/* Braces the branches of a conditional each open count once; an #if 0 branch counts none. */
+static void test_conditionals(void **state) {
+  const char *text = "#define SOURCES \"kernels/*.cu\"\n"
+                     "template <class T> __global__ void k(T *p) {\n"
+                     "#if __CUDA_ARCH__ >= 800\n"
+                     "  if (p) {\n"
+                     "#elif defined(OTHER)\n"
+                     "  if (!p) {\n"
+                     "#else\n"
+                     "  if (p != 0) {\n"
+                     "#endif\n"
+                     "    *p = T();\n"
+                     "  }\n"
+                     "}\n"
+                     "#if 0\n"
+                     "void unused() {\n"
+                     "template void k<char>(char *);\n"
+                     "#else\n"
+                     "namespace a {\n"
+                     "#endif\n"
+                     "template __global__ void k<float>(float *);\n"
+                     "}\n"
+                     "#ifdef UNBALANCED\n"
+                     "struct s {\n"
+                     "#endif\n"
+                     "template __global__ void k<int>(int *);\n";
+  written_instantiation *found;
+  size_t count = scan(text, &found);
+  (void)state;
+  assert_int_equal(count, 2); /* not k<char>, in the #if 0 branch */
+  assert_true(found[0].scope_known);
+  assert_int_equal(found[0].scope.count, 1);
+  assert_string_equal(found[0].scope.items[0], "a");
+  assert_false(found[1].scope_known); /* after `struct s {`, which only #ifdef reads */
+  scan_instantiations_free(found, count);
+}
+
 /* Malformed text ends the scan without a crash: unclosed literals, comments and brackets. */
 static void test_malformed(void **state) {
   static const char *const texts[] = {"template", "template __global__ void k<int>(int *",
                                       "template void k<(>(int);", "}}} template void k(int);",
                                       "/* template void k(int);", "\"template void k(int);",
-                                      "R\"x( template void k(int);", "namespace a::", "#"};
+                                      "R\"x( template void k(int);", "namespace a::", "#",
+                                      "#else\n#endif\n#endif\n}", "#if 0\n{", "#define A \"/*\n"};
   size_t i;
   (void)state;
   for (i = 0; i < sizeof texts / sizeof texts[0]; i++) {
@@ -132,6 +170,7 @@ int main(void) {
       cmocka_unit_test(test_shapes),
       cmocka_unit_test(test_scopes),
       cmocka_unit_test(test_not_code),
+      cmocka_unit_test(test_conditionals),
       cmocka_unit_test(test_malformed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
