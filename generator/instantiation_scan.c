@@ -349,17 +349,29 @@ static void close_block(scanner *s) {
     free(s->scope.items[--s->scope.count]);
 }
 
+/* Words whose parenthesised arguments qualify a declaration, as attributes do. */
+static const char *const attribute_words[] = {"__attribute__", "__launch_bounds__", "__declspec",
+                                              "alignas", "__align__", "__cluster_dims__"};
+
 /*
  * The index after the attribute at tokens[i] (`[[gnu::visibility("hidden")]]`,
- * `__attribute__((visibility("hidden")))`), or i when none starts there.
+ * `__attribute__((visibility("hidden")))`, `__launch_bounds__(256)`), or i when none starts
+ * there.
  */
 static size_t skip_attribute(const scanner *s, size_t i) {
-  const char *open = is(s, i, "[") && is(s, i + 1, "[") ? "[" : is(s, i, "__attribute__") ? "(" : NULL;
-  const char *close = open && open[0] == '[' ? "]" : ")";
-  size_t j = open && open[0] == '(' ? i + 1 : i;
+  const char *open = NULL, *close;
+  size_t j = i, k;
   int depth = 0;
+  if (is(s, i, "[") && is(s, i + 1, "["))
+    open = "[";
+  for (k = 0; !open && k < sizeof attribute_words / sizeof attribute_words[0]; k++)
+    if (is(s, i, attribute_words[k]) && is(s, i + 1, "(")) {
+      open = "(";
+      j = i + 1;
+    }
   if (!open)
     return i;
+  close = open[0] == '[' ? "]" : ")";
   for (; j < s->lx.count; j++) {
     if (is(s, j, open))
       depth++;
@@ -465,6 +477,11 @@ static int read_instantiation(scanner *s, size_t start, written_instantiation *f
   /* the parameter list's '(': the first outside the template arguments, which may hold
      parentheses of their own (f<(1 + 2)>, f<sizeof(double)>, h<int (*)[3]>) */
   for (; open < s->lx.count && !is(s, open, ";"); open++) {
+    size_t after = paren == 0 && angle <= 0 ? skip_attribute(s, open) : open;
+    if (after != open) { /* `template __global__ __launch_bounds__(256) void k<float>(...)` */
+      open = after - 1;
+      continue;
+    }
     if (is(s, open, "(")) {
       if (angle <= 0 && paren == 0)
         break;

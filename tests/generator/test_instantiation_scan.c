@@ -27,11 +27,13 @@ static void test_shapes(void **state) {
                      "template __global__ void ::second::mark<int>(int *);\n"
                      "template __global__ void fill<pair{1, 2}, 3>(int *);\n"
                      "extern template __global__ void fill<int, 1>(int *);\n"
-                     "template struct Holder<int>;\n";
+                     "template struct Holder<int>;\n"
+                     "template __global__ __launch_bounds__(256, 2) void fill<char, 8>(char *);\n"
+                     "template __attribute__((used)) [[nodiscard]] void fill<short, 2>(short *);\n";
   written_instantiation *found;
   size_t count = scan(text, &found);
   (void)state;
-  assert_int_equal(count, 5);
+  assert_int_equal(count, 7);
   assert_string_equal(found[0].name, "fill");
   assert_string_equal(found[0].written, "fill");
   assert_string_equal(found[0].args, "< float , 4 >");
@@ -46,6 +48,9 @@ static void test_shapes(void **state) {
   assert_string_equal(found[3].name, "mark");
   assert_string_equal(found[3].written, ":: second :: mark"); /* not `void :: second` */
   assert_string_equal(found[4].args, "< pair { 1 , 2 } , 3 >"); /* a class-type argument */
+  assert_string_equal(found[5].args, "< char , 8 >"); /* attributes before the name */
+  assert_string_equal(found[5].params, "( char * )");
+  assert_string_equal(found[6].args, "< short , 2 >");
   scan_instantiations_free(found, count);
 }
 
