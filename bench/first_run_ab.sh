@@ -33,7 +33,10 @@ seconds() { # seconds COMMAND...: its wall time (its output dropped); fails with
   t1=$(date +%s.%N)
   awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f\n", b - a}'
 }
-median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+median() {
+  printf '%s\n' "$@" | sort -g |
+    awk '{v[NR] = $1} END {print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+}
 first_run() { # first_run GEN: one cubind-gen run with an empty cache, then its builder waited for
   local gen=$1 lock t
   rm -rf "$work/cache" "$work/out"
@@ -43,17 +46,22 @@ first_run() { # first_run GEN: one cubind-gen run with an empty cache, then its 
   echo "$t"
 }
 
-printf '%-28s %8s %8s %7s %8s %7s  %s\n' file "nvcc s" "old s" "old/n" "new s" "new/n" "runs (old; new)"
+printf '%-28s %8s %8s %7s %8s %7s  %s\n' file "nvcc s" "old s" "old/n" "new s" "new/n" \
+  "runs (old; new)"
 for file in "${files[@]}"; do
   ns=() os=() gs=()
   for ((r = 0; r < runs; r++)); do
-    ns+=("$(seconds nvcc -fatbin -arch=sm_"$arch" "${options[@]}" -o "$work/k.fatbin" "$file")") ||
+    t=$(seconds nvcc -fatbin -arch=sm_"$arch" "${options[@]}" -o "$work/k.fatbin" "$file") ||
       { echo "first_run_ab.sh: nvcc failed on $file" >&2; exit 1; }
-    os+=("$(first_run "$old")")
-    gs+=("$(first_run "$new")")
+    ns+=("$t")
+    t=$(first_run "$old") || exit 1
+    os+=("$t")
+    t=$(first_run "$new") || exit 1
+    gs+=("$t")
   done
   n=$(median "${ns[@]}") o=$(median "${os[@]}") g=$(median "${gs[@]}")
   awk -v f="$(basename "$file")" -v n="$n" -v o="$o" -v g="$g" -v ro="${os[*]}" -v rg="${gs[*]}" \
-    'BEGIN {printf "%-28s %8.2f %8.2f %7.2f %8.2f %7.2f  %s; %s\n", f, n, o, o / n, g, g / n, ro, rg}'
+    'BEGIN {printf "%-28s %8.2f %8.2f %7.2f %8.2f %7.2f  %s; %s\n", f, n, o, o / n, g, g / n,
+                   ro, rg}'
 done
 echo "(median of $runs; $(nproc) CPUs; sm_$arch; $(nvcc --version | tail -1))"

@@ -1,4 +1,4 @@
-/* instantiation_scan.c: explicit instantiations read from a .cu's tokens (see instantiation_scan.h). */
+/* instantiation_scan.c: explicit instantiations read from a .cu's tokens (instantiation_scan.h). */
 #include "instantiation_scan.h"
 
 #include <stdlib.h>
@@ -142,7 +142,7 @@ static void skip_directive(lexer *lx) {
   }
 }
 
-/* Skips a quoted literal whose opening quote is at lx->at (escapes read; ends at its line's end). */
+/* Skips a quoted literal from its opening quote at lx->at (escapes read; ends with its line). */
 static void skip_quoted(lexer *lx) {
   char quote = lx->text[lx->at++];
   while (lx->at < lx->size && lx->text[lx->at] != quote && lx->text[lx->at] != '\n') {
@@ -215,7 +215,8 @@ static int lex_one(lexer *lx) {
       char n = lx->text[lx->at];
       if ((n == '+' || n == '-') && strchr("eEpP", lx->text[lx->at - 1]))
         lx->at++;
-      else if (n == '\'' && lx->at + 1 < lx->size && is_word_char((unsigned char)lx->text[lx->at + 1]))
+      else if (n == '\'' && lx->at + 1 < lx->size &&
+               is_word_char((unsigned char)lx->text[lx->at + 1]))
         lx->at += 2;
       else if (is_word_char((unsigned char)n) || n == '.')
         lx->at++;
@@ -244,7 +245,8 @@ static int lex_one(lexer *lx) {
     lx->at++;
     for (i = 0; i < sizeof compound_punctuators / sizeof compound_punctuators[0]; i++) {
       size_t length = strlen(compound_punctuators[i]);
-      if (start + length <= lx->size && memcmp(lx->text + start, compound_punctuators[i], length) == 0) {
+      if (start + length <= lx->size &&
+          memcmp(lx->text + start, compound_punctuators[i], length) == 0) {
         lx->at = start + length;
         break;
       }

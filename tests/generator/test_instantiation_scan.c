@@ -57,7 +57,8 @@ static void test_shapes(void **state) {
 static void test_scopes(void **state) {
   const char *text = "namespace a { namespace { template __global__ void k<int>(int *); } }\n"
                      "namespace a::inline v1 { template __global__ void k<char>(char *); }\n"
-                     "extern \"C++\" { namespace b { template __global__ void k<long>(long *); } }\n"
+                     "extern \"C++\" { namespace b {\n"
+                     "template __global__ void k<long>(long *); } }\n"
                      "namespace alias = a;\n"
                      "template __global__ void a::k<short>(short *);\n"
                      "namespace [[deprecated]] c { template void k<int>(int *); }\n"
