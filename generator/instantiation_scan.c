@@ -27,6 +27,8 @@ typedef struct lexer {
   int line_start; /* only white space since the last line's end: a '#' starts a directive */
   token *tokens;
   size_t count, capacity;
+  token *macros; /* the names #define and #undef directives give, where they give them */
+  size_t num_macros, macros_capacity;
 } lexer;
 
 /* Punctuators of more than one character, longest first: clang spells each as one token. */
@@ -127,6 +129,20 @@ static void skip_directive(lexer *lx) {
           (rest + 1 >= lx->size || !is_word_char((unsigned char)lx->text[rest + 1]));
       break;
     }
+  if ((lx->at - name == 6 && memcmp(lx->text + name, "define", 6) == 0) ||
+      (lx->at - name == 5 && memcmp(lx->text + name, "undef", 5) == 0)) {
+    while (lx->at < lx->size && (lx->text[lx->at] == ' ' || lx->text[lx->at] == '\t'))
+      lx->at++;
+    if (lx->num_macros == lx->macros_capacity) {
+      lx->macros_capacity = lx->macros_capacity ? lx->macros_capacity * 2 : 16;
+      lx->macros = cubind_xrealloc(lx->macros, lx->macros_capacity * sizeof *lx->macros);
+    }
+    lx->macros[lx->num_macros].start = lx->at;
+    while (lx->at < lx->size && is_word_char((unsigned char)lx->text[lx->at]))
+      lx->at++;
+    lx->macros[lx->num_macros].length = lx->at - lx->macros[lx->num_macros].start;
+    lx->num_macros += lx->macros[lx->num_macros].length > 0;
+  }
   while (lx->at < lx->size && lx->text[lx->at] != '\n') {
     size_t splice = splice_at(lx, lx->at);
     if (splice)
@@ -469,6 +485,24 @@ static void line_and_column(scanner *s, size_t offset, unsigned *line, unsigned 
 }
 
 /*
+ * The first name of tokens[first..last] that a #define or #undef after them gives (new string),
+ * or NULL: the instantiation's line at the end of the .cu would read it otherwise.
+ */
+static char *redefined_macro(const scanner *s, size_t first, size_t last) {
+  size_t i, m;
+  for (i = first; i <= last; i++)
+    for (m = 0; is_word(s, i) && m < s->lx.num_macros; m++) {
+      const token *macro = &s->lx.macros[m];
+      if (macro->start > s->lx.tokens[last].start &&
+          macro->length == s->lx.tokens[i].length &&
+          memcmp(s->lx.text + macro->start, s->lx.text + s->lx.tokens[i].start, macro->length) ==
+              0)
+        return join(s, i, i);
+    }
+  return NULL;
+}
+
+/*
  * Reads the explicit instantiation declared after the `template` at tokens[start - 1]:
  * `[__global__] void [scopes ::] name [< args >] ( params ) ;`. Returns 1 and fills *found
  * (its scope and location aside) when the tokens have that shape.
@@ -539,6 +573,11 @@ static int read_instantiation(scanner *s, size_t start, written_instantiation *f
   begin = name;
   while (begin >= start + 2 && is(s, begin - 1, "::") && is_name(s, begin - 2))
     begin -= 2;
+  if (begin >= start + 2 && is(s, begin - 1, "::") &&
+      (is(s, begin - 2, ">") || is(s, begin - 2, ">>"))) { /* Tensor<float>::fill: a member */
+    free(found->args);
+    return 0;
+  }
   if (begin >= start + 1 && is(s, begin - 1, "::"))
     begin--;
   if (!found->args)
@@ -553,6 +592,7 @@ static int read_instantiation(scanner *s, size_t start, written_instantiation *f
       free(qualifier);
     }
   found->params = join(s, open, close);
+  found->redefined_macro = redefined_macro(s, begin, close);
   line_and_column(s, s->lx.tokens[name].start, &found->line, &found->column);
   return 1;
 }
@@ -614,6 +654,7 @@ size_t scan_instantiations(const char *text, size_t size, written_instantiation 
     }
   }
   free(s.lx.tokens);
+  free(s.lx.macros);
   free(s.blocks);
   free(s.conditionals);
   cubind_strlist_free(&s.scope);
@@ -626,6 +667,7 @@ void scan_instantiations_free(written_instantiation *list, size_t count) {
   for (i = 0; i < count; i++) {
     cubind_strlist_free(&list[i].scope);
     cubind_strlist_free(&list[i].qualifiers);
+    free(list[i].redefined_macro);
     free(list[i].name);
     free(list[i].written);
     free(list[i].args);
@@ -646,14 +688,14 @@ void scan_template_namespaces(const cubind_strlist *scope, const written_instant
 
 /* scan_reference_line: see instantiation_scan.h. */
 char *scan_reference_line(const char *variable, const cubind_strlist *namespaces,
-                          const written_instantiation *inst) {
+                          const char *name, const written_instantiation *inst) {
   cubind_buf line = {0};
   size_t i;
   for (i = 0; i < namespaces->count; i++)
     cubind_buf_printf(&line, "namespace %s%s{ ", namespaces->items[i],
                       namespaces->items[i][0] ? " " : "");
   cubind_buf_printf(&line, "static void *%s = (void *)static_cast<void (*)%s>(&%s%s);", variable,
-                    inst->params, inst->name, inst->args);
+                    inst->params, name, inst->args);
   for (i = 0; i < namespaces->count; i++)
     cubind_buf_puts(&line, " }");
   return line.data;

@@ -30,6 +30,8 @@ typedef struct written_instantiation {
   int global;            /* they start at the global scope: "::v1::scale" */
   char *args;            /* its template arguments as written, "< float >", or "" (deduced) */
   char *params;          /* its parameter list as written, "( float * , float )" */
+  char *redefined_macro; /* a name in it that a #define or #undef after it gives, or NULL: a
+                            line at the end of the .cu would read another text */
 } written_instantiation;
 
 /*
@@ -52,11 +54,12 @@ void scan_template_namespaces(const cubind_strlist *scope, const written_instant
 
 /*
  * scan_reference_line: a line that, appended to the .cu, takes the address of the
- * specialisation `inst` names, inside `namespaces` (the template's: scan_template_namespaces),
- * as the variable `variable`; parsing it makes clang instantiate that specialisation:
+ * specialisation `inst` names, by `name` (its own, or as written) from inside `namespaces` (the
+ * template's: scan_template_namespaces), as the variable `variable`; parsing it makes clang
+ * instantiate that specialisation:
  *   namespace ns { static void *v = (void *)static_cast<void (*)( float * )>(&scale< float >); }
  */
 char *scan_reference_line(const char *variable, const cubind_strlist *namespaces,
-                          const written_instantiation *inst);
+                          const char *name, const written_instantiation *inst);
 
 #endif /* CUBIND_GEN_INSTANTIATION_SCAN_H */

@@ -198,6 +198,15 @@ static int in_skipped_range(CXSourceRangeList *skipped, size_t offset) {
   return 0;
 }
 
+/* 1 when a template kernel of the model is named `name`. */
+static int names_template(const cubind_model *model, const char *name) {
+  size_t t;
+  for (t = 0; t < model->num_templates; t++)
+    if (strcmp(model->templates[t].name, name) == 0)
+      return 1;
+  return 0;
+}
+
 /* The template kernel of the model whose USR is `usr`, as an index; -1 when none is. */
 static long template_by_usr(const cubind_model *model, const char *usr) {
   size_t t;
@@ -207,12 +216,18 @@ static long template_by_usr(const cubind_model *model, const char *usr) {
   return -1;
 }
 
+/* What instantiated_template finds besides one template kernel of the model. */
+#define NO_TEMPLATE (-1)
+#define AMBIGUOUS_TEMPLATE (-2)
+/* An instantiation retried with its name as written: clang's resolution tells the template. */
+#define TEMPLATE_AS_WRITTEN (-3)
+
 /*
  * The template kernel of the model an explicit instantiation written in the namespaces `scope`
  * names, as C++ looks the name up: in `scope`, then in each enclosing namespace (the innermost
  * that has one wins); else one whose name merely ends in the written one (an inline namespace
- * between). An index into model->templates; -1 when none does, or several do (recorded as a
- * finding).
+ * between). An index into model->templates; NO_TEMPLATE, or AMBIGUOUS_TEMPLATE when several
+ * match (recorded as a finding).
  */
 static long instantiated_template(parse_context *ctx, const written_instantiation *inst,
                                   const cubind_strlist *scope) {
@@ -251,7 +266,7 @@ static long instantiated_template(parse_context *ctx, const written_instantiatio
                              NULL, &location);
     free(location.file);
   }
-  return matches == 1 ? (long)match : -1;
+  return matches == 1 ? (long)match : matches ? AMBIGUOUS_TEMPLATE : NO_TEMPLATE;
 }
 
 /* Visitor state of find_scopes: the instantiations whose namespaces it finds. */
@@ -395,8 +410,9 @@ void parse_instantiations(parse_context *ctx, clang_session *session, CXTranslat
                  ctx->num_instantiation_lines, INSTANTIATION_VARIABLE, &in_main);
   for (i = 0; i < count; i++) {
     cubind_strlist namespaces = {0};
+    const char *name = insts[i].name;
     char *variable, *line;
-    pattern[i] = -1;
+    pattern[i] = NO_TEMPLATE;
     if (in_skipped_range(skipped, insts[i].offset))
       continue;
     /* the main parse's line for it (both lists in the order of their offsets), which holds
@@ -408,7 +424,7 @@ void parse_instantiations(parse_context *ctx, clang_session *session, CXTranslat
         !clang_Cursor_isNull(in_main.functions[j])) {
       variable = cubind_xasprintf(INSTANTIATION_VARIABLE "%u", (unsigned)j);
       scan_template_namespaces(&scopes[i], &insts[i], &namespaces);
-      line = scan_reference_line(variable, &namespaces, &insts[i]);
+      line = scan_reference_line(variable, &namespaces, name, &insts[i]);
       if (strcmp(line, ctx->instantiation_lines.items[j]) == 0) {
         char *usr = cx_usr(clang_getSpecializedCursorTemplate(in_main.functions[j]));
         long found = template_by_usr(ctx->model, usr);
@@ -426,11 +442,34 @@ void parse_instantiations(parse_context *ctx, clang_session *session, CXTranslat
       cubind_strlist_free(&namespaces);
     }
     /* else a line in the namespaces of the template the name finds, in a parse of its own */
-    if ((pattern[i] = instantiated_template(ctx, &insts[i], &scopes[i])) < 0)
+    pattern[i] = instantiated_template(ctx, &insts[i], &scopes[i]);
+    if (insts[i].redefined_macro) { /* a line after the .cu's text would read another text */
+      if (pattern[i] >= 0) {
+        char *why = cubind_xasprintf("it names '%s', which a #define or #undef after it "
+                                     "changes; nvcc's binary names its kernel (--kernels-from)",
+                                     insts[i].redefined_macro);
+        record_instantiation(ctx, &insts[i], pattern[i], clang_getNullCursor(), why);
+        free(why);
+      }
+      pattern[i] = NO_TEMPLATE;
       continue;
-    template_namespaces(&ctx->model->templates[pattern[i]], &namespaces);
+    }
+    if (pattern[i] >= 0) {
+      template_namespaces(&ctx->model->templates[pattern[i]], &namespaces);
+    } else if (pattern[i] == NO_TEMPLATE && insts[i].qualifiers.count &&
+               names_template(ctx->model, insts[i].name)) {
+      /* its qualifier names no namespace the model knows (an alias: `md::k<int>`): the name
+         as written, where clang saw it written */
+      size_t n;
+      pattern[i] = TEMPLATE_AS_WRITTEN;
+      name = insts[i].written;
+      for (n = 0; n < scopes[i].count; n++)
+        cubind_strlist_add(&namespaces, scopes[i].items[n]);
+    } else {
+      continue;
+    }
     variable = cubind_xasprintf(INSTANTIATION_VARIABLE "%u", (unsigned)retried.count);
-    line = scan_reference_line(variable, &namespaces, &insts[i]);
+    line = scan_reference_line(variable, &namespaces, name, &insts[i]);
     retried_as[i] = retried.count;
     cubind_strlist_add(&retried, line);
     free(line);
@@ -444,10 +483,19 @@ void parse_instantiations(parse_context *ctx, clang_session *session, CXTranslat
       cubind_report("%u explicit instantiations not resolved by the main parse",
                     (unsigned)retried.count);
     wrapper_parse(session, &retried, 0, INSTANTIATION_VARIABLE, &again);
-    for (i = 0; i < count; i++)
-      if (pattern[i] >= 0)
-        record_instantiation(ctx, &insts[i], pattern[i], again.functions[retried_as[i]],
-                             again.errors[retried_as[i]]);
+    for (i = 0; i < count; i++) {
+      CXCursor function = again.functions[retried_as[i]];
+      if (pattern[i] >= 0) {
+        record_instantiation(ctx, &insts[i], pattern[i], function, again.errors[retried_as[i]]);
+      } else if (pattern[i] == TEMPLATE_AS_WRITTEN && !again.errors[retried_as[i]] &&
+                 !clang_Cursor_isNull(function)) {
+        char *usr = cx_usr(clang_getSpecializedCursorTemplate(function));
+        long found = template_by_usr(ctx->model, usr);
+        if (found >= 0)
+          record_instantiation(ctx, &insts[i], found, function, NULL);
+        free(usr);
+      }
+    }
   }
   wrapper_free(&in_main);
   wrapper_free(&again);
@@ -477,11 +525,12 @@ static void instantiation_lines(parse_context *ctx, cubind_strlist *lines) {
     size_t index = ctx->instantiation_lines.count;
     cubind_strlist namespaces = {0};
     char *variable, *line;
-    if (!insts[i].scope_known) /* resolved after the parse, in the namespaces clang saw */
+    /* resolved after the parse, in the namespaces clang saw; or not at all */
+    if (!insts[i].scope_known || insts[i].redefined_macro)
       continue;
     variable = cubind_xasprintf(INSTANTIATION_VARIABLE "%u", (unsigned)index);
     scan_template_namespaces(&insts[i].scope, &insts[i], &namespaces);
-    line = scan_reference_line(variable, &namespaces, &insts[i]);
+    line = scan_reference_line(variable, &namespaces, insts[i].name, &insts[i]);
     ctx->instantiation_offsets[index] = insts[i].offset;
     cubind_strlist_add(&ctx->instantiation_lines, line);
     cubind_strlist_add(lines, line);

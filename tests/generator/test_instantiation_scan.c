@@ -88,7 +88,7 @@ static void test_scopes(void **state) {
   assert_false(found[6].scope_known); /* a block a macro opened: the parse knows its scope */
   assert_true(found[7].scope_known);
   assert_int_equal(found[7].scope.count, 0);
-  line = scan_reference_line("v", &found[0].scope, &found[0]);
+  line = scan_reference_line("v", &found[0].scope, found[0].name, &found[0]);
   assert_string_equal(line, "namespace a { namespace { static void *v = (void *)static_cast<void "
                             "(*)( int * )>(&k< int >); } }");
   free(line);
@@ -154,6 +154,24 @@ static void test_conditionals(void **state) {
   scan_instantiations_free(found, count);
 }
 
+/* A member of a class template's instance is no function template's; macros that change after. */
+static void test_members_and_macros(void **state) {
+  const char *text = "template void Tensor<float>::fill(float);\n"
+                     "template void Holder<Pair<int, int>>::clear(int *);\n"
+                     "#define T float\n"
+                     "template __global__ void k<T>(T *);\n"
+                     "#undef T\n"
+                     "#define U int\n"
+                     "template __global__ void k<U>(U *);\n";
+  written_instantiation *found;
+  size_t count = scan(text, &found);
+  (void)state;
+  assert_int_equal(count, 2);
+  assert_string_equal(found[0].redefined_macro, "T"); /* #undef'd after it */
+  assert_null(found[1].redefined_macro);              /* U stays as it is */
+  scan_instantiations_free(found, count);
+}
+
 /* Malformed text ends the scan without a crash: unclosed literals, comments and brackets. */
 static void test_malformed(void **state) {
   static const char *const texts[] = {"template", "template __global__ void k<int>(int *",
@@ -177,6 +195,7 @@ int main(void) {
       cmocka_unit_test(test_scopes),
       cmocka_unit_test(test_not_code),
       cmocka_unit_test(test_conditionals),
+      cmocka_unit_test(test_members_and_macros),
       cmocka_unit_test(test_malformed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
