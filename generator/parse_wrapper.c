@@ -383,6 +383,86 @@ static void template_namespaces(const cubind_template *pattern, cubind_strlist *
   }
 }
 
+/*
+ * Records what clang resolved `function` to for an instantiation, when its template is a
+ * template kernel of the .cu's; another template (a host function's) is not ours.
+ */
+static void record_resolved(parse_context *ctx, const written_instantiation *inst,
+                            CXCursor function) {
+  char *usr = cx_usr(clang_getSpecializedCursorTemplate(function));
+  long found = template_by_usr(ctx->model, usr);
+  if (found >= 0)
+    record_instantiation(ctx, inst, found, function, NULL);
+  free(usr);
+}
+
+/*
+ * 1 when the main parse resolved line `j` of its own, the line of `inst`, written in the
+ * namespaces clang saw around it (`scope`): then what clang resolved it to is recorded.
+ */
+static int resolved_in_main(parse_context *ctx, const wrapper *in_main, size_t j,
+                            const written_instantiation *inst, const cubind_strlist *scope) {
+  cubind_strlist namespaces = {0};
+  char *variable, *line;
+  int same;
+  if (!in_main->tu || j >= ctx->num_instantiation_lines ||
+      ctx->instantiation_offsets[j] != inst->offset || in_main->errors[j] ||
+      clang_Cursor_isNull(in_main->functions[j]))
+    return 0;
+  variable = cubind_xasprintf(INSTANTIATION_VARIABLE "%u", (unsigned)j);
+  scan_template_namespaces(scope, inst, &namespaces);
+  line = scan_reference_line(variable, &namespaces, inst->name, inst);
+  same = strcmp(line, ctx->instantiation_lines.items[j]) == 0;
+  if (same)
+    record_resolved(ctx, inst, in_main->functions[j]);
+  free(line);
+  free(variable);
+  cubind_strlist_free(&namespaces);
+  return same;
+}
+
+/*
+ * The line that resolves `inst` in a parse of its own, as `variable`, written in `scope` (the
+ * namespaces clang saw around it), or NULL when it needs none; *pattern gets the template
+ * kernel it names (TEMPLATE_AS_WRITTEN: clang's resolution will tell). One that names a macro
+ * the .cu changes after it gets a finding instead.
+ */
+static char *retry_line(parse_context *ctx, const written_instantiation *inst,
+                        const cubind_strlist *scope, const char *variable, long *pattern) {
+  cubind_strlist namespaces = {0};
+  const char *name = inst->name;
+  char *line;
+  size_t i;
+  *pattern = instantiated_template(ctx, inst, scope);
+  if (inst->redefined_macro) { /* a line after the .cu's text would read another text */
+    if (*pattern >= 0) {
+      char *why = cubind_xasprintf("it names '%s', which a #define or #undef after it "
+                                   "changes; nvcc's binary names its kernel (--kernels-from)",
+                                   inst->redefined_macro);
+      record_instantiation(ctx, inst, *pattern, clang_getNullCursor(), why);
+      free(why);
+    }
+    *pattern = NO_TEMPLATE;
+    return NULL;
+  }
+  if (*pattern >= 0) {
+    template_namespaces(&ctx->model->templates[*pattern], &namespaces);
+  } else if (*pattern == NO_TEMPLATE && inst->qualifiers.count &&
+             names_template(ctx->model, inst->name)) {
+    /* its qualifier names no namespace the model knows (an alias: `md::k<int>`): the name as
+       written, where clang saw it written */
+    *pattern = TEMPLATE_AS_WRITTEN;
+    name = inst->written;
+    for (i = 0; i < scope->count; i++)
+      cubind_strlist_add(&namespaces, scope->items[i]);
+  } else {
+    return NULL;
+  }
+  line = scan_reference_line(variable, &namespaces, name, inst);
+  cubind_strlist_free(&namespaces);
+  return line;
+}
+
 /* parse_instantiations: see parse_wrapper.h. */
 void parse_instantiations(parse_context *ctx, clang_session *session, CXTranslationUnit tu) {
   CXFile file = clang_getFile(tu, ctx->input);
@@ -409,72 +489,23 @@ void parse_instantiations(parse_context *ctx, clang_session *session, CXTranslat
     wrapper_read(session->unit, session->first_reference_line + (unsigned)ctx->num_binary_lines,
                  ctx->num_instantiation_lines, INSTANTIATION_VARIABLE, &in_main);
   for (i = 0; i < count; i++) {
-    cubind_strlist namespaces = {0};
-    const char *name = insts[i].name;
     char *variable, *line;
     pattern[i] = NO_TEMPLATE;
     if (in_skipped_range(skipped, insts[i].offset))
       continue;
-    /* the main parse's line for it (both lists in the order of their offsets), which holds
-       when it was written in the namespaces clang saw: then clang says what it names */
+    /* the main parse's line for it: both lists are in the order of their offsets */
     while (j < ctx->num_instantiation_lines && ctx->instantiation_offsets[j] < insts[i].offset)
       j++;
-    if (in_main.tu && j < ctx->num_instantiation_lines &&
-        ctx->instantiation_offsets[j] == insts[i].offset && !in_main.errors[j] &&
-        !clang_Cursor_isNull(in_main.functions[j])) {
-      variable = cubind_xasprintf(INSTANTIATION_VARIABLE "%u", (unsigned)j);
-      scan_template_namespaces(&scopes[i], &insts[i], &namespaces);
-      line = scan_reference_line(variable, &namespaces, name, &insts[i]);
-      if (strcmp(line, ctx->instantiation_lines.items[j]) == 0) {
-        char *usr = cx_usr(clang_getSpecializedCursorTemplate(in_main.functions[j]));
-        long found = template_by_usr(ctx->model, usr);
-        /* another template than a kernel of the .cu's (a host function's): not ours */
-        if (found >= 0)
-          record_instantiation(ctx, &insts[i], found, in_main.functions[j], NULL);
-        free(usr);
-        free(line);
-        free(variable);
-        cubind_strlist_free(&namespaces);
-        continue;
-      }
-      free(line);
-      free(variable);
-      cubind_strlist_free(&namespaces);
-    }
-    /* else a line in the namespaces of the template the name finds, in a parse of its own */
-    pattern[i] = instantiated_template(ctx, &insts[i], &scopes[i]);
-    if (insts[i].redefined_macro) { /* a line after the .cu's text would read another text */
-      if (pattern[i] >= 0) {
-        char *why = cubind_xasprintf("it names '%s', which a #define or #undef after it "
-                                     "changes; nvcc's binary names its kernel (--kernels-from)",
-                                     insts[i].redefined_macro);
-        record_instantiation(ctx, &insts[i], pattern[i], clang_getNullCursor(), why);
-        free(why);
-      }
-      pattern[i] = NO_TEMPLATE;
+    if (resolved_in_main(ctx, &in_main, j, &insts[i], &scopes[i]))
       continue;
-    }
-    if (pattern[i] >= 0) {
-      template_namespaces(&ctx->model->templates[pattern[i]], &namespaces);
-    } else if (pattern[i] == NO_TEMPLATE && insts[i].qualifiers.count &&
-               names_template(ctx->model, insts[i].name)) {
-      /* its qualifier names no namespace the model knows (an alias: `md::k<int>`): the name
-         as written, where clang saw it written */
-      size_t n;
-      pattern[i] = TEMPLATE_AS_WRITTEN;
-      name = insts[i].written;
-      for (n = 0; n < scopes[i].count; n++)
-        cubind_strlist_add(&namespaces, scopes[i].items[n]);
-    } else {
-      continue;
-    }
     variable = cubind_xasprintf(INSTANTIATION_VARIABLE "%u", (unsigned)retried.count);
-    line = scan_reference_line(variable, &namespaces, name, &insts[i]);
-    retried_as[i] = retried.count;
-    cubind_strlist_add(&retried, line);
+    line = retry_line(ctx, &insts[i], &scopes[i], variable, &pattern[i]);
+    if (line) {
+      retried_as[i] = retried.count;
+      cubind_strlist_add(&retried, line);
+    }
     free(line);
     free(variable);
-    cubind_strlist_free(&namespaces);
   }
   if (skipped)
     clang_disposeSourceRangeList(skipped);
@@ -484,17 +515,12 @@ void parse_instantiations(parse_context *ctx, clang_session *session, CXTranslat
                     (unsigned)retried.count);
     wrapper_parse(session, &retried, 0, INSTANTIATION_VARIABLE, &again);
     for (i = 0; i < count; i++) {
-      CXCursor function = again.functions[retried_as[i]];
-      if (pattern[i] >= 0) {
-        record_instantiation(ctx, &insts[i], pattern[i], function, again.errors[retried_as[i]]);
-      } else if (pattern[i] == TEMPLATE_AS_WRITTEN && !again.errors[retried_as[i]] &&
-                 !clang_Cursor_isNull(function)) {
-        char *usr = cx_usr(clang_getSpecializedCursorTemplate(function));
-        long found = template_by_usr(ctx->model, usr);
-        if (found >= 0)
-          record_instantiation(ctx, &insts[i], found, function, NULL);
-        free(usr);
-      }
+      size_t at = retried_as[i];
+      if (pattern[i] >= 0)
+        record_instantiation(ctx, &insts[i], pattern[i], again.functions[at], again.errors[at]);
+      else if (pattern[i] == TEMPLATE_AS_WRITTEN && !again.errors[at] &&
+               !clang_Cursor_isNull(again.functions[at]))
+        record_resolved(ctx, &insts[i], again.functions[at]);
     }
   }
   wrapper_free(&in_main);
