@@ -12,10 +12,12 @@
  *
  *  1. Explicit instantiations (`template __global__ void scale<float>(float *, float);`),
  *     which produce no cursor in libclang 14-19: read from the .cu's text
- *     (instantiation_scan.h), each line written in the namespaces around it. After the parse,
- *     one counts only where clang saw it as code (outside the blocks the preprocessor skipped)
- *     in the namespaces the text showed; the others are resolved in a wrapper parse, with the
- *     namespaces clang saw.
+ *     (instantiation_scan.h), each line written inside the namespaces of the template it
+ *     names, as the text shows them. After the parse, one counts only outside the blocks the
+ *     preprocessor skipped; where clang saw the namespaces the text showed, clang's
+ *     resolution tells which template it names (a kernel's of the .cu, or not ours); the
+ *     others are resolved in a wrapper parse, in the namespaces of the template their name
+ *     finds.
  *  2. nvcc's binary (--kernels-from): every kernel symbol the source parse did not bind
  *     (templates instantiated by host code that launches them, kernels behind other
  *     architectures' guards), demangled into a name and a parameter list. A kernel they leave
