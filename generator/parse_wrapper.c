@@ -437,8 +437,11 @@ static char *retry_line(parse_context *ctx, const written_instantiation *inst,
   if (inst->redefined_macro) { /* a line after the .cu's text would read another text */
     if (*pattern >= 0) {
       char *why = cubind_xasprintf("it names '%s', which a #define or #undef after it "
-                                   "changes; nvcc's binary names its kernel (--kernels-from)",
-                                   inst->redefined_macro);
+                                   "changes; %s",
+                                   inst->redefined_macro,
+                                   ctx->options->binary
+                                       ? "the kernel is bound from nvcc's binary, if it is there"
+                                       : "nvcc's binary names its kernel (--kernels-from)");
       record_instantiation(ctx, inst, *pattern, clang_getNullCursor(), why);
       free(why);
     }
