@@ -241,10 +241,30 @@ static int take_nvcc_list(size_t k, const char *list, cubind_cli *cli) {
 /* How split_words reads quotes and backslashes. */
 typedef enum {
   WORDS_NVCC_ENVIRONMENT, /* nvcc's NVCC_*_FLAGS: "..." holds white space; all is kept */
-  WORDS_NVCC_FILE,        /* an options file: "..." holds white space, dropped; \c is c */
+  WORDS_NVCC_FILE,        /* an options file: "..." holds white space; \c is c; then each
+                             quote no backslash escapes is dropped (nvcc_file_word) */
   WORDS_SHELL /* sh, which nvcc runs the host compiler through: '...', "..." (in which a
                  backslash only escapes $ ` " \) and \c, all dropped; nothing is expanded */
 } words_rules;
+
+/*
+ * An options file's word as nvcc reads it, in place: past the file's own reading (split_words:
+ * quotes group white space and stay, a backslash takes the next character), nvcc drops each
+ * quote that no backslash escapes, as its list options (split_nvcc_list) then see the word.
+ * `-DM=\"qr\"` and `-DM="qr"` both define M as qr, `"-DM=\"a b\""` as a b, `-DM="a,b"` is two
+ * macros, while `-DM=\\\"s\\\"` keeps its quotes ("s"): nvcc 13's -dryrun shows each.
+ */
+static void nvcc_file_word(char *word) {
+  char *from = word, *to = word;
+  for (; *from; from++) {
+    if (*from == '\\' && from[1])
+      *to++ = *from++;
+    else if (*from == '"')
+      continue;
+    *to++ = *from;
+  }
+  *to = '\0';
+}
 
 /*
  * Splits `text` into words at white space outside quotes, as `rules` says, adding them to
@@ -269,6 +289,8 @@ static size_t split_words(const char *text, words_rules rules, cubind_strlist *w
         cubind_buf_append(&word, at, 1);
       } else if (opens || (quote && *at == quote)) {
         quote = opens ? *at : 0;
+        if (rules == WORDS_NVCC_FILE)
+          cubind_buf_append(&word, at, 1);
       } else if (*at == '\\' && at[1] && quote != '\'' &&
                  (quote != '"' || rules != WORDS_SHELL || strchr("$`\"\\", at[1]))) {
         cubind_buf_append(&word, ++at, 1);
@@ -276,6 +298,8 @@ static size_t split_words(const char *text, words_rules rules, cubind_strlist *w
         cubind_buf_append(&word, at, 1);
       }
     }
+    if (word.data && rules == WORDS_NVCC_FILE)
+      nvcc_file_word(word.data);
     cubind_strlist_add(words, word.data ? word.data : "");
     cubind_buf_free(&word);
   }
