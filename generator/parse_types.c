@@ -400,6 +400,8 @@ static int spell_array_pointer(CXType array, unsigned outer, cubind_buf *buf, c_
       cubind_buf_puts(buf, value.spelling);
       if (is_const && !clang_isConstQualifiedType(canonical))
         cubind_buf_puts(buf, buf->data[buf->length - 1] == '*' ? "const" : " const");
+      if (is_volatile && !clang_isVolatileQualifiedType(canonical))
+        cubind_buf_puts(buf, buf->data[buf->length - 1] == '*' ? "volatile" : " volatile");
       cubind_buf_printf(buf, "%s(*)%s", buf->data[buf->length - 1] == '*' ? "" : " ", dims.data);
       out->needs |= value.needs;
       result = 1;
@@ -507,8 +509,12 @@ static void map_pointer_at(CXType pointer, c_type *out, char **elem_type,
   cubind_buf_puts(&buf, buf.data[buf.length - 1] == '*' ? "*" : " *");
   {
     CXType self = clang_getCanonicalType(pointer);
+    /* an inner pointer's qualifiers are part of the type a caller passes (`int *volatile *`);
+       the parameter's own are the callee's business */
     if (!top_level && clang_isConstQualifiedType(self))
       cubind_buf_puts(&buf, "const");
+    if (!top_level && clang_isVolatileQualifiedType(self))
+      cubind_buf_puts(&buf, buf.data[buf.length - 1] == '*' ? "volatile" : " volatile");
     if (clang_isRestrictQualifiedType(self))
       cubind_buf_puts(&buf,
                       buf.data[buf.length - 1] == '*' ? "CUBIND_RESTRICT" : " CUBIND_RESTRICT");

@@ -97,6 +97,13 @@ cubind_status pointer_array_rows_call(const cubind_config *cfg, float *const (*p
 cubind_status pointer_array_rows_attributes(cubind_kernel_attributes *out);
 cubind_status pointer_array_rows_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+cubind_status volatile_inner_launch(const cubind_config *cfg, int *volatile *slots,
+    const int *const volatile *seen, float *volatile *batch, int *volatile const (*rows)[3]);
+cubind_status volatile_inner_call(const cubind_config *cfg, int *volatile *slots,
+    const int *const volatile *seen, float *volatile *batch, int *volatile const (*rows)[3]);
+cubind_status volatile_inner_attributes(cubind_kernel_attributes *out);
+cubind_status volatile_inner_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
 #ifdef __cplusplus
 }
 #endif
@@ -157,6 +164,12 @@ static const cubind_param_info cubind_g_pointers_params9[] = {
     {"r", 16, 8},
     {"s", 24, 8},
 };
+static const cubind_param_info cubind_g_pointers_params10[] = {
+    {"slots", 0, 8},
+    {"seen", 8, 8},
+    {"batch", 16, 8},
+    {"rows", 24, 8},
+};
 
 /* {C name, cubin symbol, parameters, number of parameters} */
 static const cubind_kernel_info cubind_g_pointers_kernels[] = {
@@ -170,6 +183,7 @@ static const cubind_kernel_info cubind_g_pointers_kernels[] = {
     {"array_typedef_params", "_Z20array_typedef_paramsPKfPA4_KiPVhPf", cubind_g_pointers_params7, 4},
     {"pointer_arrays", "pointer_arrays", cubind_g_pointers_params8, 4},
     {"pointer_array_rows", "pointer_array_rows", cubind_g_pointers_params9, 4},
+    {"volatile_inner", "volatile_inner", cubind_g_pointers_params10, 4},
 };
 
 /* The module: its descriptor (read-only) and the runtime's state for it (written only by
@@ -177,7 +191,7 @@ static const cubind_kernel_info cubind_g_pointers_kernels[] = {
 static cubind_module_state cubind_g_pointers_state;
 static const cubind_module cubind_g_pointers_module = {
     3, "pointers", cubind_fatbin_pointers, &cubind_fatbin_pointers_size,
-    cubind_g_pointers_kernels, 10, &cubind_g_pointers_state, NULL, 0};
+    cubind_g_pointers_kernels, 11, &cubind_g_pointers_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -384,6 +398,26 @@ cubind_status pointer_array_rows_attributes(cubind_kernel_attributes *out) {
 
 cubind_status pointer_array_rows_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cubind_g_pointers_module, 9, n, shared_bytes, out);
+}
+
+cubind_status volatile_inner_launch(const cubind_config *cfg, int *volatile *slots,
+    const int *const volatile *seen, float *volatile *batch, int *volatile const (*rows)[3]) {
+  void *cubind_args[4] = {&slots, &seen, &batch, &rows};
+  return cubind_module_launch(&cubind_g_pointers_module, 10, cfg, cubind_args);
+}
+
+cubind_status volatile_inner_call(const cubind_config *cfg, int *volatile *slots,
+    const int *const volatile *seen, float *volatile *batch, int *volatile const (*rows)[3]) {
+  void *cubind_args[4] = {&slots, &seen, &batch, &rows};
+  return cubind_module_call(&cubind_g_pointers_module, 10, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status volatile_inner_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_pointers_module, 10, out);
+}
+
+cubind_status volatile_inner_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_pointers_module, 10, n, shared_bytes, out);
 }
 
 #endif /* CUBIND_GENERATED_POINTERS_IMPLEMENTATION */
