@@ -284,9 +284,12 @@ static void build_arguments(clang_session *session) {
     cubind_strlist_add(args, list.data);
     cubind_buf_free(&list);
   }
+  /* the installed preludes have none past here: the macros of nvcc's options that no variant
+     was built with count as the user's -D (--expt-relaxed-constexpr's, which no toolkit header
+     names, takes CUB's prelude; -G's, which cooperative groups' headers name, does not) */
+  session->prelude_options.user_args = args->count;
   for (i = 0; i < options->implied_defines->count; i++) /* before the user's, as nvcc has them */
     cubind_strlist_add(args, options->implied_defines->items[i]);
-  session->prelude_options.user_args = args->count; /* the installed preludes have none past */
   /* The toolkit's include directory stays a system directory however the user names it
      (pkg-config --cflags cubind gives it as -I): as a user directory it would shadow clang's
      system one, and errors in toolkit headers would count as the user's. */

@@ -57,7 +57,8 @@ void prelude_leading_lines(const char *path, const cubind_strlist *args, const c
 typedef struct prelude_options {
   const cubind_strlist *args;
   size_t own_args;
-  size_t user_args; /* where the user's -D, -U, -I and -isystem arguments begin */
+  size_t user_args; /* where the user's -D, -U, -I and -isystem arguments begin (the macros
+                       of nvcc's options that no installed variant has first) */
   const char *cache_dir;
   const char *installed_dir; /* preludes cubind's build made, read-only (NULL: none) */
   const char *cuda_path;

@@ -446,6 +446,11 @@ expect "installed base" "^cubind-gen: prelude $inst_base \\(0 of 0 leading lines
 run_installed "fp16, -I, -D and -U that change nothing" fp16 -I "$include" -DCUBIND_TEST_X=1 -UCUBIND_TEST_Y \
   -DNDEBUG
 expect "installed list" "^cubind-gen: prelude $inst_fp16 \\(1 of 1 leading lines\\)\$"
+# nvcc's options whose macros no installed variant has count as the user's -D: no held header
+# names --expt-relaxed-constexpr's
+run_installed "fp16, --expt-relaxed-constexpr" fp16 -I "$include" \
+  --nvcc-options --expt-relaxed-constexpr --
+expect "an option's macro no held header names" "^cubind-gen: prelude $inst_fp16 \\(1 of 1 leading lines\\)\$"
 printf '\xEF\xBB\xBF' | cat - "$work/fp16.cu" >"$work/fp16_bom.cu" # a UTF-8 byte order mark first
 run_installed "fp16 after a byte order mark" fp16_bom -I "$include"
 expect "a byte order mark" "^cubind-gen: prelude $inst_fp16 \\(1 of 1 leading lines\\)\$"
