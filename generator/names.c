@@ -82,13 +82,20 @@ static size_t scope_length(const char *display_name) {
   return end;
 }
 
-/* 1 when another kernel of the .cu's (or its headers') has kernel k's C name. */
+/*
+ * 1 when another kernel of the .cu's (or its headers') has kernel k's C name. A kernel the
+ * source names counts only the others the source names: one that only nvcc's binary holds
+ * (a specialisation host code launches) never renames it, so that its C name is the same with
+ * or without the binary; the binary's kernel then loses the name (check.c lists it).
+ */
 static int shares_c_name(const cubind_model *model, size_t k) {
+  int source_named = model->kernels[k].origin != CUBIND_ORIGIN_BINARY;
   size_t i;
   if (model->kernels[k].place == CUBIND_PLACE_SYSTEM)
     return 0;
   for (i = 0; i < model->num_kernels; i++)
     if (i != k && model->kernels[i].place != CUBIND_PLACE_SYSTEM &&
+        !(source_named && model->kernels[i].origin == CUBIND_ORIGIN_BINARY) &&
         strcmp(model->kernels[i].c_name, model->kernels[k].c_name) == 0)
       return 1;
   return 0;
