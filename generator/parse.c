@@ -45,6 +45,7 @@ int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubin
     ctx.input_dir_real = cubind_xstrndup(ctx.input_real, slash ? (size_t)(slash - ctx.input_real) : 0);
     if (!ctx.input_dir_real[0]) { /* a file in / */
       free(ctx.input_dir_real);
+  free(ctx.cxx_asked_path);
       ctx.input_dir_real = cubind_xstrdup("/");
     }
   }

@@ -33,6 +33,9 @@ typedef struct parse_context {
   size_t num_instantiation_lines;
   size_t *instantiation_offsets;        /* [i]: where line i's `template` is in the .cu */
   cubind_strlist instantiation_lines;   /* [i]: line i */
+  /* the last header parse_structs.c asked whether C can include it, and the answer */
+  char *cxx_asked_path;
+  int cxx_asked_found;
 } parse_context;
 
 /* parse_place: where the cursor's declaration lies: the .cu, a user header or a system header. */

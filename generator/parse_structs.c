@@ -1,6 +1,7 @@
 /* parse_structs.c: structs and unions by value (see parse_structs.h). */
 #include "parse_structs.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -368,14 +369,110 @@ static int cxx_text(const char *path) {
   return cxx;
 }
 
+/* What cxx_declarations looks for in one header: the file, and whether it found any. */
+typedef struct cxx_search {
+  CXFile file;
+  int found;
+} cxx_search;
+
+/* 1 when the cursor is C++ or CUDA C cannot read, by its kind alone. */
+static int cxx_kind(enum CXCursorKind kind) {
+  switch (kind) {
+  case CXCursor_Namespace:
+  case CXCursor_NamespaceAlias:
+  case CXCursor_ClassDecl:
+  case CXCursor_ClassTemplate:
+  case CXCursor_ClassTemplatePartialSpecialization:
+  case CXCursor_FunctionTemplate:
+  case CXCursor_TypeAliasDecl:
+  case CXCursor_TypeAliasTemplateDecl:
+  case CXCursor_UsingDirective:
+  case CXCursor_UsingDeclaration:
+  case CXCursor_CXXMethod:
+  case CXCursor_Constructor:
+  case CXCursor_Destructor:
+  case CXCursor_ConversionFunction:
+  case CXCursor_CXXBaseSpecifier:
+  case CXCursor_CXXAccessSpecifier:
+  case CXCursor_CUDAConstantAttr:
+  case CXCursor_CUDADeviceAttr:
+  case CXCursor_CUDAGlobalAttr:
+  case CXCursor_CUDAHostAttr:
+  case CXCursor_CUDASharedAttr:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+/* A member or attribute of a header's declaration that C cannot read (cxx_kind). */
+static enum CXChildVisitResult find_cxx_member(CXCursor cursor, CXCursor parent,
+                                               CXClientData data) {
+  (void)parent;
+  if (!cxx_kind(clang_getCursorKind(cursor)))
+    return CXChildVisit_Continue;
+  ((cxx_search *)data)->found = 1;
+  return CXChildVisit_Break;
+}
+
+/* A declaration of the translation unit's top level, looked at where it is in the header. */
+static enum CXChildVisitResult find_cxx_declaration(CXCursor cursor, CXCursor parent,
+                                                    CXClientData data) {
+  cxx_search *search = data;
+  enum CXCursorKind kind = clang_getCursorKind(cursor);
+  CXFile file;
+  char *name;
+  (void)parent;
+  clang_getExpansionLocation(clang_getCursorLocation(cursor), &file, NULL, NULL, NULL);
+  if (!file || !clang_File_isEqual(file, search->file))
+    return CXChildVisit_Continue;
+  if (kind == CXCursor_LinkageSpec) /* extern "C" { ... }: its declarations are what counts */
+    return CXChildVisit_Recurse;
+  name = kind == CXCursor_FunctionDecl ? cx_spelling(cursor) : NULL;
+  search->found = cxx_kind(kind) || (kind == CXCursor_EnumDecl && clang_EnumDecl_isScoped(cursor)) ||
+                  (name && strncmp(name, "operator", 8) == 0 && !isalnum((unsigned char)name[8]) &&
+                   name[8] != '_');
+  free(name);
+  if (!search->found && (kind == CXCursor_FunctionDecl || kind == CXCursor_VarDecl ||
+                         kind == CXCursor_StructDecl || kind == CXCursor_UnionDecl))
+    clang_visitChildren(cursor, find_cxx_member, search); /* methods, __device__ */
+  return search->found ? CXChildVisit_Break : CXChildVisit_Continue;
+}
+
+/*
+ * 1 when a declaration at the top level of the header that holds `decl` is C++ or CUDA that C
+ * cannot read: a namespace, a class, a template, a scoped enum, an operator, a struct with
+ * methods or bases, a __device__ function or variable (a CUDA `common.h` of helpers beside its
+ * plain structs). The answer for the last header asked is kept in ctx: a header's records ask
+ * in turn.
+ */
+static int cxx_declarations(parse_context *ctx, CXCursor decl) {
+  char *path = cx_file_name(decl);
+  cxx_search search = {0};
+  if (!path)
+    return 0;
+  if (ctx->cxx_asked_path && strcmp(ctx->cxx_asked_path, path) == 0) {
+    free(path);
+    return ctx->cxx_asked_found;
+  }
+  clang_getExpansionLocation(clang_getCursorLocation(decl), &search.file, NULL, NULL, NULL);
+  if (search.file)
+    clang_visitChildren(clang_getTranslationUnitCursor(clang_Cursor_getTranslationUnit(decl)),
+                        find_cxx_declaration, &search);
+  free(ctx->cxx_asked_path);
+  ctx->cxx_asked_path = path;
+  ctx->cxx_asked_found = search.found;
+  return search.found;
+}
+
 /*
  * 1 when the record's header is C++ or CUDA: by its name (.cuh, .hpp, .hh, .hxx, .inl, .tcc,
- * .cu) or by its text (cxx_text). A C file cannot include it (a .cuh that holds the kernels
- * taking the struct, as real code has), so the generated header carries a C copy, as of a
- * record of the .cu. Another .h is taken for the C header a kernel's types live in when C code
- * shares them.
+ * .cu), by its text (cxx_text) or by its declarations (cxx_declarations). A C file cannot
+ * include it (a .cuh that holds the kernels taking the struct, as real code has), so the
+ * generated header carries a C copy, as of a record of the .cu. Another .h is taken for the C
+ * header a kernel's types live in when C code shares them.
  */
-static int in_cxx_header(CXCursor decl) {
+static int in_cxx_header(parse_context *ctx, CXCursor decl) {
   static const char *const suffixes[] = {".cuh", ".hpp", ".hh", ".hxx", ".inl", ".tcc", ".cu"};
   char *file = cx_file_name(decl);
   size_t i, length = file ? strlen(file) : 0;
@@ -383,7 +480,7 @@ static int in_cxx_header(CXCursor decl) {
   for (i = 0; file && i < sizeof suffixes / sizeof suffixes[0] && !cxx; i++)
     cxx = length > strlen(suffixes[i]) &&
           strcmp(file + length - strlen(suffixes[i]), suffixes[i]) == 0;
-  cxx = cxx || (file && cxx_text(file));
+  cxx = cxx || (file && (cxx_text(file) || cxx_declarations(ctx, decl)));
   free(file);
   return cxx;
 }
@@ -397,7 +494,7 @@ static void parse_struct_at(parse_context *ctx, CXType written, c_type *mapped, 
   char *alias = typedef_name(written), *header = NULL;
   cubind_place place = parse_place(ctx, decl);
   int defined_here = place == CUBIND_PLACE_INPUT ||
-                     (place == CUBIND_PLACE_HEADER && in_cxx_header(decl));
+                     (place == CUBIND_PLACE_HEADER && in_cxx_header(ctx, decl));
   int is_union = clang_getCursorKind(decl) == CXCursor_UnionDecl;
   const char *what = is_union ? "union" : "struct";
   field_walk walk;

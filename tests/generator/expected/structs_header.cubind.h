@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <cubind/cubind.h>
 #include <stdint.h>
+#include <vector_types.h> /* float4, int2, ... */
 #include "include/shared_types.h" /* declares structs the kernels take */
 
 #ifdef __cplusplus
@@ -30,7 +31,7 @@ typedef struct lj_params {
 #line 5 "kernel_params.cuh"
   float epsilon;
   float sigma6;
-#line 34 "structs_header.cubind.h"
+#line 35 "structs_header.cubind.h"
 } lj_params;
 #elif CUBIND_RECORD_lj_params != 0x9f29a0d7u && CUBIND_RECORD_lj_params != 1
 #error "lj_params: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_lj_params to 1 first)"
@@ -43,10 +44,26 @@ typedef struct fwd_params {
 #line 9 "cxx_params.h"
   int32_t rows;
   float scale;
-#line 47 "structs_header.cubind.h"
+#line 48 "structs_header.cubind.h"
 } fwd_params;
 #elif CUBIND_RECORD_fwd_params != 0xa2ad900bu && CUBIND_RECORD_fwd_params != 1
 #error "fwd_params: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_fwd_params to 1 first)"
+#endif
+
+/* camera_params (cuda_helpers.h): 24 bytes, aligned to 4; the .cubind.c checks the layout */
+#ifndef CUBIND_RECORD_camera_params
+#define CUBIND_RECORD_camera_params 0x13bcf526u
+typedef struct camera_params {
+#line 7 "cuda_helpers.h"
+  float3 eye;
+  float fov;
+  int width;
+#line 9 "cuda_helpers.h"
+  int height;
+#line 64 "structs_header.cubind.h"
+} camera_params;
+#elif CUBIND_RECORD_camera_params != 0x13bcf526u && CUBIND_RECORD_camera_params != 1
+#error "camera_params: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_camera_params to 1 first)"
 #endif
 
 cubind_status lj_scale_launch(const cubind_config *cfg, lj_params p, float *out);
@@ -78,6 +95,12 @@ cubind_status forward_launch(const cubind_config *cfg, fwd_params p, float *out)
 cubind_status forward_call(const cubind_config *cfg, fwd_params p, float *out);
 cubind_status forward_attributes(cubind_kernel_attributes *out);
 cubind_status forward_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
+cubind_status render_launch(const cubind_config *cfg, camera_params cam, float *rgb, int n);
+/* render_call host buffers: rgb: copied out, n x 4 bytes. */
+cubind_status render_call(const cubind_config *cfg, camera_params cam, float *rgb, int n);
+cubind_status render_attributes(cubind_kernel_attributes *out);
+cubind_status render_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 #ifdef __cplusplus
 }
@@ -133,6 +156,13 @@ CUBIND_LAYOUT_CHECK(cubind_g_structs_header_4_fwd_params_sizeof, sizeof(fwd_para
 CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_header_4_fwd_params_alignof, offsetof(struct cubind_g_structs_header_4_fwd_params_align, t) == 4);
 CUBIND_LAYOUT_CHECK(cubind_g_structs_header_4_fwd_params_field_rows, offsetof(fwd_params, rows) == 0);
 CUBIND_LAYOUT_CHECK(cubind_g_structs_header_4_fwd_params_field_scale, offsetof(fwd_params, scale) == 4);
+struct cubind_g_structs_header_5_camera_params_align { char c; camera_params t; };
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_5_camera_params_sizeof, sizeof(camera_params) == 24);
+CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_header_5_camera_params_alignof, offsetof(struct cubind_g_structs_header_5_camera_params_align, t) == 4);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_5_camera_params_field_eye, offsetof(camera_params, eye) == 0);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_5_camera_params_field_fov, offsetof(camera_params, fov) == 12);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_5_camera_params_field_width, offsetof(camera_params, width) == 16);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_5_camera_params_field_height, offsetof(camera_params, height) == 20);
 
 /* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
    runtime checks them against the loaded kernel. */
@@ -146,6 +176,7 @@ static const cubind_param_info cubind_g_structs_header_params1[] = {
 static const cubind_param_info cubind_g_structs_header_params2[] = {{"p", 0, 8}, {"e", 8, 8}, {"n", 16, 4}};
 static const cubind_param_info cubind_g_structs_header_params3[] = {{"q", 0, 24}, {"hits", 24, 8}};
 static const cubind_param_info cubind_g_structs_header_params4[] = {{"p", 0, 8}, {"out", 8, 8}};
+static const cubind_param_info cubind_g_structs_header_params5[] = {{"cam", 0, 24}, {"rgb", 24, 8}, {"n", 32, 4}};
 
 /* {C name, cubin symbol, parameters, number of parameters} */
 static const cubind_kernel_info cubind_g_structs_header_kernels[] = {
@@ -154,6 +185,7 @@ static const cubind_kernel_info cubind_g_structs_header_kernels[] = {
     {"lj_energy", "lj_energy", cubind_g_structs_header_params2, 3},
     {"lookup", "lookup", cubind_g_structs_header_params3, 2},
     {"forward", "forward", cubind_g_structs_header_params4, 2},
+    {"render", "render", cubind_g_structs_header_params5, 3},
 };
 
 /* The module: its descriptor (read-only) and the runtime's state for it (written only by
@@ -161,7 +193,7 @@ static const cubind_kernel_info cubind_g_structs_header_kernels[] = {
 static cubind_module_state cubind_g_structs_header_state;
 static const cubind_module cubind_g_structs_header_module = {
     3, "structs_header", cubind_fatbin_structs_header, &cubind_fatbin_structs_header_size,
-    cubind_g_structs_header_kernels, 5, &cubind_g_structs_header_state, NULL, 0};
+    cubind_g_structs_header_kernels, 6, &cubind_g_structs_header_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -267,6 +299,26 @@ cubind_status forward_attributes(cubind_kernel_attributes *out) {
 
 cubind_status forward_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cubind_g_structs_header_module, 4, n, shared_bytes, out);
+}
+
+cubind_status render_launch(const cubind_config *cfg, camera_params cam, float *rgb, int n) {
+  void *cubind_args[3] = {&cam, &rgb, &n};
+  return cubind_module_launch(&cubind_g_structs_header_module, 5, cfg, cubind_args);
+}
+
+cubind_status render_call(const cubind_config *cfg, camera_params cam, float *rgb, int n) {
+  void *cubind_args[3] = {&cam, &rgb, &n};
+  cubind_host_arg cubind_host_args[1] = {
+      {1, CUBIND_DIRECTION_OUT, cubind_host_buffer_(rgb), cubind_count_result(cubind_count_int(n)), 4, "n"}};
+  return cubind_module_call(&cubind_g_structs_header_module, 5, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status render_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_structs_header_module, 5, out);
+}
+
+cubind_status render_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_structs_header_module, 5, n, shared_bytes, out);
 }
 
 #endif /* CUBIND_GENERATED_STRUCTS_HEADER_IMPLEMENTATION */
