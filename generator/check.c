@@ -245,8 +245,11 @@ static void name_params(cubind_kernel *kernel) {
   for (i = 0; i < kernel->num_params; i++) {
     cubind_param *param = &kernel->params[i];
     char *renamed;
+    /* cubind's own names (its functions' and the stubs' locals, and the runtime header's
+       CUBIND_ macros, which would expand in a prototype) and C's keywords get a '_' */
     if (!param->user_named ||
-        (strncmp(param->name, "cubind_", 7) != 0 && !cubind_c_only_keyword(param->name)))
+        (strncmp(param->name, "cubind_", 7) != 0 && strncmp(param->name, "CUBIND_", 7) != 0 &&
+         !cubind_c_only_keyword(param->name)))
       continue;
     renamed = cubind_xasprintf("%s_", param->name);
     while (has_param_named(kernel, renamed)) {
@@ -646,6 +649,12 @@ static void check_findings(const cubind_model *model) {
                                     "template's instances (define a variable of each type "
                                     "the host copies to)",
                                     finding->name));
+      break;
+    case CUBIND_FINDING_VARIADIC_KERNEL:
+      error_take(&finding->location,
+                 cubind_xasprintf("kernel '%s' takes a variable argument list ('...'), which a "
+                                  "__global__ function cannot (nvcc rejects it)",
+                                  finding->name));
       break;
     case CUBIND_FINDING_INVALID_KERNEL:
       /* clang has reported why, in the user's file or in a header it included */

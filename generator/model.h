@@ -155,8 +155,10 @@ typedef enum cubind_finding_kind {
                                               (overloads) */
   CUBIND_FINDING_INVALID_KERNEL,           /* clang marked a kernel declaration invalid without
                                               an error in the user's files */
-  CUBIND_FINDING_VARIABLE_TEMPLATE         /* a __device__ / __constant__ variable template:
+  CUBIND_FINDING_VARIABLE_TEMPLATE,        /* a __device__ / __constant__ variable template:
                                               its instances get no copy functions */
+  CUBIND_FINDING_VARIADIC_KERNEL           /* a kernel with a C variable argument list ('...'),
+                                              which nvcc rejects */
 } cubind_finding_kind;
 
 typedef struct cubind_finding {

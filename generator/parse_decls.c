@@ -262,11 +262,16 @@ static void rename_inherited_counts(const cubind_kernel *earlier, cubind_kernel 
 /* One __global__ function of the main file; redeclarations (same USR) are merged. */
 static void add_kernel(parse_context *ctx, CXCursor function) {
   long index = parse_find_kernel(ctx, function);
-  if (clang_isInvalidDeclaration(function)) {
+  int variadic = clang_isFunctionTypeVariadic(clang_getCursorType(function)) == 1;
+  if (clang_isInvalidDeclaration(function) || variadic) {
     cubind_location where = {0};
     char *name = cx_spelling(function);
     parse_location(ctx, function, &where);
-    cubind_model_add_finding(ctx->model, CUBIND_FINDING_INVALID_KERNEL, name, NULL, &where);
+    /* clang takes a variadic kernel (-fcuda-allow-variadic-functions, for device printf-likes) */
+    cubind_model_add_finding(ctx->model,
+                             variadic ? CUBIND_FINDING_VARIADIC_KERNEL
+                                      : CUBIND_FINDING_INVALID_KERNEL,
+                             name, NULL, &where);
     free(where.file);
     free(name);
   } else if (index >= 0) {

@@ -21,12 +21,12 @@ extern "C" {
  * All return CUBIND_SUCCESS or a failure status; cubind_last_error() has the details.
  */
 
-#line 6 "reserved_names.cu"
+#line 7 "reserved_names.cu"
 /** y[i] += a * x[i] for i < restrict. */
 #line 27 "reserved_names.cubind.h"
 cubind_status axpy_launch(const cubind_config *cfg, float *y, const float *x, float a,
     int restrict_);
-#line 6 "reserved_names.cu"
+#line 7 "reserved_names.cu"
 /** y[i] += a * x[i] for i < restrict. */
 #line 32 "reserved_names.cubind.h"
 /*
@@ -38,12 +38,12 @@ cubind_status axpy_call(const cubind_config *cfg, float *y, const float *x, floa
 cubind_status axpy_attributes(cubind_kernel_attributes *out);
 cubind_status axpy_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
-#line 14 "reserved_names.cu"
+#line 15 "reserved_names.cu"
 /** Parameters named like the stub's own: its argument array and its configuration. */
 #line 44 "reserved_names.cubind.h"
 cubind_status shadows_launch(const cubind_config *cubind_cfg, int *out, int cubind_args_, int cfg,
     int cubind_cfg_);
-#line 14 "reserved_names.cu"
+#line 15 "reserved_names.cu"
 /** Parameters named like the stub's own: its argument array and its configuration. */
 #line 49 "reserved_names.cubind.h"
 /* shadows_call host buffers: out: copied out, cubind_args_ x 4 bytes. */
@@ -51,6 +51,20 @@ cubind_status shadows_call(const cubind_config *cubind_cfg, int *out, int cubind
     int cubind_cfg_);
 cubind_status shadows_attributes(cubind_kernel_attributes *out);
 cubind_status shadows_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
+#line 23 "reserved_names.cu"
+/** Parameters named like the runtime header's macros, which would expand in C. */
+#line 58 "reserved_names.cubind.h"
+cubind_status macro_named_launch(const cubind_config *cfg, int *out, int CUBIND_ABI_VERSION_,
+    int CUBIND_RESTRICT_);
+#line 23 "reserved_names.cu"
+/** Parameters named like the runtime header's macros, which would expand in C. */
+#line 63 "reserved_names.cubind.h"
+/* macro_named_call host buffers: out: copied out, CUBIND_ABI_VERSION_ x 4 bytes. */
+cubind_status macro_named_call(const cubind_config *cfg, int *out, int CUBIND_ABI_VERSION_,
+    int CUBIND_RESTRICT_);
+cubind_status macro_named_attributes(cubind_kernel_attributes *out);
+cubind_status macro_named_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 #ifdef __cplusplus
 }
@@ -91,11 +105,17 @@ static const cubind_param_info cubind_g_reserved_names_params1[] = {
     {"cfg", 12, 4},
     {"cubind_cfg_", 16, 4},
 };
+static const cubind_param_info cubind_g_reserved_names_params2[] = {
+    {"out", 0, 8},
+    {"CUBIND_ABI_VERSION_", 8, 4},
+    {"CUBIND_RESTRICT_", 12, 4},
+};
 
 /* {C name, cubin symbol, parameters, number of parameters} */
 static const cubind_kernel_info cubind_g_reserved_names_kernels[] = {
     {"axpy", "axpy", cubind_g_reserved_names_params0, 4},
     {"shadows", "shadows", cubind_g_reserved_names_params1, 4},
+    {"macro_named", "macro_named", cubind_g_reserved_names_params2, 3},
 };
 
 /* The module: its descriptor (read-only) and the runtime's state for it (written only by
@@ -103,7 +123,7 @@ static const cubind_kernel_info cubind_g_reserved_names_kernels[] = {
 static cubind_module_state cubind_g_reserved_names_state;
 static const cubind_module cubind_g_reserved_names_module = {
     3, "reserved_names", cubind_fatbin_reserved_names, &cubind_fatbin_reserved_names_size,
-    cubind_g_reserved_names_kernels, 2, &cubind_g_reserved_names_state, NULL, 0};
+    cubind_g_reserved_names_kernels, 3, &cubind_g_reserved_names_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -154,6 +174,28 @@ cubind_status shadows_attributes(cubind_kernel_attributes *out) {
 
 cubind_status shadows_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cubind_g_reserved_names_module, 1, n, shared_bytes, out);
+}
+
+cubind_status macro_named_launch(const cubind_config *cfg, int *out, int CUBIND_ABI_VERSION_,
+    int CUBIND_RESTRICT_) {
+  void *cubind_args[3] = {&out, &CUBIND_ABI_VERSION_, &CUBIND_RESTRICT_};
+  return cubind_module_launch(&cubind_g_reserved_names_module, 2, cfg, cubind_args);
+}
+
+cubind_status macro_named_call(const cubind_config *cfg, int *out, int CUBIND_ABI_VERSION_,
+    int CUBIND_RESTRICT_) {
+  void *cubind_args[3] = {&out, &CUBIND_ABI_VERSION_, &CUBIND_RESTRICT_};
+  cubind_host_arg cubind_host_args[1] = {
+      {0, CUBIND_DIRECTION_OUT, cubind_host_buffer_(out), cubind_count_result(cubind_count_int(CUBIND_ABI_VERSION_)), 4, "CUBIND_ABI_VERSION_"}};
+  return cubind_module_call(&cubind_g_reserved_names_module, 2, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status macro_named_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_reserved_names_module, 2, out);
+}
+
+cubind_status macro_named_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_reserved_names_module, 2, n, shared_bytes, out);
 }
 
 #endif /* CUBIND_GENERATED_RESERVED_NAMES_IMPLEMENTATION */
