@@ -470,7 +470,13 @@ static void map_pointer_at(CXType pointer, c_type *out, char **elem_type,
       out->unsupported = inner.unsupported;
       return;
     }
-    cubind_buf_puts(&buf, inner.spelling);
+    out->opaque = inner.opaque;
+    if (top_level && inner.opaque) { /* `Node **`: C converts it to `void *`, not `void **` */
+      append_qualifiers(&buf, pointee, 0);
+      cubind_buf_puts(&buf, "void");
+    } else {
+      cubind_buf_puts(&buf, inner.spelling);
+    }
     *elem_type = inner.spelling;
     out->needs |= inner.needs;
   } else if (canonical.kind == CXType_Void) {
@@ -503,6 +509,7 @@ static void map_pointer_at(CXType pointer, c_type *out, char **elem_type,
       /* Structs, classes and types C has no name for: C sees an opaque buffer of
          elem_size-byte elements. */
       cubind_buf_puts(&buf, "void");
+      out->opaque = 1;
       free(value.unsupported);
     }
   }
@@ -552,10 +559,17 @@ void map_array_param(CXType array, c_type *out, char **elem_type, unsigned long 
       out->unsupported = value.unsupported;
       return;
     }
-    cubind_buf_puts(&buf, value.spelling);
-    /* a typedef of an array of pointers (`const fptrs p`): C qualifies the pointers */
-    if ((outer & QUALIFIED_CONST) && !clang_isConstQualifiedType(clang_getCanonicalType(element)))
-      cubind_buf_puts(&buf, buf.data[buf.length - 1] == '*' ? "const" : " const");
+    out->opaque = value.opaque;
+    if (value.opaque) { /* `Node *rows[]`: `void *`, as for `Node **` (map_pointer_type) */
+      append_qualifiers(&buf, element, outer & QUALIFIED_CONST);
+      cubind_buf_puts(&buf, "void");
+    } else {
+      cubind_buf_puts(&buf, value.spelling);
+      /* a typedef of an array of pointers (`const fptrs p`): C qualifies the pointers */
+      if ((outer & QUALIFIED_CONST) &&
+          !clang_isConstQualifiedType(clang_getCanonicalType(element)))
+        cubind_buf_puts(&buf, buf.data[buf.length - 1] == '*' ? "const" : " const");
+    }
     *elem_type = value.spelling;
     out->needs |= value.needs;
     cubind_buf_puts(&buf, buf.data[buf.length - 1] == '*' ? "*" : " *");

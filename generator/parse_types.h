@@ -18,6 +18,8 @@ typedef struct c_type {
                         nothing to pass from C (spelling and unsupported stay NULL) */
   CXCursor record;   /* its declaration (is_record) */
   unsigned needs;    /* CUBIND_NEEDS_* bits */
+  int opaque;        /* a pointer whose innermost pointee is a record C has no declaration of,
+                        spelled through void */
 } c_type;
 
 /*
@@ -33,7 +35,9 @@ void map_value_type(CXType type, c_type *out);
  * map_pointer_type: maps a pointer type: "const float *", "float *const *",
  * "void *CUBIND_RESTRICT". top_level: the parameter itself, whose own `const` C does not need
  * (it would make &param a pointer to const). Pointers to structs and classes become `void *` (C
- * has no declaration of them); *elem_size still gives the pointee's size (1 for void).
+ * has no declaration of them), and so do a parameter's pointers to pointers to them (`Node **`:
+ * `void *`, which takes a caller's `Node **` where `void **` would not; `const void *` for
+ * `Node *const *`); *elem_size still gives the pointee's size (1 for void).
  * *elem_type (new string) is the unqualified pointee's C spelling, NULL for void and records.
  */
 void map_pointer_type(CXType pointer, c_type *out, char **elem_type,

@@ -104,6 +104,13 @@ cubind_status volatile_inner_call(const cubind_config *cfg, int *volatile *slots
 cubind_status volatile_inner_attributes(cubind_kernel_attributes *out);
 cubind_status volatile_inner_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
+cubind_status node_levels_launch(const cubind_config *cfg, void *rows, const void *seen,
+    void *batch, void *flat);
+cubind_status node_levels_call(const cubind_config *cfg, void *rows, const void *seen, void *batch,
+    void *flat);
+cubind_status node_levels_attributes(cubind_kernel_attributes *out);
+cubind_status node_levels_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
 #ifdef __cplusplus
 }
 #endif
@@ -170,6 +177,12 @@ static const cubind_param_info cubind_g_pointers_params10[] = {
     {"batch", 16, 8},
     {"rows", 24, 8},
 };
+static const cubind_param_info cubind_g_pointers_params11[] = {
+    {"rows", 0, 8},
+    {"seen", 8, 8},
+    {"batch", 16, 8},
+    {"flat", 24, 8},
+};
 
 /* {C name, cubin symbol, parameters, number of parameters} */
 static const cubind_kernel_info cubind_g_pointers_kernels[] = {
@@ -184,6 +197,7 @@ static const cubind_kernel_info cubind_g_pointers_kernels[] = {
     {"pointer_arrays", "pointer_arrays", cubind_g_pointers_params8, 4},
     {"pointer_array_rows", "pointer_array_rows", cubind_g_pointers_params9, 4},
     {"volatile_inner", "volatile_inner", cubind_g_pointers_params10, 4},
+    {"node_levels", "node_levels", cubind_g_pointers_params11, 4},
 };
 
 /* The module: its descriptor (read-only) and the runtime's state for it (written only by
@@ -191,7 +205,7 @@ static const cubind_kernel_info cubind_g_pointers_kernels[] = {
 static cubind_module_state cubind_g_pointers_state;
 static const cubind_module cubind_g_pointers_module = {
     3, "pointers", cubind_fatbin_pointers, &cubind_fatbin_pointers_size,
-    cubind_g_pointers_kernels, 11, &cubind_g_pointers_state, NULL, 0};
+    cubind_g_pointers_kernels, 12, &cubind_g_pointers_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -418,6 +432,26 @@ cubind_status volatile_inner_attributes(cubind_kernel_attributes *out) {
 
 cubind_status volatile_inner_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cubind_g_pointers_module, 10, n, shared_bytes, out);
+}
+
+cubind_status node_levels_launch(const cubind_config *cfg, void *rows, const void *seen,
+    void *batch, void *flat) {
+  void *cubind_args[4] = {&rows, &seen, &batch, &flat};
+  return cubind_module_launch(&cubind_g_pointers_module, 11, cfg, cubind_args);
+}
+
+cubind_status node_levels_call(const cubind_config *cfg, void *rows, const void *seen, void *batch,
+    void *flat) {
+  void *cubind_args[4] = {&rows, &seen, &batch, &flat};
+  return cubind_module_call(&cubind_g_pointers_module, 11, cfg, cubind_args, NULL, 0);
+}
+
+cubind_status node_levels_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_pointers_module, 11, out);
+}
+
+cubind_status node_levels_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_pointers_module, 11, n, shared_bytes, out);
 }
 
 #endif /* CUBIND_GENERATED_POINTERS_IMPLEMENTATION */
