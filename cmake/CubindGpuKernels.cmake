@@ -37,7 +37,9 @@
 # usage requirements of what it links too; $<COMPILE_LANGUAGE:CUDA> there is true for nvcc and
 # cubind-gen, false for the target's C sources), the target's compile options that name CUDA
 # (target_compile_options($<$<COMPILE_LANGUAGE:CUDA>:...>), those of what it links; options
-# naming no language, -Wall, are the C sources'), COMPILE_OPTIONS. The include directories CMake
+# naming no language, -Wall, are the C sources'), COMPILE_OPTIONS, then the .cu's own
+# INCLUDE_DIRECTORIES, COMPILE_DEFINITIONS and COMPILE_OPTIONS (set_source_files_properties(),
+# also after the call, in the same directory). The include directories CMake
 # makes system ones (IMPORTED targets', SYSTEM ones) come after the others, as -isystem for nvcc
 # and -I for cubind-gen (whose parse binds no kernel of a system header). So
 # `-DCMAKE_CUDA_FLAGS_DEBUG="-G -g"` gives a Debug build device debug information. nvcc runs
@@ -633,6 +635,39 @@ function(add_gpu_kernels target)
   endif()
 endfunction()
 
+# The .cu's own compile properties (set_source_files_properties: INCLUDE_DIRECTORIES,
+# COMPILE_DEFINITIONS, COMPILE_OPTIONS), as CMake gives them to a CUDA source's compile after
+# the target's: nvcc and cubind-gen see them alike. Read when the steps are made, at the end of
+# the directory, so properties set after add_gpu_kernels() count too.
+function(_cubind_source_flags source out)
+  set(flags "")
+  get_source_file_property(dirs "${source}" INCLUDE_DIRECTORIES)
+  if(dirs)
+    foreach(dir IN LISTS dirs)
+      get_filename_component(dir "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+      list(APPEND flags "-I${dir}")
+    endforeach()
+  endif()
+  get_source_file_property(defines "${source}" COMPILE_DEFINITIONS)
+  if(defines)
+    foreach(define IN LISTS defines)
+      list(APPEND flags "-D${define}")
+    endforeach()
+  endif()
+  get_source_file_property(options "${source}" COMPILE_OPTIONS)
+  if(options)
+    foreach(option IN LISTS options)
+      if(option MATCHES "^SHELL:(.*)$") # as CMake splits it in a compile line
+        separate_arguments(words UNIX_COMMAND "${CMAKE_MATCH_1}")
+        list(APPEND flags ${words})
+      else()
+        list(APPEND flags "${option}")
+      endif()
+    endforeach()
+  endif()
+  set(${out} "${flags}" PARENT_SCOPE)
+endfunction()
+
 # A source path of the current directory as CMake resolves one: relative to the source
 # directory, unless no such file exists there and the binary directory's is made by the build
 # (a relative add_custom_command(OUTPUT gen.cu) writes there).
@@ -965,7 +1000,8 @@ function(_cubind_add_build_steps target)
     file(RELATIVE_PATH shown "${CMAKE_SOURCE_DIR}" "${source}")
     _cubind_depfile_escape("${fatbin}" fatbin_target)
 
-    set(nvcc_args -fatbin ${rdc} ${gencode} ${nvcc_flags})
+    _cubind_source_flags("${source}" source_flags)
+    set(nvcc_args -fatbin ${rdc} ${gencode} ${nvcc_flags} ${source_flags})
     if(NOT source MATCHES "\\.cu$")
       list(APPEND nvcc_args -x cu) # k.cuh, k.cpp: CUDA as cubind-gen reads it (nvcc goes by suffix)
     endif()
@@ -1021,7 +1057,7 @@ function(_cubind_add_build_steps target)
     # the system headers the .cu begins with: CUB, Thrust) that the step after nvcc parses with,
     # so that step finds it warm. The option set must be that step's: the same options, and the
     # architectures of the fatbin's cubins (they define __CUDA_ARCH_LIST__).
-    set(gen_options --nvcc-options ${rdc} ${gen_flags} -- --cuda-path "${cuda_path}"
+    set(gen_options --nvcc-options ${rdc} ${gen_flags} ${source_flags} -- --cuda-path "${cuda_path}"
                     --cache-dir "${CMAKE_BINARY_DIR}/cubind-gen-cache")
     set(prepared "${out_dir}/${stem}.cubind-prepared")
     set(binary_archs "")

@@ -3,7 +3,8 @@
 # a stub declaring float where nvcc compiled double would silently pass the wrong bytes. Each
 # target below gets the macro one way; its generated header must say double (the control target,
 # without the macro, float); C++20 counts as the macro, so the standard is checked the same way
-# (CUDA_STANDARD, --std, cuda_std_20 compile features). $<COMPILE_LANGUAGE:CUDA> (and
+# (CUDA_STANDARD, --std, cuda_std_20 compile features), and so are the .cu's own properties
+# (set_source_files_properties; were ignored: float). $<COMPILE_LANGUAGE:CUDA> (and
 # $<COMPILE_LANG_AND_ID:CUDA,NVIDIA>) in the target's definitions and include directories, or
 # an INTERFACE library's, is true for
 # nvcc and the parse (was 0: float stubs, real.h not found) and false for the target's C
@@ -46,6 +47,19 @@ int c_side(void) { return 0; }
 file(WRITE "${dir}/flags/CMakeLists.txt" [=[
 set(CMAKE_CUDA_FLAGS "-DUSE_DOUBLE")
 add_gpu_kernels(cuda_flags SOURCES ../scale.cu INCLUDE_DIRECTORIES ../default)
+]=])
+# the .cu's own properties, set after the call (the steps are made at the directory's end)
+file(WRITE "${dir}/source_definitions/CMakeLists.txt" [=[
+add_gpu_kernels(source_definitions SOURCES ../scale.cu ARCHS 75 INCLUDE_DIRECTORIES ../default)
+set_source_files_properties(../scale.cu PROPERTIES COMPILE_DEFINITIONS USE_DOUBLE)
+]=])
+file(WRITE "${dir}/source_include_dirs/CMakeLists.txt" [=[
+set_source_files_properties(../scale.cu PROPERTIES INCLUDE_DIRECTORIES ../inc)
+add_gpu_kernels(source_include_dirs SOURCES ../scale.cu ARCHS 75)
+]=])
+file(WRITE "${dir}/source_options/CMakeLists.txt" [=[
+add_gpu_kernels(source_options SOURCES ../scale.cu ARCHS 75 INCLUDE_DIRECTORIES ../default)
+set_source_files_properties(../scale.cu PROPERTIES COMPILE_OPTIONS "SHELL:-Xcompiler -DUSE_DOUBLE")
 ]=])
 file(WRITE "${dir}/standard/CMakeLists.txt" [=[
 set(CMAKE_CUDA_STANDARD 20)
@@ -142,6 +156,9 @@ set_target_properties(feature_lower PROPERTIES CUDA_STANDARD 20)
 target_compile_features(feature_lower PRIVATE cuda_std_14)
 add_subdirectory(flags)
 add_subdirectory(standard)                                     # CMAKE_CUDA_STANDARD 20
+add_subdirectory(source_definitions)
+add_subdirectory(source_include_dirs)
+add_subdirectory(source_options)
 add_gpu_kernels(debug_flags SOURCES ${scale} ARCHS 75)         # CMAKE_CUDA_FLAGS_DEBUG, below
 ]=])
 
@@ -167,6 +184,9 @@ foreach(target IN ITEMS attached separate long_form long_equals pre_include std 
 endforeach()
 expect_type(cuda_flags double flags/)
 expect_type(cuda_standard double standard/)
+foreach(target IN ITEMS source_definitions source_include_dirs source_options)
+  expect_type(${target} double ${target}/)
+endforeach()
 foreach(target IN ITEMS control undefine debug_flags language_c)
   expect_type(${target} float)
 endforeach()
