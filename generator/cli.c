@@ -174,6 +174,7 @@ static int take_preprocessor_value(size_t k, const char *value, cubind_cli *cli)
     cubind_strlist_add(&cli->owned, joined);
     free(joined);
     cli->std = cli->owned.items[cli->owned.count - 1];
+    cli->std_given = 1;
     break;
   default:
     joined = cubind_xasprintf("-%c%s",

@@ -20,6 +20,7 @@ typedef struct cubind_cli {
   int embed_fatbin;         /* --embed-fatbin FILE: input is a fatbin to embed */
   int check_names;          /* --check-names FILE...: inputs are names files to check */
   const char *std;          /* "-std=..." for clang; "-std=c++17" by default */
+  int std_given;            /* a -std was given (else nvcc's host compiler is in GNU mode) */
   cubind_strlist clang_args; /* -I, -isystem, -include, -D, -U, in order, as clang arguments */
   cubind_strlist implied_defines; /* -D arguments of the macros nvcc's own options define
                                      (--extended-lambda: __CUDACC_EXTENDED_LAMBDA__), in order */

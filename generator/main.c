@@ -18,6 +18,7 @@
 #include "emit.h"
 #include "fs.h"
 #include "host_compiler.h"
+#include "macro_views.h"
 #include "model.h"
 #include "names.h"
 #include "parse.h"
@@ -233,6 +234,7 @@ static int generate(const cubind_cli *cli) {
        *installed = NULL, *toolkit = NULL, *host_compiler = NULL;
   char *input = NULL;
   cubind_parse_options options;
+  macro_views_options views;
   int status = CUBIND_EXIT_ERROR;
   size_t i;
   if (cubind_check_input(cli->input, CUBIND_MAX_SOURCE_BYTES) != 0)
@@ -297,6 +299,8 @@ static int generate(const cubind_cli *cli) {
   options.host_compiler = !cli->host_compiler ? "g++"
                           : strcmp(cli->host_compiler, "none") == 0 ? NULL
                                                                     : host_compiler;
+  views.std_given = cli->std_given;
+  views.clang_host = options.host_compiler && strstr(cubind_basename(options.host_compiler), "clang");
   options.cache_dir = cache = cache_dir(cli);
   options.installed_preludes = installed = installed_preludes();
   split_implied_defines(cli, installed, &variant_defines, &implied_defines);
@@ -321,6 +325,7 @@ static int generate(const cubind_cli *cli) {
   } else if (cubind_parse(&options, &model, &deps) == 0 &&
       (cubind_names_disambiguate(&model), cubind_names_apply_prefix(&model),
        cubind_check(&model) == 0) &&
+      (cubind_warn_macro_views(&model, &views), 1) &&
       cubind_emit_source(&model, &contents[0]) == 0 &&
       cubind_emit_header(&model, &contents[2]) == 0) {
     name = cubind_xasprintf("%s.cubind.h", model.file_stem);
