@@ -300,7 +300,8 @@ static int generate(const cubind_cli *cli) {
                           : strcmp(cli->host_compiler, "none") == 0 ? NULL
                                                                     : host_compiler;
   views.std_given = cli->std_given;
-  views.clang_host = options.host_compiler && strstr(cubind_basename(options.host_compiler), "clang");
+  views.clang_host =
+      options.host_compiler && strstr(cubind_basename(options.host_compiler), "clang") != NULL;
   options.cache_dir = cache = cache_dir(cli);
   options.installed_preludes = installed = installed_preludes();
   split_implied_defines(cli, installed, &variant_defines, &implied_defines);

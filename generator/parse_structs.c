@@ -429,9 +429,10 @@ static enum CXChildVisitResult find_cxx_declaration(CXCursor cursor, CXCursor pa
   if (kind == CXCursor_LinkageSpec) /* extern "C" { ... }: its declarations are what counts */
     return CXChildVisit_Recurse;
   name = kind == CXCursor_FunctionDecl ? cx_spelling(cursor) : NULL;
-  search->found = cxx_kind(kind) || (kind == CXCursor_EnumDecl && clang_EnumDecl_isScoped(cursor)) ||
-                  (name && strncmp(name, "operator", 8) == 0 && !isalnum((unsigned char)name[8]) &&
-                   name[8] != '_');
+  search->found = cxx_kind(kind) ||
+                  (kind == CXCursor_EnumDecl && clang_EnumDecl_isScoped(cursor)) ||
+                  (name && strncmp(name, "operator", 8) == 0 &&
+                   !isalnum((unsigned char)name[8]) && name[8] != '_');
   free(name);
   if (!search->found && (kind == CXCursor_FunctionDecl || kind == CXCursor_VarDecl ||
                          kind == CXCursor_StructDecl || kind == CXCursor_UnionDecl))

@@ -450,7 +450,8 @@ expect "installed list" "^cubind-gen: prelude $inst_fp16 \\(1 of 1 leading lines
 # names --expt-relaxed-constexpr's
 run_installed "fp16, --expt-relaxed-constexpr" fp16 -I "$include" \
   --nvcc-options --expt-relaxed-constexpr --
-expect "an option's macro no held header names" "^cubind-gen: prelude $inst_fp16 \\(1 of 1 leading lines\\)\$"
+expect "an option's macro no held header names" \
+  "^cubind-gen: prelude $inst_fp16 \\(1 of 1 leading lines\\)\$"
 printf '\xEF\xBB\xBF' | cat - "$work/fp16.cu" >"$work/fp16_bom.cu" # a UTF-8 byte order mark first
 run_installed "fp16 after a byte order mark" fp16_bom -I "$include"
 expect "a byte order mark" "^cubind-gen: prelude $inst_fp16 \\(1 of 1 leading lines\\)\$"
