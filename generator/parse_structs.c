@@ -242,11 +242,21 @@ static char *record_problem(parse_context *ctx, CXCursor decl, const char *displ
     return cubind_xasprintf("%s '%s' is a member of a class template's instance, which C "
                             "cannot name: declare it at global scope",
                             what, display);
-  if (!cx_at_file_scope(decl) && !(defined_here && nested_record(decl)))
+  if (!cx_at_file_scope(decl) && !(defined_here && nested_record(decl))) {
+    /* a record nested in a struct is copied where the generated header defines the outer
+       one; in a header C includes, a class, a namespace or a function, C has no name for it */
+    enum CXCursorKind parent = clang_getCursorKind(clang_getCursorSemanticParent(decl));
     return cubind_xasprintf(
-        "%s '%s' is declared inside a namespace or class, where C cannot name it: declare it at "
-        "global scope (in the .cu, or in a C-compatible header both sides include)",
-        what, display);
+        "%s '%s' is declared inside %s, where C cannot name it: declare it at global scope (in "
+        "the .cu, or in a C-compatible header both sides include)",
+        what, display,
+        parent == CXCursor_Namespace ? "a namespace"
+        : nested_record(decl)        ? "a struct of a header the generated C header includes"
+        : parent == CXCursor_FunctionDecl || parent == CXCursor_CXXMethod ||
+                parent == CXCursor_FunctionTemplate
+            ? "a function"
+            : "a class");
+  }
   if (has_base)
     return cubind_xasprintf(
         "%s '%s' has base classes, which C cannot declare: make it a plain struct", what,
