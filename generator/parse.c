@@ -45,7 +45,6 @@ int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubin
     ctx.input_dir_real = cubind_xstrndup(ctx.input_real, slash ? (size_t)(slash - ctx.input_real) : 0);
     if (!ctx.input_dir_real[0]) { /* a file in / */
       free(ctx.input_dir_real);
-  free(ctx.cxx_asked_path);
       ctx.input_dir_real = cubind_xstrdup("/");
     }
   }
@@ -70,6 +69,7 @@ int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubin
   session_close(&session);
   free(ctx.input_real);
   free(ctx.input_dir_real);
+  free(ctx.cxx_asked_path);
   free(ctx.instantiation_offsets);
   cubind_strlist_free(&ctx.instantiation_lines);
   return cubind_error_count() > errors_before ? 1 : 0;
