@@ -286,16 +286,20 @@ void cubind_warn_macro_views(const cubind_model *model, const macro_views_option
       if (!record->used || !record->defined_here || !record->location.file ||
           strcmp(record->location.file, files.items[f]) != 0)
         continue;
-      what = cubind_xasprintf("%s '%s'", record->is_union ? "union" : "struct",
-                              record->display_name);
-      warn_if_tested(&groups, &record->location, record->location.line, what);
-      free(what);
+      if (group_around(&groups, record->location.line)) { /* the whole record: one warning */
+        what = cubind_xasprintf("%s '%s'", record->is_union ? "union" : "struct",
+                                record->display_name);
+        warn_if_tested(&groups, &record->location, record->location.line, what);
+        free(what);
+        continue;
+      }
       for (i = 0; i < record->num_fields; i++) {
+        if (!group_around(&groups, record->fields[i].line))
+          continue;
         what = cubind_xasprintf("field '%s' of %s '%s' (line %u)", record->fields[i].name,
                                 record->is_union ? "union" : "struct", record->display_name,
                                 record->fields[i].line);
-        if (!group_around(&groups, record->location.line))
-          warn_if_tested(&groups, &record->location, record->fields[i].line, what);
+        warn_if_tested(&groups, &record->location, record->fields[i].line, what);
         free(what);
       }
     }
