@@ -1,7 +1,7 @@
 /*
  * macro_views.c: kernels declared under a test of a macro that cubind-gen's parse and nvcc
  * define differently (macro_views.h). The files' text is read line by line, as a preprocessor
- * reads directives: comments and line splices taken out, conditional groups nested.
+ * reads directives (pp_text.h): comments and line splices taken out, conditional groups nested.
  */
 #include "macro_views.h"
 
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fs.h"
+#include "pp_text.h"
 #include "util.h"
 
 /* When a macro's two values differ. */
@@ -64,81 +65,6 @@ typedef struct group_list {
   size_t count, capacity;
 } group_list;
 
-/* A file's directives, read one logical line at a time. */
-typedef struct line_reader {
-  const char *at, *end;
-  unsigned line;       /* the physical line the logical one begins on */
-  unsigned next_line;
-  int in_comment;      /* inside a block comment at the start of the next line */
-} line_reader;
-
-/*
- * The next logical line (line splices joined, comments replaced by a space) into `out`;
- * 0 at the end of the text.
- */
-static int next_line(line_reader *reader, cubind_buf *out) {
-  out->length = 0;
-  cubind_buf_puts(out, "");
-  if (reader->at >= reader->end)
-    return 0;
-  reader->line = reader->next_line;
-  while (reader->at < reader->end) {
-    char c = *reader->at;
-    if (c == '\\' && reader->at + 1 < reader->end && reader->at[1] == '\n') {
-      reader->at += 2;
-      reader->next_line++;
-    } else if (c == '\n') {
-      reader->at++;
-      reader->next_line++;
-      if (!reader->in_comment)
-        break;
-    } else if (reader->in_comment) {
-      if (c == '*' && reader->at + 1 < reader->end && reader->at[1] == '/') {
-        reader->in_comment = 0;
-        cubind_buf_puts(out, " ");
-        reader->at += 2;
-      } else {
-        reader->at++;
-      }
-    } else if (c == '/' && reader->at + 1 < reader->end && reader->at[1] == '*') {
-      reader->in_comment = 1;
-      reader->at += 2;
-    } else if (c == '/' && reader->at + 1 < reader->end && reader->at[1] == '/') {
-      while (reader->at < reader->end && *reader->at != '\n')
-        reader->at++;
-    } else if (c == '"' || c == '\'') { /* a literal: a comment marker inside it is none */
-      const char *close = reader->at + 1;
-      while (close < reader->end && *close != c && *close != '\n')
-        close += *close == '\\' && close + 1 < reader->end ? 2 : 1;
-      close = close < reader->end && *close == c ? close + 1 : close;
-      cubind_buf_append(out, reader->at, (size_t)(close - reader->at));
-      reader->at = close;
-    } else {
-      cubind_buf_append(out, &c, 1);
-      reader->at++;
-    }
-  }
-  return 1;
-}
-
-/* The directive of a logical line ("if", "endif" ...) and, in *rest, what follows its name. */
-static int directive_of(const char *line, char *name, size_t size, const char **rest) {
-  size_t length = 0;
-  while (*line == ' ' || *line == '\t' || *line == '\r' || *line == '\f')
-    line++;
-  if (*line != '#')
-    return 0;
-  line++;
-  while (*line == ' ' || *line == '\t')
-    line++;
-  while (isalpha((unsigned char)line[length]) && length + 1 < size)
-    length++;
-  memcpy(name, line, length);
-  name[length] = '\0';
-  *rest = line + length;
-  return length > 0;
-}
-
 /* The first viewed macro that the condition `text` names, where its two values differ. */
 static const viewed_macro *tested_macro(const char *text, const macro_views_options *options,
                                         int includes_cuda_h) {
@@ -169,14 +95,15 @@ static const viewed_macro *tested_macro(const char *text, const macro_views_opti
 
 /* 1 when the text includes <cuda.h> (then nvcc defines CUDA_VERSION too). */
 static int includes_cuda_h(const char *text, size_t size) {
-  line_reader reader = {0};
+  pp_line_reader reader;
   cubind_buf line = {0};
   char name[16];
   const char *rest;
   int found = 0;
-  reader.at = text, reader.end = text + size, reader.next_line = 1;
-  while (!found && next_line(&reader, &line))
-    found = directive_of(line.data, name, sizeof name, &rest) && strcmp(name, "include") == 0 &&
+  reader = pp_line_reader_of(text, size);
+  while (!found && pp_next_line(&reader, &line))
+    found = pp_directive_of(line.data, name, sizeof name, &rest) &&
+            strcmp(name, "include") == 0 &&
             (strstr(rest, "<cuda.h>") || strstr(rest, "\"cuda.h\"") || strstr(rest, "/cuda.h"));
   cubind_buf_free(&line);
   return found;
@@ -185,16 +112,16 @@ static int includes_cuda_h(const char *text, size_t size) {
 /* The conditional groups of a file's text that test a viewed macro, into `groups`. */
 static void find_groups(const char *text, size_t size, const macro_views_options *options,
                         group_list *groups) {
-  line_reader reader = {0};
+  pp_line_reader reader;
   cubind_buf line = {0};
   flagged_group *open = NULL;
   size_t depth = 0, capacity = 0;
   int cuda_h = includes_cuda_h(text, size);
   char name[16];
   const char *rest;
-  reader.at = text, reader.end = text + size, reader.next_line = 1;
-  while (next_line(&reader, &line)) {
-    if (!directive_of(line.data, name, sizeof name, &rest))
+  reader = pp_line_reader_of(text, size);
+  while (pp_next_line(&reader, &line)) {
+    if (!pp_directive_of(line.data, name, sizeof name, &rest))
       continue;
     if (strncmp(name, "if", 2) == 0) { /* if, ifdef, ifndef */
       if (depth == capacity) {

@@ -21,6 +21,7 @@
 #include "clang_util.h"
 #include "fs.h"
 #include "parse.h"
+#include "pp_text.h"
 
 /* What a prelude is asked for: an option set and the .cu's leading lines it should hold. */
 typedef struct prelude_request {
@@ -1346,9 +1347,162 @@ static int shadows_held(const cubind_strlist *dirs, const char *real) {
 }
 
 /*
+ * The held files as a test of the macros a prelude was built without sees them (held_lookup):
+ * in the run (`run`: the request's arguments define them) or in the prelude's build (not
+ * given).
+ */
+typedef struct held_view {
+  const prelude_request *request;
+  const cubind_strlist *held;
+  char *const *texts;
+  const size_t *sizes;
+  const cubind_strlist *macros;
+  int run;
+} held_view;
+
+/*
+ * 1 when a compiler may define `name` itself: a reserved name, or one that GNU mode defines.
+ * nvcc's own (__CUDACC_*, __CUDA_ARCH_LIST__) are no clang's.
+ */
+static int maybe_predefined(const char *name) {
+  if (strncmp(name, "__CUDACC_", 9) == 0 || strcmp(name, "__CUDA_ARCH_LIST__") == 0)
+    return 0;
+  return (name[0] == '_' && (name[1] == '_' || isupper((unsigned char)name[1]))) ||
+         strcmp(name, "linux") == 0 || strcmp(name, "unix") == 0 || strcmp(name, "i386") == 0;
+}
+
+/* What the arguments' last -D or -U of `name` makes it (PP_NAME_UNKNOWN: none names it). */
+static pp_name argument_definition(const cubind_strlist *args, const char *name) {
+  pp_name found = {PP_NAME_UNKNOWN, 0};
+  size_t length = strlen(name), i;
+  for (i = 0; i < args->count; i++) {
+    const char *arg = args->items[i], *value;
+    char *end;
+    if (arg[0] != '-' || (arg[1] != 'D' && arg[1] != 'U'))
+      continue;
+    value = arg[2] ? arg + 2 : i + 1 < args->count ? args->items[i + 1] : "";
+    if (strncmp(value, name, length) != 0 || (value[length] && value[length] != '=' &&
+                                              value[length] != '('))
+      continue;
+    found.state = arg[1] == 'U' ? PP_NAME_UNDEFINED : PP_NAME_DEFINED;
+    found.value = 0;
+    if (arg[1] == 'D' && !value[length]) {
+      found.state = PP_NAME_VALUE; /* -DNAME: 1 */
+      found.value = 1;
+    } else if (arg[1] == 'D' && value[length] == '=' && value[length + 1]) {
+      long long number = strtoll(value + length + 1, &end, 0);
+      if (!*end) {
+        found.state = PP_NAME_VALUE;
+        found.value = number;
+      }
+    }
+  }
+  return found;
+}
+
+/*
+ * 1 when the mention of a name at `at` in `text` may be its #define or #undef: the name of such
+ * a directive, or on a line that a splice continues (not followed).
+ */
+static int defines_at(const char *text, const char *at, const char *end) {
+  const char *start = at, *word;
+  while (start > text && start[-1] != '\n')
+    start--;
+  if (start - text >= 2 && start[-2] == '\\')
+    return 1;
+  start = skip_spaces(start, end);
+  if (start == end || *start != '#')
+    return 0;
+  word = skip_spaces(start + 1, end);
+  start = skip_word(word, end);
+  if (!(start - word == 6 && memcmp(word, "define", 6) == 0) &&
+      !(start - word == 5 && memcmp(word, "undef", 5) == 0))
+    return 0;
+  return skip_spaces(start, end) == at;
+}
+
+/* 1 when a held file may #define or #undef `name`. */
+static int held_defines(const held_view *view, const char *name) {
+  size_t i;
+  for (i = 0; i < view->held->count; i++) {
+    const char *text = view->texts[i], *at = text;
+    while ((at = next_mention(text, view->sizes[i], at, name)) != NULL) {
+      if (defines_at(text, at, text + view->sizes[i]))
+        return 1;
+      at += strlen(name);
+    }
+  }
+  return 0;
+}
+
+/*
+ * What a condition in a held file knows of a name (pp_lookup): a macro under test is as the
+ * run's arguments define it, or not defined in the prelude's build (unless a compiler may
+ * define it itself); any other name is not defined where no argument and no held file defines
+ * it and no compiler may.
+ */
+static pp_name held_lookup(const char *name, size_t length, void *data) {
+  const held_view *view = data;
+  char *copy = cubind_xstrndup(name, length);
+  pp_name found = {PP_NAME_UNKNOWN, 0};
+  if (cubind_strlist_contains(view->macros, copy)) {
+    if (view->run)
+      found = argument_definition(view->request->args, copy);
+    else if (!maybe_predefined(copy))
+      found.state = PP_NAME_UNDEFINED;
+  } else if (!maybe_predefined(copy) &&
+             argument_definition(view->request->args, copy).state == PP_NAME_UNKNOWN &&
+             !held_defines(view, copy)) {
+    found.state = PP_NAME_UNDEFINED;
+  }
+  free(copy);
+  return found;
+}
+
+/*
+ * 1 when the held file `text` may preprocess otherwise with the view's macros as the run
+ * defines them than without them: it names one outside #if and #elif conditions (comments
+ * aside; #else and #endif take no operands), or in one whose outcome they may change. A test
+ * that they do not decide leaves the file as it was: CUDA 13's cooperative groups check
+ * `defined(__CUDACC_DEBUG__) && defined(CG_DEBUG)`, -G's macro and one no file defines.
+ */
+static int reads_macros(const held_view *view, const char *text, size_t size) {
+  held_view build = *view;
+  pp_line_reader reader;
+  cubind_buf line = {0};
+  char name[8];
+  const char *rest;
+  size_t k;
+  int named = 0;
+  for (k = 0; k < view->macros->count && !named; k++)
+    named = mentions(text, size, view->macros->items[k]);
+  if (!named)
+    return 0;
+  named = 0;
+  build.run = 0;
+  reader = pp_line_reader_of(text, size);
+  while (!named && pp_next_line(&reader, &line)) {
+    long long run_value, build_value;
+    for (k = 0; k < view->macros->count && !named; k++)
+      named = mentions(line.data, line.length, view->macros->items[k]);
+    if (!named || !pp_directive_of(line.data, name, sizeof name, &rest))
+      continue;
+    if (strcmp(name, "else") == 0 || strcmp(name, "endif") == 0)
+      named = 0;
+    else if (strcmp(name, "if") == 0 || strcmp(name, "elif") == 0)
+      named = !pp_condition_value(rest, held_lookup, (void *)view, &run_value) ||
+              !pp_condition_value(rest, held_lookup, &build, &build_value) ||
+              !run_value != !build_value;
+  }
+  cubind_buf_free(&line);
+  return named;
+}
+
+/*
  * 1 when the prelude at `path` (with those it is chained onto when `chain` is set), built
  * without some -D, -U, -I and -isystem arguments, is what a build with them would be: no file
- * it holds names one of those `macros` (as names_none), and none of those `dirs` holds another
+ * it holds reads one of those `macros` in a way that matters (reads_macros), and none of
+ * those `dirs` holds another
  * file that clang could take for one the prelude holds or asks __has_include about (-I
  * directories are searched before the system ones). Not seen, as in names_none: a name formed
  * by pasting tokens; nor a header named through a link inside a search directory.
@@ -1370,24 +1524,29 @@ static int fits_without(const prelude_request *request, const char *path, int ch
     link = parent;
   }
   free(link);
-  texts = cubind_xcalloc(held.count + 1, sizeof *texts); /* each file read once, kept for both */
+  texts = cubind_xcalloc(held.count + 1, sizeof *texts); /* each file read once, kept for all */
   sizes = cubind_xcalloc(held.count + 1, sizeof *sizes);
+  for (i = 0; i < held.count && fits; i++)
+    fits = cubind_read_file_quiet(held.items[i], CUBIND_MAX_SOURCE_BYTES, &texts[i],
+                                  &sizes[i]) == 0; /* unreadable: as if it named them */
+  if (fits && macros->count) {
+    held_view view;
+    view.request = request;
+    view.held = &held;
+    view.texts = texts;
+    view.sizes = sizes;
+    view.macros = macros;
+    view.run = 1;
+    for (i = 0; i < held.count && fits; i++)
+      fits = !reads_macros(&view, texts[i], sizes[i]);
+  }
   cubind_strlist_add(&words, "__has_include");
   cubind_strlist_add(&words, "__has_include_next");
   /* a second pass looks for the macros that forward to __has_include, if any */
   for (pass = 0; pass < 2 && words.count && fits; pass++) {
-    for (i = 0; i < held.count && fits; i++) {
-      if (pass == 0 && cubind_read_file_quiet(held.items[i], CUBIND_MAX_SOURCE_BYTES, &texts[i],
-                                              &sizes[i]) != 0) {
-        fits = 0; /* unreadable: as if it named them */
-        break;
-      }
-      for (k = 0; pass == 0 && k < macros->count && fits; k++)
-        fits = !mentions(texts[i], sizes[i], macros->items[k]);
-      if (fits && dirs->count)
-        fits = has_include_targets(texts[i], sizes[i], &words, &targets, &forwarders) &&
-               (pass || !shadows_held(dirs, held.items[i]));
-    }
+    for (i = 0; i < held.count && fits && dirs->count; i++)
+      fits = has_include_targets(texts[i], sizes[i], &words, &targets, &forwarders) &&
+             (pass || !shadows_held(dirs, held.items[i]));
     cubind_strlist_free(&words);
     words = forwarders;
     memset(&forwarders, 0, sizeof forwarders);

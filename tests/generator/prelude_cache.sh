@@ -425,6 +425,13 @@ rm -f "$installed"/*.lock
 inst_base=$(cd "$installed" && grep -l '^[0-9a-f]\{16\} [0-9a-f]\{16\}$' prelude-*.pch.sum)
 inst_base=${inst_base%.sum}
 inst_fp16=$(cd "$installed" && ls prelude-*.pch | grep -v "^$inst_base\$")
+# and for <cooperative_groups.h>, which tests -G's __CUDACC_DEBUG__ only together with CG_DEBUG
+printf '#include <cooperative_groups.h>\n' >"$work/seed_cg.cu"
+CUBIND_GEN_PRELUDE_DIR=$installed "$gen" --prepare --cache-dir "$installed" -o "$work/prep_out" \
+  "$work/seed_cg.cu" || fail "installed: --prepare of cooperative groups failed"
+rm -f "$installed"/*.lock
+inst_cg=$(cd "$installed" && ls prelude-*.pch | grep -v -e "^$inst_base\$" -e "^$inst_fp16\$")
+[[ $(printf '%s\n' "$inst_cg" | wc -l) -eq 1 ]] || fail "installed: not one cooperative groups list"
 snapshot() { (cd "$installed" && find . -type f -printf '%p %s %T@\n' | sort); }
 before=$(snapshot)
 # run_installed WHAT FILE ARG...: a fresh cache's run on FILE.cu with the installed preludes;
@@ -455,6 +462,16 @@ expect "an option's macro no held header names" \
 printf '\xEF\xBB\xBF' | cat - "$work/fp16.cu" >"$work/fp16_bom.cu" # a UTF-8 byte order mark first
 run_installed "fp16 after a byte order mark" fp16_bom -I "$include"
 expect "a byte order mark" "^cubind-gen: prelude $inst_fp16 \\(1 of 1 leading lines\\)\$"
+# a macro that a held header tests where the outcome does not hang on it: CUDA 13's
+# `defined(__CUDACC_DEBUG__) && defined(CG_DEBUG) && !defined(NDEBUG)`, CG_DEBUG not defined
+printf '#include <cooperative_groups.h>\n#include <cubind/annotations.h>\n%s\n' "$kernel" \
+  >"$work/cg.cu"
+run_installed "cooperative groups, -G" cg -I "$include" --nvcc-options -G --
+expect "-G's macro, tested with one no file defines" \
+  "^cubind-gen: prelude $inst_cg \\(1 of 1 leading lines\\)\$"
+run_installed "cooperative groups, -G and CG_DEBUG" cg -I "$include" -DCG_DEBUG --nvcc-options -G --
+expect "-G's macro with CG_DEBUG defined" \
+  "^cubind-gen: prelude $inst_base \\(0 of 1 leading lines\\)\$"
 run_installed "fp16, a macro it tests" fp16 -I "$include" -D__CUDA_NO_HALF_CONVERSIONS__
 expect "a macro the list's header tests" "^cubind-gen: prelude $inst_base \\(0 of 1 leading lines\\)\$"
 mkdir -p "$work/shadow16"
