@@ -383,6 +383,9 @@ static int cxx_text(const char *path) {
 typedef struct cxx_search {
   CXFile file;
   int found;
+  /* the typedefs seen so far that name a struct, union or enum by its own tag
+     (`typedef struct cell cell;`): C spells the type by that name too */
+  cubind_strlist tag_typedefs;
 } cxx_search;
 
 /* 1 when the cursor is C++ or CUDA C cannot read, by its kind alone. */
@@ -415,12 +418,166 @@ static int cxx_kind(enum CXCursorKind kind) {
   }
 }
 
-/* A member or attribute of a header's declaration that C cannot read (cxx_kind). */
+/* 1 when the expression or statement is C++ (casts, lambdas, `nullptr`, `new`, range for). */
+static int cxx_code_kind(enum CXCursorKind kind) {
+  switch (kind) {
+  case CXCursor_CXXStaticCastExpr:
+  case CXCursor_CXXDynamicCastExpr:
+  case CXCursor_CXXReinterpretCastExpr:
+  case CXCursor_CXXConstCastExpr:
+  case CXCursor_CXXFunctionalCastExpr:
+  case CXCursor_CXXTypeidExpr:
+  case CXCursor_CXXNullPtrLiteralExpr:
+  case CXCursor_CXXThisExpr:
+  case CXCursor_CXXThrowExpr:
+  case CXCursor_CXXNewExpr:
+  case CXCursor_CXXDeleteExpr:
+  case CXCursor_LambdaExpr:
+  case CXCursor_PackExpansionExpr:
+  case CXCursor_SizeOfPackExpr:
+  case CXCursor_CXXForRangeStmt:
+  case CXCursor_CXXTryStmt:
+  case CXCursor_CXXCatchStmt:
+  case CXCursor_NamespaceRef: /* std::min */
+  case CXCursor_TemplateRef:
+  case CXCursor_OverloadedDeclRef:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+/* The tag of a struct, union or enum type (a new string; empty for an unnamed one). */
+static char *tag_name(CXType type) {
+  return cx_spelling(clang_getTypeDeclaration(clang_getCanonicalType(type)));
+}
+
+/*
+ * 1 when C cannot spell the type as written: a reference, `auto`, or a struct, union or enum
+ * named without its keyword (`Vec v`) where no typedef of its tag's name is in `search`, also
+ * through pointers and arrays. (In C++, `cell` inside `struct cell` is the struct itself even
+ * where `typedef struct cell cell;` came first.)
+ */
+static int cxx_spelled_type(const cxx_search *search, CXType type) {
+  CXType named;
+  char *spelling, *tag;
+  const char *word;
+  int cxx;
+  for (;;) {
+    if (type.kind == CXType_LValueReference || type.kind == CXType_RValueReference ||
+        type.kind == CXType_Auto)
+      return 1;
+    if (type.kind == CXType_Pointer)
+      type = clang_getPointeeType(type);
+    else if (type.kind == CXType_ConstantArray || type.kind == CXType_IncompleteArray ||
+             type.kind == CXType_VariableArray)
+      type = clang_getArrayElementType(type);
+    else
+      break;
+  }
+  if (type.kind == CXType_Elaborated) {
+    named = clang_Type_getNamedType(type);
+    if (named.kind != CXType_Record && named.kind != CXType_Enum)
+      return 0; /* a typedef's name */
+    spelling = cx_string(clang_getTypeSpelling(type));
+    for (word = spelling; strncmp(word, "const ", 6) == 0 || strncmp(word, "volatile ", 9) == 0;)
+      word += word[0] == 'c' ? 6 : 9; /* clang_getUnqualifiedType is libclang 16's */
+    cxx = strncmp(word, "struct ", 7) != 0 && strncmp(word, "union ", 6) != 0 &&
+          strncmp(word, "enum ", 5) != 0;
+    free(spelling);
+  } else { /* libclang 14 spells a tag written without its keyword as a plain record */
+    cxx = type.kind == CXType_Record || type.kind == CXType_Enum;
+  }
+  if (!cxx)
+    return 0;
+  tag = tag_name(type);
+  cxx = !cubind_strlist_contains(&search->tag_typedefs, tag);
+  free(tag);
+  return cxx;
+}
+
+/* 1 when a child of the cursor is an expression (an initialiser, an array's bound). */
+static enum CXChildVisitResult find_expression(CXCursor cursor, CXCursor parent,
+                                               CXClientData data) {
+  (void)parent;
+  if (!clang_isExpression(clang_getCursorKind(cursor)))
+    return CXChildVisit_Continue;
+  *(int *)data = 1;
+  return CXChildVisit_Break;
+}
+
+static int has_expression_child(CXCursor cursor) {
+  int found = 0;
+  clang_visitChildren(cursor, find_expression, &found);
+  return found;
+}
+
+/*
+ * 1 when the declaration of a parameter or member has an initialiser: an `=` or `{` after its
+ * name, outside brackets (`int n = 64`, not `float v[N]` or `float x[n == 2 ? 1 : 2]`).
+ */
+static int has_initializer(CXCursor cursor) {
+  CXTranslationUnit unit = clang_Cursor_getTranslationUnit(cursor);
+  CXToken *tokens = NULL;
+  unsigned count = 0, i;
+  char *name = cx_spelling(cursor);
+  int depth = 0, past_name = 0, found = 0;
+  if (!has_expression_child(cursor)) { /* most have none: no tokens needed */
+    free(name);
+    return 0;
+  }
+  clang_tokenize(unit, clang_getCursorExtent(cursor), &tokens, &count);
+  for (i = 0; i < count && !found; i++) {
+    char *text = cx_string(clang_getTokenSpelling(unit, tokens[i]));
+    if (!past_name)
+      past_name = name[0] && strcmp(text, name) == 0;
+    else if (strcmp(text, "(") == 0 || strcmp(text, "[") == 0)
+      depth++;
+    else if (strcmp(text, ")") == 0 || strcmp(text, "]") == 0)
+      depth--;
+    else if (depth == 0)
+      found = strcmp(text, "=") == 0 || strcmp(text, "{") == 0;
+    free(text);
+  }
+  clang_disposeTokens(unit, tokens, count);
+  free(name);
+  return found;
+}
+
+/*
+ * 1 when the cursor, a part of a header's declaration, is something C cannot read: a C++ or
+ * CUDA member or attribute (cxx_kind), C++ code in an inline function's body (cxx_code_kind),
+ * a type spelled as only C++ spells it (cxx_spelled_type), a default argument, or a member's
+ * default initialiser (has_initializer).
+ */
+static int cxx_part(const cxx_search *search, CXCursor cursor) {
+  enum CXCursorKind kind = clang_getCursorKind(cursor);
+  if (cxx_kind(kind) || cxx_code_kind(kind))
+    return 1;
+  switch (kind) {
+  case CXCursor_FunctionDecl:
+    return cxx_spelled_type(search, clang_getResultType(clang_getCursorType(cursor)));
+  case CXCursor_TypedefDecl:
+    return cxx_spelled_type(search, clang_getTypedefDeclUnderlyingType(cursor));
+  case CXCursor_ParmDecl:
+    return cxx_spelled_type(search, clang_getCursorType(cursor)) || has_initializer(cursor);
+  case CXCursor_FieldDecl:
+    return cxx_spelled_type(search, clang_getCursorType(cursor)) || has_initializer(cursor);
+  case CXCursor_VarDecl:
+  case CXCursor_CStyleCastExpr:
+  case CXCursor_CompoundLiteralExpr:
+    return cxx_spelled_type(search, clang_getCursorType(cursor));
+  default:
+    return 0;
+  }
+}
+
+/* A part of a header's declaration that C cannot read (cxx_part), at any depth. */
 static enum CXChildVisitResult find_cxx_member(CXCursor cursor, CXCursor parent,
                                                CXClientData data) {
   (void)parent;
-  if (!cxx_kind(clang_getCursorKind(cursor)))
-    return CXChildVisit_Continue;
+  if (!cxx_part(data, cursor))
+    return CXChildVisit_Recurse;
   ((cxx_search *)data)->found = 1;
   return CXChildVisit_Break;
 }
@@ -433,20 +590,32 @@ static enum CXChildVisitResult find_cxx_declaration(CXCursor cursor, CXCursor pa
   CXFile file;
   char *name;
   (void)parent;
+  if (kind == CXCursor_LinkageSpec) /* extern "C" { ... }: its declarations are what counts */
+    return CXChildVisit_Recurse;
+  if (kind == CXCursor_TypedefDecl) {
+    CXType underlying = clang_getCanonicalType(clang_getTypedefDeclUnderlyingType(cursor));
+    if (underlying.kind == CXType_Record || underlying.kind == CXType_Enum) {
+      char *tag = tag_name(underlying);
+      name = cx_spelling(cursor);
+      if (strcmp(tag, name) == 0 && !cubind_strlist_contains(&search->tag_typedefs, name))
+        cubind_strlist_add(&search->tag_typedefs, name);
+      free(tag);
+      free(name);
+    }
+  }
   clang_getExpansionLocation(clang_getCursorLocation(cursor), &file, NULL, NULL, NULL);
   if (!file || !clang_File_isEqual(file, search->file))
     return CXChildVisit_Continue;
-  if (kind == CXCursor_LinkageSpec) /* extern "C" { ... }: its declarations are what counts */
-    return CXChildVisit_Recurse;
   name = kind == CXCursor_FunctionDecl ? cx_spelling(cursor) : NULL;
-  search->found = cxx_kind(kind) ||
+  search->found = cxx_part(search, cursor) ||
                   (kind == CXCursor_EnumDecl && clang_EnumDecl_isScoped(cursor)) ||
                   (name && strncmp(name, "operator", 8) == 0 &&
                    !isalnum((unsigned char)name[8]) && name[8] != '_');
   free(name);
   if (!search->found && (kind == CXCursor_FunctionDecl || kind == CXCursor_VarDecl ||
-                         kind == CXCursor_StructDecl || kind == CXCursor_UnionDecl))
-    clang_visitChildren(cursor, find_cxx_member, search); /* methods, __device__ */
+                         kind == CXCursor_StructDecl || kind == CXCursor_UnionDecl ||
+                         kind == CXCursor_TypedefDecl))
+    clang_visitChildren(cursor, find_cxx_member, search); /* methods, __device__, bodies */
   return search->found ? CXChildVisit_Break : CXChildVisit_Continue;
 }
 
@@ -473,6 +642,7 @@ static int cxx_declarations(parse_context *ctx, CXCursor decl) {
   free(ctx->cxx_asked_path);
   ctx->cxx_asked_path = path;
   ctx->cxx_asked_found = search.found;
+  cubind_strlist_free(&search.tag_typedefs);
   return search.found;
 }
 

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <vector_types.h> /* float4, int2, ... */
 #include "include/shared_types.h" /* declares structs the kernels take */
+#include "include/c_cells.h" /* declares structs the kernels take */
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,7 +32,7 @@ typedef struct lj_params {
 #line 5 "kernel_params.cuh"
   float epsilon;
   float sigma6;
-#line 35 "structs_header.cubind.h"
+#line 36 "structs_header.cubind.h"
 } lj_params;
 #elif CUBIND_RECORD_lj_params != 0x9f29a0d7u && CUBIND_RECORD_lj_params != 1
 #error "lj_params: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_lj_params to 1 first)"
@@ -44,7 +45,7 @@ typedef struct fwd_params {
 #line 9 "cxx_params.h"
   int32_t rows;
   float scale;
-#line 48 "structs_header.cubind.h"
+#line 49 "structs_header.cubind.h"
 } fwd_params;
 #elif CUBIND_RECORD_fwd_params != 0xa2ad900bu && CUBIND_RECORD_fwd_params != 1
 #error "fwd_params: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_fwd_params to 1 first)"
@@ -60,10 +61,53 @@ typedef struct camera_params {
   int width;
 #line 9 "cuda_helpers.h"
   int height;
-#line 64 "structs_header.cubind.h"
+#line 65 "structs_header.cubind.h"
 } camera_params;
 #elif CUBIND_RECORD_camera_params != 0x13bcf526u && CUBIND_RECORD_camera_params != 1
 #error "camera_params: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_camera_params to 1 first)"
+#endif
+
+/* particle (cxx_bodies.h): 12 bytes, aligned to 4; the .cubind.c checks the layout */
+#ifndef CUBIND_RECORD_particle
+#define CUBIND_RECORD_particle 0x6ae9c503u
+typedef struct particle {
+#line 9 "cxx_bodies.h"
+  float x;
+#line 9 "cxx_bodies.h"
+  float y;
+#line 9 "cxx_bodies.h"
+  float mass;
+#line 81 "structs_header.cubind.h"
+} particle;
+#elif CUBIND_RECORD_particle != 0x6ae9c503u && CUBIND_RECORD_particle != 1
+#error "particle: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_particle to 1 first)"
+#endif
+
+/* bounds (cxx_bodies.h): 8 bytes, aligned to 4; the .cubind.c checks the layout */
+#ifndef CUBIND_RECORD_bounds
+#define CUBIND_RECORD_bounds 0x2df4342eu
+typedef struct bounds {
+#line 13 "cxx_bodies.h"
+  float lo;
+#line 13 "cxx_bodies.h"
+  float hi;
+#line 95 "structs_header.cubind.h"
+} bounds;
+#elif CUBIND_RECORD_bounds != 0x2df4342eu && CUBIND_RECORD_bounds != 1
+#error "bounds: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_bounds to 1 first)"
+#endif
+
+/* grid_opts (cxx_bodies.h): 8 bytes, aligned to 4; the .cubind.c checks the layout */
+#ifndef CUBIND_RECORD_grid_opts
+#define CUBIND_RECORD_grid_opts 0x61b18ef2u
+typedef struct grid_opts {
+#line 19 "cxx_bodies.h"
+  int nx;
+  float h;
+#line 108 "structs_header.cubind.h"
+} grid_opts;
+#elif CUBIND_RECORD_grid_opts != 0x61b18ef2u && CUBIND_RECORD_grid_opts != 1
+#error "grid_opts: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_grid_opts to 1 first)"
 #endif
 
 cubind_status lj_scale_launch(const cubind_config *cfg, lj_params p, float *out);
@@ -101,6 +145,24 @@ cubind_status render_launch(const cubind_config *cfg, camera_params cam, float *
 cubind_status render_call(const cubind_config *cfg, camera_params cam, float *rgb, int n);
 cubind_status render_attributes(cubind_kernel_attributes *out);
 cubind_status render_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
+cubind_status weigh_launch(const cubind_config *cfg, particle p, bounds b, float *m);
+/* weigh_call host buffers: m: copied out, 1 x 4 bytes. */
+cubind_status weigh_call(const cubind_config *cfg, particle p, bounds b, float *m);
+cubind_status weigh_attributes(cubind_kernel_attributes *out);
+cubind_status weigh_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
+cubind_status grid_launch(const cubind_config *cfg, grid_opts o, int *cells);
+/* grid_call host buffers: cells: copied out, 1 x 4 bytes. */
+cubind_status grid_call(const cubind_config *cfg, grid_opts o, int *cells);
+cubind_status grid_attributes(cubind_kernel_attributes *out);
+cubind_status grid_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
+cubind_status visit_launch(const cubind_config *cfg, cell c, int *id);
+/* visit_call host buffers: id: copied out, 1 x 4 bytes. */
+cubind_status visit_call(const cubind_config *cfg, cell c, int *id);
+cubind_status visit_attributes(cubind_kernel_attributes *out);
+cubind_status visit_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 #ifdef __cplusplus
 }
@@ -163,6 +225,30 @@ CUBIND_LAYOUT_CHECK(cubind_g_structs_header_5_camera_params_field_eye, offsetof(
 CUBIND_LAYOUT_CHECK(cubind_g_structs_header_5_camera_params_field_fov, offsetof(camera_params, fov) == 12);
 CUBIND_LAYOUT_CHECK(cubind_g_structs_header_5_camera_params_field_width, offsetof(camera_params, width) == 16);
 CUBIND_LAYOUT_CHECK(cubind_g_structs_header_5_camera_params_field_height, offsetof(camera_params, height) == 20);
+struct cubind_g_structs_header_6_particle_align { char c; particle t; };
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_6_particle_sizeof, sizeof(particle) == 12);
+CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_header_6_particle_alignof, offsetof(struct cubind_g_structs_header_6_particle_align, t) == 4);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_6_particle_field_x, offsetof(particle, x) == 0);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_6_particle_field_y, offsetof(particle, y) == 4);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_6_particle_field_mass, offsetof(particle, mass) == 8);
+struct cubind_g_structs_header_7_bounds_align { char c; bounds t; };
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_7_bounds_sizeof, sizeof(bounds) == 8);
+CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_header_7_bounds_alignof, offsetof(struct cubind_g_structs_header_7_bounds_align, t) == 4);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_7_bounds_field_lo, offsetof(bounds, lo) == 0);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_7_bounds_field_hi, offsetof(bounds, hi) == 4);
+struct cubind_g_structs_header_8_grid_opts_align { char c; grid_opts t; };
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_8_grid_opts_sizeof, sizeof(grid_opts) == 8);
+CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_header_8_grid_opts_alignof, offsetof(struct cubind_g_structs_header_8_grid_opts_align, t) == 4);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_8_grid_opts_field_nx, offsetof(grid_opts, nx) == 0);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_8_grid_opts_field_h, offsetof(grid_opts, h) == 4);
+struct cubind_g_structs_header_9_cell_align { char c; cell t; };
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_9_cell_sizeof, sizeof(cell) == 32);
+CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_header_9_cell_alignof, offsetof(struct cubind_g_structs_header_9_cell_align, t) == 8);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_9_cell_field_id, offsetof(cell, id) == 0);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_9_cell_field_weight, offsetof(cell, weight) == 4);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_9_cell_field_tags, offsetof(cell, tags) == 8);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_9_cell_field_next, offsetof(cell, next) == 16);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_9_cell_field_prev, offsetof(cell, prev) == 24);
 
 /* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
    runtime checks them against the loaded kernel. */
@@ -177,6 +263,9 @@ static const cubind_param_info cubind_g_structs_header_params2[] = {{"p", 0, 8},
 static const cubind_param_info cubind_g_structs_header_params3[] = {{"q", 0, 24}, {"hits", 24, 8}};
 static const cubind_param_info cubind_g_structs_header_params4[] = {{"p", 0, 8}, {"out", 8, 8}};
 static const cubind_param_info cubind_g_structs_header_params5[] = {{"cam", 0, 24}, {"rgb", 24, 8}, {"n", 32, 4}};
+static const cubind_param_info cubind_g_structs_header_params6[] = {{"p", 0, 12}, {"b", 12, 8}, {"m", 24, 8}};
+static const cubind_param_info cubind_g_structs_header_params7[] = {{"o", 0, 8}, {"cells", 8, 8}};
+static const cubind_param_info cubind_g_structs_header_params8[] = {{"c", 0, 32}, {"id", 32, 8}};
 
 /* {C name, cubin symbol, parameters, number of parameters} */
 static const cubind_kernel_info cubind_g_structs_header_kernels[] = {
@@ -186,6 +275,9 @@ static const cubind_kernel_info cubind_g_structs_header_kernels[] = {
     {"lookup", "lookup", cubind_g_structs_header_params3, 2},
     {"forward", "forward", cubind_g_structs_header_params4, 2},
     {"render", "render", cubind_g_structs_header_params5, 3},
+    {"weigh", "weigh", cubind_g_structs_header_params6, 3},
+    {"grid", "grid", cubind_g_structs_header_params7, 2},
+    {"visit", "visit", cubind_g_structs_header_params8, 2},
 };
 
 /* The module: its descriptor (read-only) and the runtime's state for it (written only by
@@ -193,7 +285,7 @@ static const cubind_kernel_info cubind_g_structs_header_kernels[] = {
 static cubind_module_state cubind_g_structs_header_state;
 static const cubind_module cubind_g_structs_header_module = {
     3, "structs_header", cubind_fatbin_structs_header, &cubind_fatbin_structs_header_size,
-    cubind_g_structs_header_kernels, 6, &cubind_g_structs_header_state, NULL, 0};
+    cubind_g_structs_header_kernels, 9, &cubind_g_structs_header_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -319,6 +411,66 @@ cubind_status render_attributes(cubind_kernel_attributes *out) {
 
 cubind_status render_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cubind_g_structs_header_module, 5, n, shared_bytes, out);
+}
+
+cubind_status weigh_launch(const cubind_config *cfg, particle p, bounds b, float *m) {
+  void *cubind_args[3] = {&p, &b, &m};
+  return cubind_module_launch(&cubind_g_structs_header_module, 6, cfg, cubind_args);
+}
+
+cubind_status weigh_call(const cubind_config *cfg, particle p, bounds b, float *m) {
+  void *cubind_args[3] = {&p, &b, &m};
+  cubind_host_arg cubind_host_args[1] = {
+      {2, CUBIND_DIRECTION_OUT, cubind_host_buffer_(m), cubind_count_result(cubind_count_int(1LL)), 4, "1"}};
+  return cubind_module_call(&cubind_g_structs_header_module, 6, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status weigh_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_structs_header_module, 6, out);
+}
+
+cubind_status weigh_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_structs_header_module, 6, n, shared_bytes, out);
+}
+
+cubind_status grid_launch(const cubind_config *cfg, grid_opts o, int *cells) {
+  void *cubind_args[2] = {&o, &cells};
+  return cubind_module_launch(&cubind_g_structs_header_module, 7, cfg, cubind_args);
+}
+
+cubind_status grid_call(const cubind_config *cfg, grid_opts o, int *cells) {
+  void *cubind_args[2] = {&o, &cells};
+  cubind_host_arg cubind_host_args[1] = {
+      {1, CUBIND_DIRECTION_OUT, cubind_host_buffer_(cells), cubind_count_result(cubind_count_int(1LL)), 4, "1"}};
+  return cubind_module_call(&cubind_g_structs_header_module, 7, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status grid_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_structs_header_module, 7, out);
+}
+
+cubind_status grid_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_structs_header_module, 7, n, shared_bytes, out);
+}
+
+cubind_status visit_launch(const cubind_config *cfg, cell c, int *id) {
+  void *cubind_args[2] = {&c, &id};
+  return cubind_module_launch(&cubind_g_structs_header_module, 8, cfg, cubind_args);
+}
+
+cubind_status visit_call(const cubind_config *cfg, cell c, int *id) {
+  void *cubind_args[2] = {&c, &id};
+  cubind_host_arg cubind_host_args[1] = {
+      {1, CUBIND_DIRECTION_OUT, cubind_host_buffer_(id), cubind_count_result(cubind_count_int(1LL)), 4, "1"}};
+  return cubind_module_call(&cubind_g_structs_header_module, 8, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status visit_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_structs_header_module, 8, out);
+}
+
+cubind_status visit_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_structs_header_module, 8, n, shared_bytes, out);
 }
 
 #endif /* CUBIND_GENERATED_STRUCTS_HEADER_IMPLEMENTATION */
