@@ -7,9 +7,10 @@
 #          binary (the fatbin/cubin reader behind --kernels-from, and the demangler)
 #          paths (the check that no output is an input or another output, against the file
 #          system: a scratch tree of directories, symlinks and a hard link)
+#          pp_text (the #if conditions the prelude cache evaluates without a preprocessor)
 # TEMPLATES_C is the build's generator/templates.c (the embedded templates). The corpus grows
-# in WORK_DIR/corpus-HARNESS; seeds come from tests/fuzz/seeds-HARNESS (model, binary) or
-# tests/generator/fixtures (generate). A crash leaves WORK_DIR/crash-* (the input) and fails.
+# in WORK_DIR/corpus-HARNESS; seeds come from tests/fuzz/seeds-HARNESS (model, binary, pp_text)
+# or tests/generator/fixtures (generate). A crash leaves WORK_DIR/crash-* (the input) and fails.
 # Environment: CUBIND_FUZZ_CC (a clang), CUBIND_LLVM_DIR (libclang, default /usr/lib/llvm-19).
 set -euo pipefail
 harness=$1 seconds=$2 work=$3 templates=$4
@@ -17,16 +18,18 @@ shift 4
 root=$(cd "$(dirname "$0")/../.." && pwd)
 llvm=${CUBIND_LLVM_DIR:-/usr/lib/llvm-19}
 
-cc=${CUBIND_FUZZ_CC:-}
-if [ -z "$cc" ]; then
-  for candidate in clang-19 clang-18 clang-17 clang-16 clang-15 clang-14 clang; do
-    if command -v "$candidate" >/dev/null; then cc=$candidate; break; fi
-  done
-fi
 mkdir -p "$work"
-if [ -z "$cc" ] ||
-   ! echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' |
-     "$cc" -x c -fsanitize=fuzzer,address,undefined -o "$work/probe" - 2>/dev/null; then
+# the first clang that links a libFuzzer program (clang-19 without libclang-rt-19-dev does not)
+links_fuzzer() {
+  command -v "$1" >/dev/null &&
+    echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' |
+    "$1" -x c -fsanitize=fuzzer,address,undefined -o "$work/probe" - 2>/dev/null
+}
+cc=
+for candidate in ${CUBIND_FUZZ_CC:-clang-19 clang-18 clang-17 clang-16 clang-15 clang-14 clang}; do
+  if links_fuzzer "$candidate"; then cc=$candidate; break; fi
+done
+if [ -z "$cc" ]; then
   echo "fuzz.$harness: skipped: no clang with libFuzzer (apt-get install clang-19 libclang-rt-19-dev)"
   exit 77
 fi
@@ -34,28 +37,29 @@ fi
 flags=(-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -g -O1
        -DCUBIND_GEN_VERSION='"fuzz"' -D_XOPEN_SOURCE=700 -I"$root/generator"
        -I"$root/runtime/include" -I"$root/common")
-# generator/CMakeLists.txt's CUBIND_GEN_CORE_SOURCES (no libclang) and CUBIND_GEN_PARSE_SOURCES
-core=()
-for f in check count_expr model emit template fs util; do core+=("$root/generator/$f.c"); done
+# generator/CMakeLists.txt's CUBIND_GEN_CORE_SOURCES (no libclang) and CUBIND_GEN_PARSE_SOURCES,
+# as the build wrote them beside templates.c
+core=() parse=()
+while read -r list files; do
+  for f in $files; do
+    if [ "$list" = core ]; then core+=("$root/generator/$f"); else parse+=("$root/generator/$f"); fi
+  done
+done <"$(dirname "$templates")/sources.txt"
 core+=("$templates")
-parse=()
-for f in parse parse_wrapper parse_decls parse_templates parse_structs parse_types parse_context clang_session \
-         prelude_cache clang_util; do
-  parse+=("$root/generator/$f.c")
-done
+libs=(-lzstd -llz4 -lstdc++) # binary.c: compressed cubins, the C++ runtime's demangler
 bin=$work/fuzz_$harness
 corpus=$work/corpus-$harness
 mkdir -p "$corpus"
 case $harness in
   model)
-    "$cc" "${flags[@]}" "$root/tests/fuzz/fuzz_model.c" "${core[@]}" -o "$bin"
+    "$cc" "${flags[@]}" "$root/tests/fuzz/fuzz_model.c" "${core[@]}" "${libs[@]}" -o "$bin"
     seeds=("$root/tests/fuzz/seeds-model")
     extra=(-max_len=4096)
     ;;
   generate)
     "$cc" "${flags[@]}" -I"$llvm/include" -DCUBIND_FUZZ_DEFAULT_INCLUDE="\"$root/runtime/include\"" \
-      "$root/tests/fuzz/fuzz_generate.c" "${parse[@]}" "$root/generator/binary.c" "${core[@]}" \
-      -L"$llvm/lib" -lclang -lzstd -llz4 -lstdc++ -Wl,-rpath,"$llvm/lib" -o "$bin"
+      "$root/tests/fuzz/fuzz_generate.c" "${parse[@]}" "${core[@]}" \
+      -L"$llvm/lib" -lclang "${libs[@]}" -Wl,-rpath,"$llvm/lib" -o "$bin"
     seeds=("$root/tests/generator/fixtures" "$root/tests/generator/fixtures/errors"
            "$root/tests/corpus")
     extra=(-dict="$root/tests/fuzz/cuda.dict" -timeout=30 -max_len=8192)
@@ -67,14 +71,20 @@ case $harness in
     ;;
   binary)
     "$cc" "${flags[@]}" "$root/tests/fuzz/fuzz_binary.c" "$root/generator/binary.c" \
-      "$root/generator/util.c" -lzstd -llz4 -lstdc++ -o "$bin"
+      "$root/generator/util.c" "${libs[@]}" -o "$bin"
     seeds=("$root/tests/fuzz/seeds-binary")
     extra=(-max_len=65536)
     ;;
   paths)
-    "$cc" "${flags[@]}" "$root/tests/fuzz/fuzz_paths.c" "${core[@]}" -o "$bin"
+    "$cc" "${flags[@]}" "$root/tests/fuzz/fuzz_paths.c" "${core[@]}" "${libs[@]}" -o "$bin"
     seeds=()
     extra=(-max_len=64)
+    ;;
+  pp_text)
+    "$cc" "${flags[@]}" "$root/tests/fuzz/fuzz_pp_text.c" "$root/generator/pp_text.c" \
+      "$root/generator/util.c" -o "$bin"
+    seeds=("$root/tests/fuzz/seeds-pp_text")
+    extra=(-max_len=4096)
     ;;
   *) echo "run.sh: unknown harness '$harness'" >&2; exit 2 ;;
 esac
