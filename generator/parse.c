@@ -27,6 +27,28 @@ static void mark_bound_elsewhere(parse_context *ctx) {
   }
 }
 
+/*
+ * Adds to `deps` the user headers only the C checks read (parse_c_check.h: a header's
+ * `#ifndef __cplusplus` part), by their real paths: those the parse read are there already,
+ * spelled as clang found them.
+ */
+static void add_c_check_files(const parse_context *ctx, cubind_strlist *deps) {
+  cubind_strlist real_deps = {0};
+  size_t i;
+  for (i = 0; i < deps->count; i++) {
+    char *real = realpath(deps->items[i], NULL);
+    if (real)
+      cubind_strlist_add(&real_deps, real);
+    free(real);
+  }
+  for (i = 0; i < ctx->c_check_files.count; i++)
+    if (!cubind_strlist_contains(&real_deps, ctx->c_check_files.items[i])) {
+      cubind_strlist_add(deps, ctx->c_check_files.items[i]);
+      cubind_strlist_add(&real_deps, ctx->c_check_files.items[i]);
+    }
+  cubind_strlist_free(&real_deps);
+}
+
 /* cubind_parse: see parse.h. */
 int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubind_strlist *deps) {
   /* errors are counted from here: a process may parse many files (tests/fuzz does) */
@@ -64,12 +86,15 @@ int cubind_parse(const cubind_parse_options *options, cubind_model *model, cubin
     if (deps) {
       cubind_strlist_add(deps, options->input);
       session_add_inclusions(&session, deps);
+      add_c_check_files(&ctx, deps);
     }
   }
   session_close(&session);
   free(ctx.input_real);
   free(ctx.input_dir_real);
-  free(ctx.cxx_asked_path);
+  cubind_strlist_free(&ctx.c_headers);
+  cubind_strlist_free(&ctx.cxx_headers);
+  cubind_strlist_free(&ctx.c_check_files);
   free(ctx.instantiation_offsets);
   cubind_strlist_free(&ctx.instantiation_lines);
   return cubind_error_count() > errors_before ? 1 : 0;

@@ -33,9 +33,9 @@ typedef struct parse_context {
   size_t num_instantiation_lines;
   size_t *instantiation_offsets;        /* [i]: where line i's `template` is in the .cu */
   cubind_strlist instantiation_lines;   /* [i]: line i */
-  /* the last header parse_structs.c asked whether C can include it, and the answer */
-  char *cxx_asked_path;
-  int cxx_asked_found;
+  /* the headers parse_c_check.c found C can include, and those it cannot (real paths); the
+     user headers its checks read */
+  cubind_strlist c_headers, cxx_headers, c_check_files;
 } parse_context;
 
 /* parse_place: where the cursor's declaration lies: the .cu, a user header or a system header. */

@@ -1,12 +1,12 @@
 /* parse_structs.c: structs and unions by value (see parse_structs.h). */
 #include "parse_structs.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "clang_util.h"
+#include "parse_c_check.h"
 #include "fs.h"
 #include "util.h"
 
@@ -44,6 +44,25 @@ static char *typedef_name(CXType type) {
   if (type.kind != CXType_Typedef)
     return NULL;
   return cx_spelling(clang_getTypeDeclaration(type));
+}
+
+/*
+ * The first typedef of the chain that `type` is written with (`params_t` -> `params` -> the
+ * record) that the file of `record` declares (a new string), or NULL: the name C code that
+ * includes that header knows the record by. A typedef of the .cu, or of another header, is
+ * no name the generated header can use.
+ */
+static char *header_typedef_name(CXType type, CXCursor record) {
+  CXFile record_file, file;
+  clang_getExpansionLocation(clang_getCursorLocation(record), &record_file, NULL, NULL, NULL);
+  for (type = cx_strip_elaborated(type); type.kind == CXType_Typedef;) {
+    CXCursor declaration = clang_getTypeDeclaration(type);
+    clang_getExpansionLocation(clang_getCursorLocation(declaration), &file, NULL, NULL, NULL);
+    if (file && record_file && clang_File_isEqual(file, record_file))
+      return cx_spelling(declaration);
+    type = cx_strip_elaborated(clang_getTypedefDeclUnderlyingType(declaration));
+  }
+  return NULL;
 }
 
 /* 1 when the record is declared inside a struct or union (C declares it at file scope). */
@@ -331,327 +350,12 @@ static char *spell_layout(cubind_struct *record) {
   return NULL;
 }
 
-/* 1 when [word, end) begins with the keyword `keyword` (a space, '<' or '{' after it). */
-static int starts_with_keyword(const char *word, const char *end, const char *keyword) {
-  size_t length = strlen(keyword);
-  return (size_t)(end - word) > length && strncmp(word, keyword, length) == 0 &&
-         (word[length] == ' ' || word[length] == '\t' || word[length] == '<' ||
-          word[length] == '{');
-}
-
 /*
- * 1 when a header's text is plainly C++: it includes a C++ standard header (<cstdint>,
- * <vector>: a name without a '.') or a line begins with namespace, template, class or using
- * (flash-attention's flash.h, GROMACS's types headers: .h files C cannot include).
- */
-static int cxx_text(const char *path) {
-  char *text = NULL;
-  const char *at, *end;
-  size_t size = 0;
-  int cxx = 0;
-  if (cubind_read_file_quiet(path, CUBIND_MAX_SOURCE_BYTES, &text, &size) != 0)
-    return 0;
-  for (at = text, end = text + size; at < end && !cxx;) {
-    const char *stop = memchr(at, '\n', (size_t)(end - at)), *word = at;
-    if (!stop)
-      stop = end;
-    while (word < stop && (*word == ' ' || *word == '\t'))
-      word++;
-    if (word < stop && *word == '#') {
-      const char *name = word + 1, *close;
-      while (name < stop && (*name == ' ' || *name == '\t'))
-        name++;
-      if (starts_with_keyword(name, stop, "include")) {
-        name += strlen("include");
-        while (name < stop && (*name == ' ' || *name == '\t'))
-          name++;
-        close = name < stop && *name == '<' ? memchr(name, '>', (size_t)(stop - name)) : NULL;
-        cxx = close && close > name + 1 && !memchr(name, '.', (size_t)(close - name));
-      }
-    } else {
-      cxx = starts_with_keyword(word, stop, "namespace") ||
-            starts_with_keyword(word, stop, "template") ||
-            starts_with_keyword(word, stop, "class") || starts_with_keyword(word, stop, "using");
-    }
-    at = stop + 1;
-  }
-  free(text);
-  return cxx;
-}
-
-/* What cxx_declarations looks for in one header: the file, and whether it found any. */
-typedef struct cxx_search {
-  CXFile file;
-  int found;
-  /* the typedefs seen so far that name a struct, union or enum by its own tag
-     (`typedef struct cell cell;`): C spells the type by that name too */
-  cubind_strlist tag_typedefs;
-} cxx_search;
-
-/* 1 when the cursor is C++ or CUDA C cannot read, by its kind alone. */
-static int cxx_kind(enum CXCursorKind kind) {
-  switch (kind) {
-  case CXCursor_Namespace:
-  case CXCursor_NamespaceAlias:
-  case CXCursor_ClassDecl:
-  case CXCursor_ClassTemplate:
-  case CXCursor_ClassTemplatePartialSpecialization:
-  case CXCursor_FunctionTemplate:
-  case CXCursor_TypeAliasDecl:
-  case CXCursor_TypeAliasTemplateDecl:
-  case CXCursor_UsingDirective:
-  case CXCursor_UsingDeclaration:
-  case CXCursor_CXXMethod:
-  case CXCursor_Constructor:
-  case CXCursor_Destructor:
-  case CXCursor_ConversionFunction:
-  case CXCursor_CXXBaseSpecifier:
-  case CXCursor_CXXAccessSpecifier:
-  case CXCursor_CUDAConstantAttr:
-  case CXCursor_CUDADeviceAttr:
-  case CXCursor_CUDAGlobalAttr:
-  case CXCursor_CUDAHostAttr:
-  case CXCursor_CUDASharedAttr:
-    return 1;
-  default:
-    return 0;
-  }
-}
-
-/* 1 when the expression or statement is C++ (casts, lambdas, `nullptr`, `new`, range for). */
-static int cxx_code_kind(enum CXCursorKind kind) {
-  switch (kind) {
-  case CXCursor_CXXStaticCastExpr:
-  case CXCursor_CXXDynamicCastExpr:
-  case CXCursor_CXXReinterpretCastExpr:
-  case CXCursor_CXXConstCastExpr:
-  case CXCursor_CXXFunctionalCastExpr:
-  case CXCursor_CXXTypeidExpr:
-  case CXCursor_CXXNullPtrLiteralExpr:
-  case CXCursor_CXXThisExpr:
-  case CXCursor_CXXThrowExpr:
-  case CXCursor_CXXNewExpr:
-  case CXCursor_CXXDeleteExpr:
-  case CXCursor_LambdaExpr:
-  case CXCursor_PackExpansionExpr:
-  case CXCursor_SizeOfPackExpr:
-  case CXCursor_CXXForRangeStmt:
-  case CXCursor_CXXTryStmt:
-  case CXCursor_CXXCatchStmt:
-  case CXCursor_NamespaceRef: /* std::min */
-  case CXCursor_TemplateRef:
-  case CXCursor_OverloadedDeclRef:
-    return 1;
-  default:
-    return 0;
-  }
-}
-
-/* The tag of a struct, union or enum type (a new string; empty for an unnamed one). */
-static char *tag_name(CXType type) {
-  return cx_spelling(clang_getTypeDeclaration(clang_getCanonicalType(type)));
-}
-
-/*
- * 1 when C cannot spell the type as written: a reference, `auto`, or a struct, union or enum
- * named without its keyword (`Vec v`) where no typedef of its tag's name is in `search`, also
- * through pointers and arrays. (In C++, `cell` inside `struct cell` is the struct itself even
- * where `typedef struct cell cell;` came first.)
- */
-static int cxx_spelled_type(const cxx_search *search, CXType type) {
-  CXType named;
-  char *spelling, *tag;
-  const char *word;
-  int cxx;
-  for (;;) {
-    if (type.kind == CXType_LValueReference || type.kind == CXType_RValueReference ||
-        type.kind == CXType_Auto)
-      return 1;
-    if (type.kind == CXType_Pointer)
-      type = clang_getPointeeType(type);
-    else if (type.kind == CXType_ConstantArray || type.kind == CXType_IncompleteArray ||
-             type.kind == CXType_VariableArray)
-      type = clang_getArrayElementType(type);
-    else
-      break;
-  }
-  if (type.kind == CXType_Elaborated) {
-    named = clang_Type_getNamedType(type);
-    if (named.kind != CXType_Record && named.kind != CXType_Enum)
-      return 0; /* a typedef's name */
-    spelling = cx_string(clang_getTypeSpelling(type));
-    for (word = spelling; strncmp(word, "const ", 6) == 0 || strncmp(word, "volatile ", 9) == 0;)
-      word += word[0] == 'c' ? 6 : 9; /* clang_getUnqualifiedType is libclang 16's */
-    cxx = strncmp(word, "struct ", 7) != 0 && strncmp(word, "union ", 6) != 0 &&
-          strncmp(word, "enum ", 5) != 0;
-    free(spelling);
-  } else { /* libclang 14 spells a tag written without its keyword as a plain record */
-    cxx = type.kind == CXType_Record || type.kind == CXType_Enum;
-  }
-  if (!cxx)
-    return 0;
-  tag = tag_name(type);
-  cxx = !cubind_strlist_contains(&search->tag_typedefs, tag);
-  free(tag);
-  return cxx;
-}
-
-/* 1 when a child of the cursor is an expression (an initialiser, an array's bound). */
-static enum CXChildVisitResult find_expression(CXCursor cursor, CXCursor parent,
-                                               CXClientData data) {
-  (void)parent;
-  if (!clang_isExpression(clang_getCursorKind(cursor)))
-    return CXChildVisit_Continue;
-  *(int *)data = 1;
-  return CXChildVisit_Break;
-}
-
-static int has_expression_child(CXCursor cursor) {
-  int found = 0;
-  clang_visitChildren(cursor, find_expression, &found);
-  return found;
-}
-
-/*
- * 1 when the declaration of a parameter or member has an initialiser: an `=` or `{` after its
- * name, outside brackets (`int n = 64`, not `float v[N]` or `float x[n == 2 ? 1 : 2]`).
- */
-static int has_initializer(CXCursor cursor) {
-  CXTranslationUnit unit = clang_Cursor_getTranslationUnit(cursor);
-  CXToken *tokens = NULL;
-  unsigned count = 0, i;
-  char *name = cx_spelling(cursor);
-  int depth = 0, past_name = 0, found = 0;
-  if (!has_expression_child(cursor)) { /* most have none: no tokens needed */
-    free(name);
-    return 0;
-  }
-  clang_tokenize(unit, clang_getCursorExtent(cursor), &tokens, &count);
-  for (i = 0; i < count && !found; i++) {
-    char *text = cx_string(clang_getTokenSpelling(unit, tokens[i]));
-    if (!past_name)
-      past_name = name[0] && strcmp(text, name) == 0;
-    else if (strcmp(text, "(") == 0 || strcmp(text, "[") == 0)
-      depth++;
-    else if (strcmp(text, ")") == 0 || strcmp(text, "]") == 0)
-      depth--;
-    else if (depth == 0)
-      found = strcmp(text, "=") == 0 || strcmp(text, "{") == 0;
-    free(text);
-  }
-  clang_disposeTokens(unit, tokens, count);
-  free(name);
-  return found;
-}
-
-/*
- * 1 when the cursor, a part of a header's declaration, is something C cannot read: a C++ or
- * CUDA member or attribute (cxx_kind), C++ code in an inline function's body (cxx_code_kind),
- * a type spelled as only C++ spells it (cxx_spelled_type), a default argument, or a member's
- * default initialiser (has_initializer).
- */
-static int cxx_part(const cxx_search *search, CXCursor cursor) {
-  enum CXCursorKind kind = clang_getCursorKind(cursor);
-  if (cxx_kind(kind) || cxx_code_kind(kind))
-    return 1;
-  switch (kind) {
-  case CXCursor_FunctionDecl:
-    return cxx_spelled_type(search, clang_getResultType(clang_getCursorType(cursor)));
-  case CXCursor_TypedefDecl:
-    return cxx_spelled_type(search, clang_getTypedefDeclUnderlyingType(cursor));
-  case CXCursor_ParmDecl:
-    return cxx_spelled_type(search, clang_getCursorType(cursor)) || has_initializer(cursor);
-  case CXCursor_FieldDecl:
-    return cxx_spelled_type(search, clang_getCursorType(cursor)) || has_initializer(cursor);
-  case CXCursor_VarDecl:
-  case CXCursor_CStyleCastExpr:
-  case CXCursor_CompoundLiteralExpr:
-    return cxx_spelled_type(search, clang_getCursorType(cursor));
-  default:
-    return 0;
-  }
-}
-
-/* A part of a header's declaration that C cannot read (cxx_part), at any depth. */
-static enum CXChildVisitResult find_cxx_member(CXCursor cursor, CXCursor parent,
-                                               CXClientData data) {
-  (void)parent;
-  if (!cxx_part(data, cursor))
-    return CXChildVisit_Recurse;
-  ((cxx_search *)data)->found = 1;
-  return CXChildVisit_Break;
-}
-
-/* A declaration of the translation unit's top level, looked at where it is in the header. */
-static enum CXChildVisitResult find_cxx_declaration(CXCursor cursor, CXCursor parent,
-                                                    CXClientData data) {
-  cxx_search *search = data;
-  enum CXCursorKind kind = clang_getCursorKind(cursor);
-  CXFile file;
-  char *name;
-  (void)parent;
-  if (kind == CXCursor_LinkageSpec) /* extern "C" { ... }: its declarations are what counts */
-    return CXChildVisit_Recurse;
-  if (kind == CXCursor_TypedefDecl) {
-    CXType underlying = clang_getCanonicalType(clang_getTypedefDeclUnderlyingType(cursor));
-    if (underlying.kind == CXType_Record || underlying.kind == CXType_Enum) {
-      char *tag = tag_name(underlying);
-      name = cx_spelling(cursor);
-      if (strcmp(tag, name) == 0 && !cubind_strlist_contains(&search->tag_typedefs, name))
-        cubind_strlist_add(&search->tag_typedefs, name);
-      free(tag);
-      free(name);
-    }
-  }
-  clang_getExpansionLocation(clang_getCursorLocation(cursor), &file, NULL, NULL, NULL);
-  if (!file || !clang_File_isEqual(file, search->file))
-    return CXChildVisit_Continue;
-  name = kind == CXCursor_FunctionDecl ? cx_spelling(cursor) : NULL;
-  search->found = cxx_part(search, cursor) ||
-                  (kind == CXCursor_EnumDecl && clang_EnumDecl_isScoped(cursor)) ||
-                  (name && strncmp(name, "operator", 8) == 0 &&
-                   !isalnum((unsigned char)name[8]) && name[8] != '_');
-  free(name);
-  if (!search->found && (kind == CXCursor_FunctionDecl || kind == CXCursor_VarDecl ||
-                         kind == CXCursor_StructDecl || kind == CXCursor_UnionDecl ||
-                         kind == CXCursor_TypedefDecl))
-    clang_visitChildren(cursor, find_cxx_member, search); /* methods, __device__, bodies */
-  return search->found ? CXChildVisit_Break : CXChildVisit_Continue;
-}
-
-/*
- * 1 when a declaration at the top level of the header that holds `decl` is C++ or CUDA that C
- * cannot read: a namespace, a class, a template, a scoped enum, an operator, a struct with
- * methods or bases, a __device__ function or variable (a CUDA `common.h` of helpers beside its
- * plain structs). The answer for the last header asked is kept in ctx: a header's records ask
- * in turn.
- */
-static int cxx_declarations(parse_context *ctx, CXCursor decl) {
-  char *path = cx_file_name(decl);
-  cxx_search search = {0};
-  if (!path)
-    return 0;
-  if (ctx->cxx_asked_path && strcmp(ctx->cxx_asked_path, path) == 0) {
-    free(path);
-    return ctx->cxx_asked_found;
-  }
-  clang_getExpansionLocation(clang_getCursorLocation(decl), &search.file, NULL, NULL, NULL);
-  if (search.file)
-    clang_visitChildren(clang_getTranslationUnitCursor(clang_Cursor_getTranslationUnit(decl)),
-                        find_cxx_declaration, &search);
-  free(ctx->cxx_asked_path);
-  ctx->cxx_asked_path = path;
-  ctx->cxx_asked_found = search.found;
-  cubind_strlist_free(&search.tag_typedefs);
-  return search.found;
-}
-
-/*
- * 1 when the record's header is C++ or CUDA: by its name (.cuh, .hpp, .hh, .hxx, .inl, .tcc,
- * .cu), by its text (cxx_text) or by its declarations (cxx_declarations). A C file cannot
- * include it (a .cuh that holds the kernels taking the struct, as real code has), so the
- * generated header carries a C copy, as of a record of the .cu. Another .h is taken for the C
- * header a kernel's types live in when C code shares them.
+ * 1 when C cannot include the record's header: a C++ or CUDA header by its name (.cuh, .hpp,
+ * .hh, .hxx, .inl, .tcc, .cu), or one that clang's C mode rejects or where C lays the record
+ * out otherwise than the device (parse_c_includable). The
+ * generated header then carries a C copy, as of a record of the .cu; a .h that C can include
+ * is included: it is the header a kernel's types live in when C code shares them.
  */
 static int in_cxx_header(parse_context *ctx, CXCursor decl) {
   static const char *const suffixes[] = {".cuh", ".hpp", ".hh", ".hxx", ".inl", ".tcc", ".cu"};
@@ -661,7 +365,8 @@ static int in_cxx_header(parse_context *ctx, CXCursor decl) {
   for (i = 0; file && i < sizeof suffixes / sizeof suffixes[0] && !cxx; i++)
     cxx = length > strlen(suffixes[i]) &&
           strcmp(file + length - strlen(suffixes[i]), suffixes[i]) == 0;
-  cxx = cxx || (file && (cxx_text(file) || cxx_declarations(ctx, decl)));
+  if (file && !cxx)
+    cxx = !parse_c_includable(ctx, decl);
   free(file);
   return cxx;
 }
@@ -750,8 +455,8 @@ static void parse_struct_at(parse_context *ctx, CXType written, c_type *mapped, 
     if (alias && strcmp(alias, record->c_name) != 0)
       record->alias = cubind_xstrdup(alias);
   }
-  else if (alias && !record->toolkit_header)
-    record->c_name = cubind_xstrdup(alias);
+  else if (!record->toolkit_header && (record->c_name = header_typedef_name(written, decl)))
+    ; /* the header's typedef */
   else
     record->c_name = cubind_xasprintf("%s %s", what, name);
   record->display_name = display;

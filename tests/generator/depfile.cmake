@@ -1,4 +1,5 @@
-# depfile.cmake: --depfile lists the .cu and the user headers it includes, not system headers.
+# depfile.cmake: --depfile lists the .cu and the user headers it includes, not system headers,
+# and the one that only the check whether C can include local.h reads (by its real path).
 #
 #   cmake -DGEN=cubind-gen -DFIXTURE=uses_header.cu -DOUT_DIR=dir -P depfile.cmake
 cmake_minimum_required(VERSION 3.20)
@@ -11,7 +12,8 @@ if(NOT rc EQUAL 0)
 endif()
 file(READ "${OUT_DIR}/x.d" depfile)
 get_filename_component(dir "${FIXTURE}" DIRECTORY)
-set(want "^${OUT_DIR}/uses_header.cubind.h ${OUT_DIR}/uses_header.cubind.c: \\\\\n  ${FIXTURE} \\\\\n  ${dir}/local.h\n$")
+file(REAL_PATH "${dir}" real_dir)
+set(want "^${OUT_DIR}/uses_header.cubind.h ${OUT_DIR}/uses_header.cubind.c: \\\\\n  ${FIXTURE} \\\\\n  ${dir}/local.h \\\\\n  ${real_dir}/c_side.h\n$")
 if(NOT depfile MATCHES "${want}")
   message(FATAL_ERROR "unexpected depfile (want ${want}):\n${depfile}")
 endif()

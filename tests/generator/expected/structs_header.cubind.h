@@ -8,6 +8,7 @@
 #include <vector_types.h> /* float4, int2, ... */
 #include "include/shared_types.h" /* declares structs the kernels take */
 #include "include/c_cells.h" /* declares structs the kernels take */
+#include "include/dual_mode.h" /* declares structs the kernels take */
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,7 +33,7 @@ typedef struct lj_params {
 #line 5 "kernel_params.cuh"
   float epsilon;
   float sigma6;
-#line 36 "structs_header.cubind.h"
+#line 37 "structs_header.cubind.h"
 } lj_params;
 #elif CUBIND_RECORD_lj_params != 0x9f29a0d7u && CUBIND_RECORD_lj_params != 1
 #error "lj_params: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_lj_params to 1 first)"
@@ -45,7 +46,7 @@ typedef struct fwd_params {
 #line 9 "cxx_params.h"
   int32_t rows;
   float scale;
-#line 49 "structs_header.cubind.h"
+#line 50 "structs_header.cubind.h"
 } fwd_params;
 #elif CUBIND_RECORD_fwd_params != 0xa2ad900bu && CUBIND_RECORD_fwd_params != 1
 #error "fwd_params: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_fwd_params to 1 first)"
@@ -61,7 +62,7 @@ typedef struct camera_params {
   int width;
 #line 9 "cuda_helpers.h"
   int height;
-#line 65 "structs_header.cubind.h"
+#line 66 "structs_header.cubind.h"
 } camera_params;
 #elif CUBIND_RECORD_camera_params != 0x13bcf526u && CUBIND_RECORD_camera_params != 1
 #error "camera_params: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_camera_params to 1 first)"
@@ -77,7 +78,7 @@ typedef struct particle {
   float y;
 #line 9 "cxx_bodies.h"
   float mass;
-#line 81 "structs_header.cubind.h"
+#line 82 "structs_header.cubind.h"
 } particle;
 #elif CUBIND_RECORD_particle != 0x6ae9c503u && CUBIND_RECORD_particle != 1
 #error "particle: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_particle to 1 first)"
@@ -91,7 +92,7 @@ typedef struct bounds {
   float lo;
 #line 13 "cxx_bodies.h"
   float hi;
-#line 95 "structs_header.cubind.h"
+#line 96 "structs_header.cubind.h"
 } bounds;
 #elif CUBIND_RECORD_bounds != 0x2df4342eu && CUBIND_RECORD_bounds != 1
 #error "bounds: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_bounds to 1 first)"
@@ -104,10 +105,22 @@ typedef struct grid_opts {
 #line 19 "cxx_bodies.h"
   int nx;
   float h;
-#line 108 "structs_header.cubind.h"
+#line 109 "structs_header.cubind.h"
 } grid_opts;
 #elif CUBIND_RECORD_grid_opts != 0x61b18ef2u && CUBIND_RECORD_grid_opts != 1
 #error "grid_opts: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_grid_opts to 1 first)"
+#endif
+
+/* tile (device_aligned.h): 16 bytes, aligned to 16; the .cubind.c checks the layout */
+#ifndef CUBIND_RECORD_tile
+#define CUBIND_RECORD_tile 0x0fbb180au
+typedef struct __attribute__((aligned(16))) tile {
+#line 13 "device_aligned.h"
+  float corner[3];
+#line 121 "structs_header.cubind.h"
+} tile;
+#elif CUBIND_RECORD_tile != 0x0fbb180au && CUBIND_RECORD_tile != 1
+#error "tile: another header declares another C copy of a record of this name (C++ code that includes the record's own header defines CUBIND_RECORD_tile to 1 first)"
 #endif
 
 cubind_status lj_scale_launch(const cubind_config *cfg, lj_params p, float *out);
@@ -163,6 +176,18 @@ cubind_status visit_launch(const cubind_config *cfg, cell c, int *id);
 cubind_status visit_call(const cubind_config *cfg, cell c, int *id);
 cubind_status visit_attributes(cubind_kernel_attributes *out);
 cubind_status visit_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
+cubind_status mix_launch(const cubind_config *cfg, sample s, tile t, float *out);
+/* mix_call host buffers: out: copied out, 1 x 4 bytes. */
+cubind_status mix_call(const cubind_config *cfg, sample s, tile t, float *out);
+cubind_status mix_attributes(cubind_kernel_attributes *out);
+cubind_status mix_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
+
+cubind_status blend_launch(const cubind_config *cfg, sample s, float *out);
+/* blend_call host buffers: out: copied out, 1 x 4 bytes. */
+cubind_status blend_call(const cubind_config *cfg, sample s, float *out);
+cubind_status blend_attributes(cubind_kernel_attributes *out);
+cubind_status blend_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out);
 
 #ifdef __cplusplus
 }
@@ -249,6 +274,15 @@ CUBIND_LAYOUT_CHECK(cubind_g_structs_header_9_cell_field_weight, offsetof(cell, 
 CUBIND_LAYOUT_CHECK(cubind_g_structs_header_9_cell_field_tags, offsetof(cell, tags) == 8);
 CUBIND_LAYOUT_CHECK(cubind_g_structs_header_9_cell_field_next, offsetof(cell, next) == 16);
 CUBIND_LAYOUT_CHECK(cubind_g_structs_header_9_cell_field_prev, offsetof(cell, prev) == 24);
+struct cubind_g_structs_header_10_sample_align { char c; sample t; };
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_10_sample_sizeof, sizeof(sample) == 8);
+CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_header_10_sample_alignof, offsetof(struct cubind_g_structs_header_10_sample_align, t) == 4);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_10_sample_field_value, offsetof(sample, value) == 0);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_10_sample_field_weight, offsetof(sample, weight) == 4);
+struct cubind_g_structs_header_11_tile_align { char c; tile t; };
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_11_tile_sizeof, sizeof(tile) == 16);
+CUBIND_LAYOUT_CHECK_ALIGN(cubind_g_structs_header_11_tile_alignof, offsetof(struct cubind_g_structs_header_11_tile_align, t) == 16);
+CUBIND_LAYOUT_CHECK(cubind_g_structs_header_11_tile_field_corner, offsetof(tile, corner) == 0);
 
 /* Each kernel's parameters as laid out in its parameter buffer: {name, offset, size}. The
    runtime checks them against the loaded kernel. */
@@ -266,6 +300,8 @@ static const cubind_param_info cubind_g_structs_header_params5[] = {{"cam", 0, 2
 static const cubind_param_info cubind_g_structs_header_params6[] = {{"p", 0, 12}, {"b", 12, 8}, {"m", 24, 8}};
 static const cubind_param_info cubind_g_structs_header_params7[] = {{"o", 0, 8}, {"cells", 8, 8}};
 static const cubind_param_info cubind_g_structs_header_params8[] = {{"c", 0, 32}, {"id", 32, 8}};
+static const cubind_param_info cubind_g_structs_header_params9[] = {{"s", 0, 8}, {"t", 16, 16}, {"out", 32, 8}};
+static const cubind_param_info cubind_g_structs_header_params10[] = {{"s", 0, 8}, {"out", 8, 8}};
 
 /* {C name, cubin symbol, parameters, number of parameters} */
 static const cubind_kernel_info cubind_g_structs_header_kernels[] = {
@@ -278,6 +314,8 @@ static const cubind_kernel_info cubind_g_structs_header_kernels[] = {
     {"weigh", "weigh", cubind_g_structs_header_params6, 3},
     {"grid", "grid", cubind_g_structs_header_params7, 2},
     {"visit", "visit", cubind_g_structs_header_params8, 2},
+    {"mix", "mix", cubind_g_structs_header_params9, 3},
+    {"blend", "blend", cubind_g_structs_header_params10, 2},
 };
 
 /* The module: its descriptor (read-only) and the runtime's state for it (written only by
@@ -285,7 +323,7 @@ static const cubind_kernel_info cubind_g_structs_header_kernels[] = {
 static cubind_module_state cubind_g_structs_header_state;
 static const cubind_module cubind_g_structs_header_module = {
     3, "structs_header", cubind_fatbin_structs_header, &cubind_fatbin_structs_header_size,
-    cubind_g_structs_header_kernels, 9, &cubind_g_structs_header_state, NULL, 0};
+    cubind_g_structs_header_kernels, 11, &cubind_g_structs_header_state, NULL, 0};
 
 #if defined(__GNUC__)
 /* Registers the module when the program starts, so that cubind_preload() finds it. */
@@ -471,6 +509,46 @@ cubind_status visit_attributes(cubind_kernel_attributes *out) {
 
 cubind_status visit_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
   return cubind_module_config_occupancy(&cubind_g_structs_header_module, 8, n, shared_bytes, out);
+}
+
+cubind_status mix_launch(const cubind_config *cfg, sample s, tile t, float *out) {
+  void *cubind_args[3] = {&s, &t, &out};
+  return cubind_module_launch(&cubind_g_structs_header_module, 9, cfg, cubind_args);
+}
+
+cubind_status mix_call(const cubind_config *cfg, sample s, tile t, float *out) {
+  void *cubind_args[3] = {&s, &t, &out};
+  cubind_host_arg cubind_host_args[1] = {
+      {2, CUBIND_DIRECTION_OUT, cubind_host_buffer_(out), cubind_count_result(cubind_count_int(1LL)), 4, "1"}};
+  return cubind_module_call(&cubind_g_structs_header_module, 9, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status mix_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_structs_header_module, 9, out);
+}
+
+cubind_status mix_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_structs_header_module, 9, n, shared_bytes, out);
+}
+
+cubind_status blend_launch(const cubind_config *cfg, sample s, float *out) {
+  void *cubind_args[2] = {&s, &out};
+  return cubind_module_launch(&cubind_g_structs_header_module, 10, cfg, cubind_args);
+}
+
+cubind_status blend_call(const cubind_config *cfg, sample s, float *out) {
+  void *cubind_args[2] = {&s, &out};
+  cubind_host_arg cubind_host_args[1] = {
+      {1, CUBIND_DIRECTION_OUT, cubind_host_buffer_(out), cubind_count_result(cubind_count_int(1LL)), 4, "1"}};
+  return cubind_module_call(&cubind_g_structs_header_module, 10, cfg, cubind_args, cubind_host_args, 1);
+}
+
+cubind_status blend_attributes(cubind_kernel_attributes *out) {
+  return cubind_module_kernel_attributes(&cubind_g_structs_header_module, 10, out);
+}
+
+cubind_status blend_config_occupancy(size_t n, unsigned shared_bytes, cubind_config *out) {
+  return cubind_module_config_occupancy(&cubind_g_structs_header_module, 10, n, shared_bytes, out);
 }
 
 #endif /* CUBIND_GENERATED_STRUCTS_HEADER_IMPLEMENTATION */
