@@ -16,9 +16,9 @@
 static void add_user_inclusion(CXFile file, CXSourceLocation *stack, unsigned depth,
                                CXClientData data) {
   CXTranslationUnit unit = ((void **)data)[0];
-  (void)stack;
   cubind_strlist *files = ((void **)data)[1];
   char *name;
+  (void)stack;
   if (depth == 0 || clang_Location_isInSystemHeader(clang_getLocationForOffset(unit, file, 0)))
     return;
   name = cx_string(clang_getFileName(file));
@@ -90,9 +90,9 @@ static int layouts_in(CXTranslationUnit unit, const char *path, cubind_strlist *
 /*
  * 1 when clang parses `#include "<path>"` as C99 without an error, and every record the
  * header defines at its top level in `device` (the .cu's translation unit, which names it
- * `device_name`) it defines in C with the same size and alignment. Besides the errors of clang's C, those of gcc's: clang
- * takes a `static const int` as an array's bound at file scope, an enum's fixed underlying type
- * and C23's [[attributes]] in C99 with a warning only.
+ * `device_name`) it defines in C with the same size and alignment. Besides the errors of
+ * clang's C, those of gcc's: clang takes a `static const int` as an array's bound at file
+ * scope, an enum's fixed underlying type and C23's [[attributes]] in C99 with a warning only.
  */
 static int parses_as_c(parse_context *ctx, const char *path, const char *device_name,
                        CXTranslationUnit device) {
