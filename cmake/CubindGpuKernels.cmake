@@ -840,6 +840,17 @@ endfunction()
 # that a custom command declared after the call makes its relative SOURCES as CMake's own).
 function(_cubind_add_build_steps target)
   set(caller "add_gpu_kernels(${target})")
+  # A .cu added with target_sources() would be compiled as a plain object (CUDA enabled) or
+  # left out (C only), its kernels bound by no stub: only SOURCES are bound. Headers given so
+  # (for an IDE) stay as CMake takes them.
+  get_target_property(added ${target} SOURCES)
+  foreach(source IN LISTS added)
+    if(source MATCHES "\\.cu$" AND NOT source MATCHES "^\\$<")
+      message(FATAL_ERROR "${caller}: ${source} was added to the target after the call "
+                          "(target_sources()): only the SOURCES of add_gpu_kernels() get "
+                          "stubs; list it there")
+    endif()
+  endforeach()
   get_target_property(given_sources ${target} CUBIND_SOURCES)
   set(sources "")
   set(source_dirs "")
@@ -894,6 +905,14 @@ function(_cubind_add_build_steps target)
   if(separable AND NOT real)
     message(FATAL_ERROR "${caller}: SEPARABLE needs machine code (SASS) for at least one "
                         "architecture: the device link drops PTX (${archs_shown})")
+  endif()
+  set(dlink_shown "${archs_shown}")
+  if(separable AND archs_shown MATCHES "^(.*) \\+ PTX (.*)$")
+    # what the program runs on: the device link keeps the SASS alone
+    set(dlink_shown "${CMAKE_MATCH_1}")
+    message(WARNING "${caller}: SEPARABLE: the device link keeps machine code only, so the "
+                    "PTX asked for (${CMAKE_MATCH_2}) is dropped and the program runs on "
+                    "${CMAKE_MATCH_1} alone, with no code for newer GPUs to compile at load")
   endif()
   if(NOT real AND NOT explicit_only)
     # PTX alone (90-virtual: the driver compiles it at load): the fatbin holds no cubin whose
@@ -1096,7 +1115,7 @@ function(_cubind_add_build_steps target)
       OUTPUT "${linked}"
       COMMAND ${nvcc} -dlink -fatbin ${gencode} ${nvcc_flags} -o "${linked}" ${fatbins}
       DEPENDS ${fatbins}
-      COMMENT "cubind: nvcc -dlink ${target} -> ${target}/${target}.fatbin (${archs_shown})"
+      COMMENT "cubind: nvcc -dlink ${target} -> ${target}/${target}.fatbin (${dlink_shown})"
       COMMAND_EXPAND_LISTS VERBATIM)
     _cubind_embed_step(${target} "${gen}" "${linked}" "${prefix}" "${image}" "${make_touch}"
                        embedded)

@@ -33,6 +33,15 @@ endforeach()
 
 install(EXPORT cubindTargets NAMESPACE cubind:: DESTINATION "${CUBIND_INSTALL_CMAKEDIR}")
 
+# Both package files begin by asking for C or C++: the runtime's targets and the stubs are C,
+# and FindThreads stops a CUDA-only project (project(x LANGUAGES CUDA)) with its own message.
+set(CUBIND_CONFIG_LANGUAGE_CHECK [=[
+get_property(_cubind_languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+if(NOT "C" IN_LIST _cubind_languages AND NOT "CXX" IN_LIST _cubind_languages)
+  set(cubind_FOUND FALSE)
+  set(cubind_NOT_FOUND_MESSAGE "cubind needs the C or CXX language enabled before find_package(cubind): its runtime and the generated stubs are C (project(<name> LANGUAGES C CUDA))")
+  return()
+endif()]=])
 configure_package_config_file(
   "${CMAKE_CURRENT_LIST_DIR}/cubindConfig.cmake.in"
   "${PROJECT_BINARY_DIR}/package/cubindConfig.cmake"
@@ -58,6 +67,7 @@ if(_multi_config) # one file: the first configuration's cubind-gen
 endif()
 file(GENERATE OUTPUT "${PROJECT_BINARY_DIR}/cubindConfig.cmake" ${_one_config}
      CONTENT "# cubindConfig.cmake of a cubind build tree (made by cmake/CubindPackage.cmake)
+${CUBIND_CONFIG_LANGUAGE_CHECK}
 include(CMakeFindDependencyMacro)
 find_dependency(Threads)
 find_dependency(CUDAToolkit)

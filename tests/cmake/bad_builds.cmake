@@ -89,6 +89,11 @@ endfunction()
 expect_configure_error(missing_source "add_gpu_kernels\\(k\\): SOURCES file '[^']*/nothere\\.cu' does not exist"
   "add_gpu_kernels(k SOURCES nothere.cu ARCHS 90)\nadd_executable(app main.c)\ntarget_link_libraries(app PRIVATE k)"
   "main.c=main_c")
+# A .cu added with target_sources(): no stub would bind it (compiled as a plain object where
+# CUDA is enabled, left out where it is not), so configuring stops.
+expect_configure_error(target_sources_cu "add_gpu_kernels\\(k\\): [^ ]*b\\.cu was added to the target after the call \\(target_sources\\(\\)\\): only the SOURCES of add_gpu_kernels\\(\\) get stubs"
+  "add_gpu_kernels(k SOURCES k.cu ARCHS 90)\ntarget_sources(k PRIVATE b.cu k_helpers.cuh)"
+  "k.cu=good_cu" "b.cu=good_cu" "k_helpers.cuh=good_cu")
 # What CMake itself would refuse with an internal message: a generator expression in SOURCES,
 # a '#' in a .cu's name (no build output may have one).
 expect_configure_error(generator_expression_source "add_gpu_kernels\\(k\\): SOURCES holds a generator expression"

@@ -23,6 +23,9 @@ add_gpu_kernels(option SOURCES \${sources} ARCHS 80 90 SEPARABLE)
 add_gpu_kernels(property SOURCES \${sources} ARCHS 90)
 set_target_properties(property PROPERTIES CUDA_SEPARABLE_COMPILATION ON)
 add_gpu_kernels(options_dc SOURCES \${sources} ARCHS 90 COMPILE_OPTIONS -dc)
+# PTX asked for beside SEPARABLE: configured (the warning that the device link drops it), not built
+add_gpu_kernels(with_ptx SOURCES \${sources} ARCHS 80 90 PTX SEPARABLE)
+set_target_properties(with_ptx PROPERTIES EXCLUDE_FROM_ALL ON)
 add_subdirectory(flags)
 foreach(kernels IN ITEMS option property options_dc flags_rdc)
   add_executable(app_\${kernels} \"${fixture}/separable.c\")
@@ -41,6 +44,9 @@ add_gpu_kernels(flags_rdc SOURCES \${sources} ARCHS 90)
 ")
 cubind_run(output "${CMAKE_COMMAND}" -S "${dir}" -B "${dir}/build" -G "${GENERATOR}"
            "-DCMAKE_PREFIX_PATH=${PREFIX}" "-DCMAKE_C_COMPILER=${C_COMPILER}")
+string(REGEX REPLACE "[ \n]+" " " flat "${output}")
+cubind_expect("${flat}" "add_gpu_kernels\\(with_ptx\\): SEPARABLE: the device link keeps machine code only, so the PTX asked for \\(90\\) is dropped and the program runs on sm 80 90 alone"
+              "SEPARABLE with PTX")
 cubind_run(output "${CMAKE_COMMAND}" --build "${dir}/build")
 cubind_expect("${output}" "nvcc -dlink option" "the device link step")
 
