@@ -1249,24 +1249,33 @@ static char *valid_shared_base(const prelude_request *request) {
 }
 
 /*
+ * 1 when the line of `text` that holds `at` is a directive (read into `d`); *continued gets 1
+ * when the line before it ends in a splice (the directive may begin there: not followed).
+ */
+static int line_directive(const char *text, const char *at, const char *end, directive *d,
+                          int *continued) {
+  const char *start = at;
+  while (start > text && start[-1] != '\n')
+    start--;
+  *continued = start - text >= 2 &&
+               (start[-2] == '\\' || (start[-2] == '\r' && start - text >= 3 && start[-3] == '\\'));
+  return read_directive(skip_spaces(start, end), end, d);
+}
+
+/*
  * The function-like macro that the line holding `at` defines (`#define NAME(params) ...`), as a
  * new string, or NULL when that line is no such definition.
  */
 static char *defining_macro(const char *text, const char *at, const char *end) {
-  const char *start = at, *name, *name_end;
-  while (start > text && start[-1] != '\n')
-    start--;
-  start = skip_spaces(start, end);
-  if (start == end || *start != '#')
+  directive d;
+  const char *name_end;
+  int continued;
+  if (!line_directive(text, at, end, &d, &continued) || !directive_is(&d, "define"))
     return NULL;
-  start = skip_spaces(start + 1, end);
-  if (skip_word(start, end) - start != 6 || memcmp(start, "define", 6) != 0)
+  name_end = skip_word(d.rest, d.stop);
+  if (name_end == d.rest || name_end == d.stop || *name_end != '(')
     return NULL;
-  name = skip_spaces(start + 6, end);
-  name_end = skip_word(name, end);
-  if (name_end == name || name_end == end || *name_end != '(')
-    return NULL;
-  return cubind_xstrndup(name, (size_t)(name_end - name));
+  return cubind_xstrndup(d.rest, (size_t)(name_end - d.rest));
 }
 
 /*
@@ -1358,6 +1367,9 @@ typedef struct held_view {
   const size_t *sizes;
   const cubind_strlist *macros;
   int run;
+  /* the other names asked about so far: those found not defined, and the others (the same in
+     both views: each is looked for in the held files once) */
+  cubind_strlist *undefined_names, *unknown_names;
 } held_view;
 
 /*
@@ -1405,20 +1417,10 @@ static pp_name argument_definition(const cubind_strlist *args, const char *name)
  * a directive, or on a line that a splice continues (not followed).
  */
 static int defines_at(const char *text, const char *at, const char *end) {
-  const char *start = at, *word;
-  while (start > text && start[-1] != '\n')
-    start--;
-  if (start - text >= 2 && start[-2] == '\\')
-    return 1;
-  start = skip_spaces(start, end);
-  if (start == end || *start != '#')
-    return 0;
-  word = skip_spaces(start + 1, end);
-  start = skip_word(word, end);
-  if (!(start - word == 6 && memcmp(word, "define", 6) == 0) &&
-      !(start - word == 5 && memcmp(word, "undef", 5) == 0))
-    return 0;
-  return skip_spaces(start, end) == at;
+  directive d;
+  int continued, directive_line = line_directive(text, at, end, &d, &continued);
+  return continued || (directive_line && (directive_is(&d, "define") ||
+                                          directive_is(&d, "undef")) && d.rest == at);
 }
 
 /* 1 when a held file may #define or #undef `name`. */
@@ -1450,10 +1452,15 @@ static pp_name held_lookup(const char *name, size_t length, void *data) {
       found = argument_definition(view->request->args, copy);
     else if (!maybe_predefined(copy))
       found.state = PP_NAME_UNDEFINED;
-  } else if (!maybe_predefined(copy) &&
-             argument_definition(view->request->args, copy).state == PP_NAME_UNKNOWN &&
-             !held_defines(view, copy)) {
+  } else if (cubind_strlist_contains(view->undefined_names, copy)) {
     found.state = PP_NAME_UNDEFINED;
+  } else if (!cubind_strlist_contains(view->unknown_names, copy)) {
+    int undefined = !maybe_predefined(copy) &&
+                    argument_definition(view->request->args, copy).state == PP_NAME_UNKNOWN &&
+                    !held_defines(view, copy);
+    cubind_strlist_add(undefined ? view->undefined_names : view->unknown_names, copy);
+    if (undefined)
+      found.state = PP_NAME_UNDEFINED;
   }
   free(copy);
   return found;
@@ -1530,6 +1537,7 @@ static int fits_without(const prelude_request *request, const char *path, int ch
     fits = cubind_read_file_quiet(held.items[i], CUBIND_MAX_SOURCE_BYTES, &texts[i],
                                   &sizes[i]) == 0; /* unreadable: as if it named them */
   if (fits && macros->count) {
+    cubind_strlist undefined_names = {0}, unknown_names = {0};
     held_view view;
     view.request = request;
     view.held = &held;
@@ -1537,8 +1545,12 @@ static int fits_without(const prelude_request *request, const char *path, int ch
     view.sizes = sizes;
     view.macros = macros;
     view.run = 1;
+    view.undefined_names = &undefined_names;
+    view.unknown_names = &unknown_names;
     for (i = 0; i < held.count && fits; i++)
       fits = !reads_macros(&view, texts[i], sizes[i]);
+    cubind_strlist_free(&undefined_names);
+    cubind_strlist_free(&unknown_names);
   }
   cubind_strlist_add(&words, "__has_include");
   cubind_strlist_add(&words, "__has_include_next");
