@@ -264,9 +264,10 @@ function(_cubind_parse_archs caller meaning origin entries real_out virtual_out 
 endfunction()
 
 # The architectures of a target (see "Architectures" above): nvcc's -gencode options into
-# gencode_out, a description for messages into shown_out, and the SASS list into real_out
-# ("default" for CMake's OFF: nvcc's own default, which has SASS).
-function(_cubind_target_archs target caller gencode_out shown_out real_out)
+# gencode_out, a description for messages into shown_out, the SASS list into real_out
+# ("default" for CMake's OFF: nvcc's own default, which has SASS) and the PTX list into
+# virtual_out.
+function(_cubind_target_archs target caller gencode_out shown_out real_out virtual_out)
   get_target_property(archs ${target} CUBIND_ARCHS)
   get_target_property(ptx ${target} CUBIND_PTX)
   if(NOT archs)
@@ -332,6 +333,7 @@ function(_cubind_target_archs target caller gencode_out shown_out real_out)
   set(${gencode_out} "${gencode}" PARENT_SCOPE)
   set(${shown_out} "${shown}" PARENT_SCOPE)
   set(${real_out} "${real}" PARENT_SCOPE)
+  set(${virtual_out} "${virtual}" PARENT_SCOPE)
 endfunction()
 
 # A regular expression matching exactly `text`.
@@ -901,18 +903,20 @@ function(_cubind_add_build_steps target)
   endif()
   _cubind_compile_language_as_cuda(${target})
   _cubind_system_include_dirs(${target})
-  _cubind_target_archs(${target} "${caller}" gencode archs_shown real)
+  _cubind_target_archs(${target} "${caller}" gencode archs_shown real virtual)
   if(separable AND NOT real)
     message(FATAL_ERROR "${caller}: SEPARABLE needs machine code (SASS) for at least one "
                         "architecture: the device link drops PTX (${archs_shown})")
   endif()
   set(dlink_shown "${archs_shown}")
-  if(separable AND archs_shown MATCHES "^(.*) \\+ PTX (.*)$")
+  if(separable AND virtual)
     # what the program runs on: the device link keeps the SASS alone
-    set(dlink_shown "${CMAKE_MATCH_1}")
+    list(JOIN real " " dlink_shown)
+    set(dlink_shown "sm ${dlink_shown}")
+    list(JOIN virtual " " ptx_shown)
     message(WARNING "${caller}: SEPARABLE: the device link keeps machine code only, so the "
-                    "PTX asked for (${CMAKE_MATCH_2}) is dropped and the program runs on "
-                    "${CMAKE_MATCH_1} alone, with no code for newer GPUs to compile at load")
+                    "PTX asked for (${ptx_shown}) is dropped and the program runs on "
+                    "${dlink_shown} alone, with no code for newer GPUs to compile at load")
   endif()
   if(NOT real AND NOT explicit_only)
     # PTX alone (90-virtual: the driver compiles it at load): the fatbin holds no cubin whose
