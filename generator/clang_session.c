@@ -842,13 +842,19 @@ static void visit_inclusion(CXFile file, CXSourceLocation *stack, unsigned depth
   free(name);
 }
 
+/* session_add_unit_inclusions: see clang_session.h. */
+void session_add_unit_inclusions(CXTranslationUnit unit, const char *prelude,
+                                 const char *shim_dir, cubind_strlist *deps) {
+  include_visit visit;
+  visit.tu = unit;
+  visit.deps = deps;
+  visit.prelude = prelude;
+  visit.shim_dir = shim_dir;
+  clang_getInclusions(unit, visit_inclusion, &visit);
+}
+
 /* session_add_inclusions: see clang_session.h. */
 void session_add_inclusions(const clang_session *session, cubind_strlist *deps) {
-  include_visit visit;
-  visit.tu = session->unit;
-  visit.deps = deps;
-  visit.prelude = session->prelude;
-  visit.shim_dir = session->shim_dir;
   if (session->unit)
-    clang_getInclusions(session->unit, visit_inclusion, &visit);
+    session_add_unit_inclusions(session->unit, session->prelude, session->shim_dir, deps);
 }

@@ -98,6 +98,14 @@ unsigned session_report_errors(const clang_session *session);
  */
 void session_add_inclusions(const clang_session *session, cubind_strlist *deps);
 
+/*
+ * session_add_unit_inclusions: adds to `deps` every non-system file `unit` read but its main
+ * file, the source of the prelude `prelude` and cubind-gen's shim headers in `shim_dir`
+ * (either NULL: none); parse_c_check.c's C unit too.
+ */
+void session_add_unit_inclusions(CXTranslationUnit unit, const char *prelude,
+                                 const char *shim_dir, cubind_strlist *deps);
+
 /* session_libclang_major: the major version of the libclang we run against. */
 int session_libclang_major(void);
 

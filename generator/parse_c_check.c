@@ -10,22 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clang_session.h"
 #include "clang_util.h"
-
-/* Adds each user header the check's translation unit read (not the unsaved main file). */
-static void add_user_inclusion(CXFile file, CXSourceLocation *stack, unsigned depth,
-                               CXClientData data) {
-  CXTranslationUnit unit = ((void **)data)[0];
-  cubind_strlist *files = ((void **)data)[1];
-  char *name;
-  (void)stack;
-  if (depth == 0 || clang_Location_isInSystemHeader(clang_getLocationForOffset(unit, file, 0)))
-    return;
-  name = cx_string(clang_getFileName(file));
-  if (!cubind_strlist_contains(files, name))
-    cubind_strlist_add(files, name);
-  free(name);
-}
 
 /* A record's layout, "<usr> <size> <align>" (a new string), or NULL for an incomplete one. */
 static char *record_layout(CXCursor cursor) {
@@ -105,7 +91,6 @@ static int parses_as_c(parse_context *ctx, const char *path, const char *device_
   char *main_file, *toolkit_include;
   unsigned i, count;
   int includable = 0, errors = 0;
-  void *visit[2];
   if (strpbrk(path, "\"\\\n"))
     return 0; /* no #include spells it: a copy serves */
   cubind_strlist_add(&args, "-x");
@@ -145,9 +130,7 @@ static int parses_as_c(parse_context *ctx, const char *path, const char *device_
       includable = cubind_strlist_contains(&c_layouts, device_layouts.items[i]);
   }
   if (unit) {
-    visit[0] = unit;
-    visit[1] = &ctx->c_check_files;
-    clang_getInclusions(unit, add_user_inclusion, visit);
+    session_add_unit_inclusions(unit, NULL, NULL, &ctx->c_check_files);
     clang_disposeTranslationUnit(unit);
   }
   clang_disposeIndex(index);
